@@ -1,0 +1,129 @@
+"""The ndcg-duck command line: `ndcg-duck eval` and `ndcg-duck sql`."""
+
+from __future__ import annotations
+
+import functools
+
+import click
+
+from . import inputs, options, output
+from .errors import InputError
+from .evaluate import evaluate
+from .sqlfiles import script
+
+
+def _cutoffs(ctx, param, value):
+    try:
+        return options.parse_cutoffs(value or ("10",))
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _apply(decorators):
+    def wrap(fn):
+        for decorator in reversed(decorators):
+            fn = decorator(fn)
+        return fn
+    return wrap
+
+
+column_options = _apply([
+    click.option("--user-col", default="user_id", show_default=True, help="User id column."),
+    click.option("--item-col", default="item_id", show_default=True,
+                 help="Item id column (long layouts)."),
+    click.option("--items-col", default="items", show_default=True,
+                 help="List-of-item-ids column (nested layout)."),
+    click.option("--rank-col", default="rank", show_default=True,
+                 help="Rank column (long recommendations)."),
+    click.option("--score-col", default="score", show_default=True,
+                 help="Score column (long recommendations, ranked by score descending)."),
+    click.option("--relevance-col", default="relevance", show_default=True,
+                 help="Relevance column (long judgments)."),
+])
+
+format_options = _apply([
+    click.option("--recs-format", type=click.Choice(inputs.FORMATS),
+                 help="Format of RECS when its extension does not say."),
+    click.option("--rels-format", type=click.Choice(inputs.FORMATS),
+                 help="Format of RELEVANCE when its extension does not say."),
+])
+
+metric_options = _apply([
+    click.option("-k", "k", multiple=True, callback=_cutoffs, metavar="K[,K...]",
+                 help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
+                      "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
+    click.option("--gain", type=click.Choice(options.GAINS), default="linear", show_default=True,
+                 help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
+    click.option("--missing", type=click.Choice(options.MISSING), default="zero",
+                 show_default=True,
+                 help="Users in RELEVANCE without recommendations: score 0, or leave out."),
+    click.option("--empty", type=click.Choice(options.EMPTY), default="zero", show_default=True,
+                 help="Users whose ideal DCG is 0: score 0, or leave out."),
+    click.option("--idcg-cutoff", type=click.Choice(options.IDCG_CUTOFFS), default="k",
+                 show_default=True,
+                 help="Cut the ideal list at k, or at min(k, length of the user's ranking)."),
+    click.option("--max-depth", type=click.IntRange(min=1), default=None,
+                 help="Only the first N items of each ranking count."),
+])
+
+
+def _user_errors(fn):
+    """Turn InputError into click's usage (exit 2) or data (exit 1) errors."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            if exc.usage:
+                raise click.UsageError(str(exc)) from None
+            raise click.ClickException(str(exc)) from None
+    return wrapper
+
+
+@click.group()
+@click.version_option(package_name="ndcg-duck")
+def cli():
+    """NDCG, DCG and ideal DCG per user and on average, computed in DuckDB."""
+
+
+@cli.command(name="eval")
+@click.argument("recs")
+@click.argument("relevance")
+@metric_options
+@column_options
+@format_options
+@click.option("--per-user", "per_user", metavar="OUT",
+              help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True, help="How to print the summary.")
+@_user_errors
+def eval_command(recs, relevance, k, gain, missing, empty, idcg_cutoff, max_depth, user_col,
+                 item_col, items_col, rank_col, score_col, relevance_col, recs_format,
+                 rels_format, per_user, fmt):
+    """Evaluate the rankings in RECS against the judgments in RELEVANCE.
+
+    RECS holds one row per user with a list of item ids in rank order, or one row per
+    (user, item) with a rank or a score. RELEVANCE holds (user, item, relevance) rows, or
+    lists of relevant items. Parquet, CSV and JSON files; globs allowed.
+    """
+    if per_user:
+        output.check_output_path(per_user)
+    result = evaluate(recs, relevance, k, gain=gain, missing=missing, empty=empty,
+                      idcg_cutoff=idcg_cutoff, max_depth=max_depth, user_col=user_col,
+                      item_col=item_col, items_col=items_col, rank_col=rank_col,
+                      score_col=score_col, relevance_col=relevance_col,
+                      recs_format=recs_format, rels_format=rels_format,
+                      per_user=bool(per_user))
+    if per_user:
+        output.write_table(result.per_user, per_user)
+    click.echo(output.format_summary(result.summary, fmt, missing), nl=False)
+
+
+@cli.command(name="sql")
+def sql_command():
+    """Print the macro SQL, to run in another DuckDB session or embed in a pipeline."""
+    click.echo(script(), nl=False)
+
+
+def main():
+    cli()

@@ -1,0 +1,72 @@
+"""evaluate(): load the inputs, run the macros, return the summary and the per-user table."""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import duckdb
+import pyarrow as pa
+
+from . import inputs
+from .errors import InputError
+from .options import Options, label
+from .sqlfiles import register
+
+
+class Evaluation(NamedTuple):
+    """summary: {'ndcg@K': mean, ..., 'users': evaluated, 'users_without_recommendations': n,
+    'users_only_in_recommendations': n}; per_user: one row per evaluated user (or None)."""
+
+    summary: dict
+    per_user: Optional[pa.Table]
+
+
+def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
+             max_depth=None, user_col="user_id", item_col="item_id", items_col="items",
+             rank_col="rank", score_col="score", relevance_col="relevance",
+             recs_format=None, rels_format=None, per_user=True, con=None) -> Evaluation:
+    """Evaluate the recommendations `recs` against the judgments `rels`.
+
+    recs and rels are paths (Parquet, CSV, JSON; globs allowed), DuckDB relations, Arrow tables
+    or pandas/polars DataFrames. k is a cutoff, 'all', or a list of them. Raises InputError for
+    bad input or options. `con` is the DuckDB connection to work in (a new one by default).
+    """
+    options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
+                      max_depth=max_depth)
+    cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
+                          score=score_col, relevance=relevance_col)
+    con = con if con is not None else duckdb.connect()
+    register(con)
+    layout = inputs.load(con, recs, rels, cols, recs_format, rels_format)
+    try:
+        return _run(con, options, layout, cols.user, per_user)
+    except duckdb.Error as exc:
+        raise InputError(f"evaluation failed: {str(exc).strip().splitlines()[0]}") from None
+
+
+def _run(con, options: Options, layout: str, user_col: str, per_user: bool) -> Evaluation:
+    ranked = (f"ndcg_ranked_ AS (FROM {inputs.RANKED_MACROS[layout]}('ndcg_recs', "
+              f"depth := {options.depth_sql()}))")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_result AS WITH {ranked} "
+                f"SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_rels', {options.scores_args()})")
+    means = dict(con.sql("SELECT k, ndcg FROM ndcg_summary('ndcg_result')").fetchall())
+    (users,), = con.sql("SELECT count(DISTINCT user_id) FROM ndcg_result").fetchall()
+    (unranked, unjudged), = con.sql(
+        f"WITH {ranked} SELECT users_unranked, users_unjudged "
+        f"FROM ndcg_coverage('ndcg_ranked_', 'ndcg_rels')").fetchall()
+    summary = {f"ndcg@{label(k)}": means.get(k) for k in options.k}
+    summary.update(users=users, users_without_recommendations=unranked,
+                   users_only_in_recommendations=unjudged)
+    table = con.sql(_wide_sql(options, user_col)).to_arrow_table() if per_user else None
+    return Evaluation(summary, table)
+
+
+def _wide_sql(options: Options, user_col: str) -> str:
+    """One row per user: the user id, then dcg@K, idcg@K, ndcg@K for each cutoff."""
+    columns = []
+    for k in options.k:
+        match = "k IS NULL" if k is None else f"k = {int(k)}"
+        for part in ("dcg", "idcg", "ndcg"):
+            columns.append(f'any_value({part}) FILTER (WHERE {match}) AS "{part}@{label(k)}"')
+    return (f"SELECT user_id AS {inputs.ident(user_col)}, {', '.join(columns)} "
+            f"FROM ndcg_result GROUP BY user_id ORDER BY user_id")
