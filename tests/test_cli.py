@@ -1,0 +1,152 @@
+"""Door 2: the ndcg-duck CLI on the example files, through click's CliRunner."""
+
+import csv
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import reference
+from conftest import ROOT
+from ndcg_duck.cli import cli
+
+EXAMPLES = ROOT / "examples"
+RECS = str(EXAMPLES / "recs.parquet")
+RELS = str(EXAMPLES / "relevance.csv")
+
+
+def example_truth():
+    rankings = {row["user_id"]: row["items"]
+                for row in json.loads((EXAMPLES / "recs.json").read_text(encoding="utf-8"))}
+    judgments = {}
+    with open(EXAMPLES / "relevance.csv", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            judgments.setdefault(row["user_id"], {})[row["item_id"]] = float(row["relevance"])
+    return rankings, judgments
+
+
+def expected(k, **options):
+    rankings, judgments = example_truth()
+    return reference.evaluate(rankings, judgments, k, **options)
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_table_summary_exact():
+    result = run("eval", RECS, RELS, "-k", "5,10", "-k", "all")
+    means = [reference.mean_ndcg(expected(k)) for k in (5, 10, None)]
+    assert result.exit_code == 0
+    assert result.output == (
+        f"ndcg@5    {means[0]:.4f}\n"
+        f"ndcg@10   {means[1]:.4f}\n"
+        f"ndcg@all  {means[2]:.4f}\n"
+        "users     5\n"
+        "without recommendations: 1 user, scored 0\n"
+        "only in recommendations: 1 user, not evaluated\n")
+
+
+def test_json_summary():
+    result = run("eval", RECS, RELS, "-k", "5,10,20", "--format", "json", "--missing", "skip")
+    summary = json.loads(result.output)
+    assert list(summary) == ["ndcg@5", "ndcg@10", "ndcg@20", "users",
+                             "users_without_recommendations", "users_only_in_recommendations"]
+    for k in (5, 10, 20):
+        assert summary[f"ndcg@{k}"] == pytest.approx(
+            reference.mean_ndcg(expected(k, missing="skip")), rel=1e-12)
+    assert summary["users"] == 4
+
+
+def test_csv_summary_and_gain():
+    result = run("eval", RECS, RELS, "--format", "csv", "--gain", "exponential")
+    lines = result.output.splitlines()
+    assert lines[0] == "metric,value"
+    name, value = lines[1].split(",")
+    assert name == "ndcg@10"
+    assert float(value) == pytest.approx(
+        reference.mean_ndcg(expected(10, gain="exponential")), rel=1e-12)
+    assert lines[2:] == ["users,5", "users_without_recommendations,1",
+                         "users_only_in_recommendations,1"]
+
+
+@pytest.mark.parametrize("recs", ["recs.parquet", "recs.json", "recs_long.csv"])
+def test_per_user_file(tmp_path, recs):
+    out = tmp_path / "per_user.parquet"
+    result = run("eval", str(EXAMPLES / recs), RELS, "-k", "3,all", "--per-user", str(out))
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(out)
+    assert table.column_names == ["user_id", "dcg@3", "idcg@3", "ndcg@3",
+                                  "dcg@all", "idcg@all", "ndcg@all"]
+    rows = table.to_pylist()
+    want3, want_all = expected(3), expected(None)
+    assert [row["user_id"] for row in rows] == sorted(want3)
+    for row in rows:
+        for part, index in (("dcg", 0), ("idcg", 1), ("ndcg", 2)):
+            assert row[f"{part}@3"] == pytest.approx(want3[row["user_id"]][index], rel=1e-12)
+            assert row[f"{part}@all"] == pytest.approx(want_all[row["user_id"]][index], rel=1e-12)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".jsonl"])
+def test_per_user_text_formats(tmp_path, suffix):
+    out = tmp_path / f"scores{suffix}"
+    run("eval", RECS, RELS, "-k", "5", "--per-user", str(out), "--user-col", "user_id")
+    text = out.read_text(encoding="utf-8")
+    if suffix == ".csv":
+        rows = list(csv.DictReader(text.splitlines()))
+    elif suffix == ".json":
+        rows = json.loads(text)
+    else:
+        rows = [json.loads(line) for line in text.splitlines()]
+    assert list(rows[0]) == ["user_id", "dcg@5", "idcg@5", "ndcg@5"]
+    assert {row["user_id"] for row in rows} == set(expected(5))
+    chloe = next(row for row in rows if row["user_id"] == "chloé")
+    assert float(chloe["ndcg@5"]) == pytest.approx(expected(5)["chloé"][2], rel=1e-12)
+
+
+def test_column_options_and_json_input(tmp_path):
+    recs = tmp_path / "playlists.json"
+    recs.write_text(json.dumps([{"id": 1, "songs": ["a", "b"]}, {"id": 2, "songs": ["c"]}]))
+    rels = tmp_path / "heldout.csv"
+    rels.write_text("id,song,rel\n1,b,1\n2,c,2\n2,d,1\n")
+    result = run("eval", str(recs), str(rels), "--user-col", "id", "--items-col", "songs",
+                 "--item-col", "song", "--relevance-col", "rel", "--format", "json")
+    summary = json.loads(result.output)
+    # user 1: b at rank 2 -> 0.6309; user 2: c (2) at rank 1 of ideal 2, 1 -> 2 / 2.6309
+    assert summary["ndcg@10"] == pytest.approx((0.6309298 + 2 / 2.6309298) / 2, rel=1e-6)
+
+
+def test_format_options_override_extension(tmp_path):
+    recs = tmp_path / "recs.data"
+    recs.write_text('{"user_id": 1, "items": ["a"]}\n')
+    result = run("eval", str(recs), RELS, "--recs-format", "json", "--format", "json")
+    assert json.loads(result.output)["users"] == 5
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "abc", "5,x"])
+def test_bad_cutoff_is_a_usage_error(value):
+    result = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", value])
+    assert result.exit_code == 2
+    assert "Invalid value for '-k'" in result.output
+    assert repr(value.split(",")[-1]) in result.output or value in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unknown_gain_is_a_usage_error():
+    result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--gain", "log"])
+    assert result.exit_code == 2
+    assert "'log' is not one of 'linear', 'exponential', 'binary'" in result.output
+
+
+def test_missing_file_is_a_data_error():
+    result = CliRunner().invoke(cli, ["eval", "nope.parquet", RELS])
+    assert result.exit_code == 1
+    assert result.output == "Error: recommendations file nope.parquet does not exist\n"
+
+
+def test_sql_command_prints_every_macro():
+    script = run("sql").output
+    for name in ("ndcg_per_user", "ndcg_mean", "ndcg_per_user_ranks", "ndcg_per_user_scores",
+                 "ndcg_scores", "ndcg_list", "ndcg_items"):
+        assert f"CREATE OR REPLACE TEMP MACRO {name}(" in script

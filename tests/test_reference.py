@@ -1,0 +1,111 @@
+"""ndcg-duck against the plain-Python reference on random data: every gain, every layout,
+every option, several cutoffs at once, integer and string ids."""
+
+import math
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ndcg_duck
+import reference
+
+RELEVANCES = st.sampled_from([-1, 0, 0, 1, 1, 2, 3, 0.5, 2.7])
+
+
+@st.composite
+def datasets(draw):
+    string_ids = draw(st.booleans())
+    item = (lambda n: f"doc-{n}") if string_ids else (lambda n: n)
+    user = (lambda n: f"u{n}") if string_ids else (lambda n: n)
+    pool = list(range(12))
+    rankings, judgments = {}, {}
+    for u in range(draw(st.integers(1, 6))):
+        if draw(st.integers(0, 4)):  # some users have no recommendations
+            ranked = draw(st.lists(st.sampled_from(pool), unique=True, min_size=1, max_size=10))
+            rankings[user(u)] = [item(n) for n in ranked]
+        if draw(st.integers(0, 4)):  # some users have no judgments
+            judged = draw(st.dictionaries(st.sampled_from(pool), RELEVANCES, min_size=1,
+                                          max_size=8))
+            judgments[user(u)] = {item(n): rel for n, rel in judged.items()}
+    if not judgments:
+        judgments[user(99)] = {item(0): 1}
+    if not rankings:  # inputs without rows are an error (tested elsewhere)
+        rankings[user(98)] = [item(0)]
+    return rankings, judgments
+
+
+def rels_table(judgments):
+    rows = [(u, i, float(r)) for u, judged in judgments.items() for i, r in judged.items()]
+    return pa.table({"user_id": [r[0] for r in rows], "item_id": [r[1] for r in rows],
+                     "relevance": [r[2] for r in rows]})
+
+
+def recs_table(rankings, layout, scores=None):
+    if layout == "lists":
+        return pa.table({"user_id": list(rankings), "items": list(rankings.values())})
+    rows = [(u, item, pos) for u, items in rankings.items() for pos, item in enumerate(items, 1)]
+    users, items, positions = (list(col) for col in zip(*rows)) if rows else ([], [], [])
+    if layout == "ranks":
+        # ranks that only order the items: gaps and an offset of 100
+        return pa.table({"user_id": users, "item_id": items,
+                         "rank": [100 + 3 * p for p in positions]})
+    return pa.table({"user_id": users, "item_id": items,
+                     "score": [scores[(u, i)] for u, i in zip(users, items)]})
+
+
+def trec_order(rankings, scores):
+    """The ranking trec_eval makes: score descending, ties by item id descending as text."""
+    ordered = {}
+    for u, items in rankings.items():
+        ordered[u] = sorted(items, key=lambda i: str(i), reverse=True)
+        ordered[u].sort(key=lambda i: scores[(u, i)], reverse=True)
+    return ordered
+
+
+def check(result, expected, ks):
+    per_user = result.per_user.to_pylist()
+    assert [row["user_id"] for row in per_user] == sorted(expected[ks[0]])
+    for k in ks:
+        name = "all" if k is None else str(k)
+        for row in per_user:
+            want = expected[k][row["user_id"]]
+            assert row[f"dcg@{name}"] == pytest.approx(want[0], rel=1e-12, abs=1e-12)
+            assert row[f"idcg@{name}"] == pytest.approx(want[1], rel=1e-12, abs=1e-12)
+            assert row[f"ndcg@{name}"] == pytest.approx(want[2], rel=1e-12, abs=1e-12)
+        mean = reference.mean_ndcg(expected[k])
+        got = result.summary[f"ndcg@{name}"]
+        assert (got is None and mean is None) or got == pytest.approx(mean, rel=1e-12)
+        assert result.summary["users"] == len(expected[k])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=datasets(),
+       layout=st.sampled_from(["lists", "ranks", "scores"]),
+       gain=st.sampled_from(["linear", "exponential", "binary"]),
+       missing=st.sampled_from(["zero", "skip"]),
+       empty=st.sampled_from(["zero", "skip"]),
+       idcg_cutoff=st.sampled_from(["k", "list"]),
+       ks=st.lists(st.sampled_from([1, 2, 3, 5, 10, 20, None]), min_size=1, max_size=3,
+                   unique=True),
+       tie_scores=st.booleans())
+def test_matches_reference(data, layout, gain, missing, empty, idcg_cutoff, ks, tie_scores):
+    rankings, judgments = data
+    scores = {(u, i): float(pos % 3 if tie_scores else -pos)
+              for u, items in rankings.items() for pos, i in enumerate(items)}
+    ordered = trec_order(rankings, scores) if layout == "scores" else rankings
+    expected = {k: reference.evaluate(ordered, judgments, k, gain, missing, idcg_cutoff, empty)
+                for k in ks}
+    if not expected[ks[0]]:
+        return
+    result = ndcg_duck.evaluate(recs_table(rankings, layout, scores), rels_table(judgments),
+                                k=["all" if k is None else k for k in ks], gain=gain,
+                                missing=missing, empty=empty, idcg_cutoff=idcg_cutoff)
+    check(result, expected, ks)
+
+
+def test_reference_agrees_with_a_hand_computation():
+    # guards the oracle itself: relevances 3, 2, 1 in order give DCG 3 + 2/log2(3) + 1/2
+    dcg, idcg, ndcg = reference.user_scores(["a", "b", "c"], {"a": 3, "b": 2, "c": 1}, None)
+    assert dcg == pytest.approx(3 + 2 / math.log2(3) + 0.5)
+    assert idcg == dcg and ndcg == 1.0

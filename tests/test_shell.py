@@ -1,0 +1,92 @@
+"""Door 1: the real duckdb shell binary (PyPI package duckdb-cli) reading sql/ndcg.sql."""
+
+import csv
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+SETUP = """
+.read sql/ndcg.sql
+CREATE TABLE recs AS SELECT * FROM (VALUES
+    ('q1', ['b', 'a']), ('q2', ['x', 'y', 'z']), ('q9', ['a'])) t(user_id, items);
+CREATE TABLE rels AS SELECT * FROM (VALUES
+    ('q1', 'a', 3), ('q1', 'b', 1), ('q2', 'z', 1), ('q3', 'a', 2)) t(user_id, item_id, relevance);
+CREATE TABLE recs_long AS SELECT user_id, unnest(items) AS item_id,
+    generate_subscripts(items, 1) AS rank FROM recs;
+CREATE TABLE recs_scored AS SELECT user_id, item_id, 10.0 - rank AS score FROM recs_long;
+"""
+
+
+def duckdb_binary() -> str:
+    found = shutil.which("duckdb", path=str(Path(sys.executable).parent)) or shutil.which("duckdb")
+    assert found, "the duckdb shell is missing: pip install duckdb-cli (a test dependency)"
+    return found
+
+
+def shell(query: str, cwd=ROOT):
+    """Run SETUP and one query in the duckdb shell from `cwd`; return the result rows."""
+    done = subprocess.run([duckdb_binary(), "-csv"], input=SETUP + query, text=True,
+                          capture_output=True, cwd=cwd, timeout=60)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return list(csv.reader(io.StringIO(done.stdout)))
+
+
+def test_per_user_from_the_shell():
+    rows = shell("SELECT user_id, round(dcg, 4), round(idcg, 4), round(ndcg, 4) "
+                 "FROM ndcg_per_user('recs', 'rels', k := 10) ORDER BY user_id;")
+    # q1: b (1) then a (3): DCG 1 + 3/log2(3) = 2.8928, ideal 3 + 1/log2(3) = 3.6309 (TV3: 0.7967)
+    # q2: z at rank 3 -> 0.5, ideal 1; q3 has no recommendations -> 0
+    assert rows == [["user_id", "round(dcg, 4)", "round(idcg, 4)", "round(ndcg, 4)"],
+                    ["q1", "2.8928", "3.6309", "0.7967"],
+                    ["q2", "0.5", "1.0", "0.5"],
+                    ["q3", "0.0", "2.0", "0.0"]]
+
+
+def test_mean_from_the_shell():
+    rows = shell("SELECT round(ndcg, 4), users FROM ndcg_mean('recs', 'rels', k := 2);")
+    # @2: q1 0.7967, q2 0 (z is third), q3 0 -> mean 0.2656
+    assert rows[1] == ["0.2656", "3"]
+
+
+def test_long_layouts_and_options_from_the_shell():
+    rows = shell("SELECT (SELECT round(ndcg, 4) FROM ndcg_mean_ranks('recs_long', 'rels', "
+                 "k := 'all', missing := 'skip')), "
+                 "(SELECT round(ndcg, 4) FROM ndcg_mean_scores('recs_scored', 'rels', "
+                 "gain := 'binary', missing := 'skip'));")
+    # skip q3: ('all') q1 0.796716, q2 0.5 -> 0.648358; binary: q1 1.0, q2 0.5 -> 0.75
+    assert rows[1] == ["0.6484", "0.75"]
+
+
+def test_one_literal_list_from_the_shell():
+    rows = shell("SELECT round(ndcg_list_dcg([3, 2, 1]), 4), "
+                 "round(ndcg_items(['A', 'B', 'C'], MAP {'A': 0.1, 'B': 0.5, 'C': 0.7, "
+                 "'D': 0.5, 'E': 0.1}, k := 3), 6);")
+    assert rows[1] == ["4.7619", "0.604888"]
+
+
+def test_bad_option_is_a_clear_error_in_the_shell():
+    done = subprocess.run([duckdb_binary(), "-csv"], cwd=ROOT, capture_output=True, text=True,
+                          input=SETUP + "SELECT * FROM ndcg_mean('recs', 'rels', gain := 'log');",
+                          timeout=60)
+    assert "gain must be linear, exponential or binary, not log" in done.stderr
+
+
+def test_printed_sql_runs_anywhere(tmp_path):
+    """`ndcg-duck sql` output is one self-contained script: no .read, any directory."""
+    from click.testing import CliRunner
+
+    from ndcg_duck.cli import cli
+
+    script = CliRunner().invoke(cli, ["sql"]).output
+    assert not [line for line in script.splitlines() if line.startswith(".")]
+    (tmp_path / "ndcg.sql").write_text(script)
+    done = subprocess.run([duckdb_binary(), "-csv"], cwd=tmp_path, capture_output=True, text=True,
+                          input=SETUP.replace(".read sql/ndcg.sql", ".read ndcg.sql")
+                          + "SELECT round(ndcg, 4) FROM ndcg_mean('recs', 'rels');", timeout=60)
+    assert done.stdout.splitlines()[1:] == ["0.4322"], done.stderr
