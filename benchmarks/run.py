@@ -1,0 +1,306 @@
+"""Benchmark ndcg-duck against the scan floor and peer NDCG implementations.
+
+    /work/venv20/bin/python benchmarks/run.py --users 10000,100000,1000000 --runs 3
+
+For each size it generates the data if needed (benchmarks/generate.py, seed --seed), warms the
+OS page cache by reading the files once, then runs every tool --runs times, round-robin (run 1
+of every tool, then run 2 of every tool, ...), each run a fresh subprocess under
+/usr/bin/time -v (wall seconds from the runner's clock, peak RSS from time's "Maximum resident
+set size"). It checks that every tool's mean NDCG@10 agrees with ndcg-duck's CLI to 1e-9 and
+writes benchmarks/results/u{U}.md (table) and u{U}.json (every run), and prints the tables.
+
+Tools (--tools, comma separated; default all):
+  cli          ndcg-duck eval RECS RELS -k 5,10,20 --format json      (subprocess)
+  api          ndcg_duck.evaluate(..., k=[5,10,20], per_user=False)   (benchmarks/tools.py)
+  scan         scan floor: DuckDB reads every needed column, trivial aggregates
+  polars       hand-written polars NDCG@10
+  pandas       hand-written pandas NDCG@10
+  pytrec_eval  pytrec_eval ndcg_cut_10 (top 10 of each ranking, loading included)
+  ranx         ranx ndcg@10 (top 10 of each ranking, loading included)
+pandas, pytrec_eval and ranx are skipped above --peer-max-users (default 1,000,000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import generate  # noqa: E402
+
+RESULTS = HERE / "results"
+ALL_TOOLS = ["cli", "api", "scan", "polars", "pandas", "pytrec_eval", "ranx"]
+SLOW_PEERS = {"pandas", "pytrec_eval", "ranx"}
+TOLERANCE = 1e-9
+TIME = "/usr/bin/time"
+
+
+def ndcg_duck_exe() -> str:
+    exe = Path(sys.executable).with_name("ndcg-duck")
+    return str(exe) if exe.exists() else (shutil.which("ndcg-duck") or "ndcg-duck")
+
+
+def cli_flags(exe: str) -> set:
+    """The long options `ndcg-duck eval --help` lists (to pass --threads/--memory-limit only if
+    the CLI has them)."""
+    try:
+        out = subprocess.run([exe, "eval", "--help"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return set(re.findall(r"(--[a-z][a-z0-9-]*)", out))
+
+
+def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> list:
+    if tool == "cli":
+        cmd = [ndcg_duck_exe(), "eval", recs, rels, "-k", "5,10,20", "--format", "json"]
+        for flag, value in (("--threads", args.threads), ("--memory-limit", args.memory_limit)):
+            if value:
+                if flag in flags:
+                    cmd += [flag, str(value)]
+                else:
+                    note = f"ndcg-duck eval has no {flag}: not passed to the CLI"
+                    if note not in notes:
+                        notes.append(note)
+        return cmd
+    cmd = [sys.executable, str(HERE / "tools.py"), tool, recs, rels]
+    if tool in ("api", "scan"):
+        if args.threads:
+            cmd += ["--threads", str(args.threads)]
+        if args.memory_limit:
+            cmd += ["--memory-limit", str(args.memory_limit)]
+    return cmd
+
+
+def parse_result(tool: str, stdout: str) -> dict:
+    line = [ln for ln in stdout.strip().splitlines() if ln.startswith("{")][-1]
+    data = json.loads(line)
+    if tool == "cli":
+        return {"ndcg@10": data["ndcg@10"], "users": data["users"]}
+    return data
+
+
+def run_once(cmd: list, timeout: float) -> dict:
+    use_time = os.path.exists(TIME)
+    full = [TIME, "-v"] + cmd if use_time else cmd
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timeout after {timeout:.0f} s",
+                "wall": time.perf_counter() - start}
+    wall = time.perf_counter() - start
+    rss_kb = None
+    stderr = proc.stderr
+    if use_time:
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+        rss_kb = int(m.group(1)) if m else None
+        stderr = stderr[:stderr.rfind("\tCommand being timed")] if "\tCommand being timed" in stderr else stderr
+    else:  # fallback: this runner's children maxrss only grows, so it is an upper bound
+        import resource
+        rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    res = {"ok": proc.returncode == 0, "wall": wall, "rss_mb": rss_kb / 1024 if rss_kb else None}
+    if proc.returncode != 0:
+        res["error"] = (stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1][:300]
+    else:
+        res["stdout"] = proc.stdout.strip()[-500:]
+    return res
+
+
+def warm(paths) -> None:
+    for p in paths:
+        with open(p, "rb") as f:
+            while f.read(1 << 24):
+                pass
+
+
+def fmt(x, digits=2):
+    if x is None:
+        return "-"
+    if isinstance(x, float) and abs(x) < 0.01 and x != 0:
+        return f"{x:.3f}"
+    return f"{x:.{digits}f}"
+
+
+def bench_size(users: int, tools: list, args, flags: set) -> dict:
+    data = args.data_dir / f"u{users}_s{args.seed}" if args.data_dir else generate.default_dir(users, args.seed)
+    generate.generate(users, args.seed, data)
+    recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
+    meta = json.loads((data / "meta.json").read_text())
+    notes: list = []
+    active = []
+    for t in tools:
+        if t in SLOW_PEERS and users > args.peer_max_users:
+            notes.append(f"{t} skipped: above --peer-max-users {args.peer_max_users:,}")
+        else:
+            active.append(t)
+    warm([recs, rels])
+    runs = {t: [] for t in active}
+    failed: set = set()
+    for i in range(args.runs):
+        for t in active:
+            if t in failed:
+                continue
+            cmd = command(t, recs, rels, args, flags, notes)
+            res = run_once(cmd, args.timeout)
+            if res["ok"]:
+                try:
+                    res.update(parse_result(t, res.pop("stdout")))
+                except (ValueError, IndexError, KeyError) as exc:
+                    res.update(ok=False, error=f"cannot parse output: {exc}")
+            runs[t].append(res)
+            status = (f"{res['wall']:.2f} s, {fmt(res.get('rss_mb'), 0)} MB" if res["ok"]
+                      else f"FAILED: {res.get('error')}")
+            print(f"[{users:,} users] run {i + 1}/{args.runs} {t}: {status}", file=sys.stderr, flush=True)
+            if not res["ok"]:
+                failed.add(t)
+                notes.append(f"{t} failed on run {i + 1}: {res.get('error')}")
+
+    rows = {}
+    for t in active:
+        ok = [r for r in runs[t] if r["ok"]]
+        if len(ok) < len(runs[t]) or not ok:
+            rows[t] = None
+            continue
+        values = {r.get("ndcg@10") for r in ok}
+        rows[t] = {"wall": statistics.median(r["wall"] for r in ok),
+                   "wall_min": min(r["wall"] for r in ok), "wall_max": max(r["wall"] for r in ok),
+                   "rss_mb": max((r["rss_mb"] or 0) for r in ok), "ndcg@10": ok[0].get("ndcg@10"),
+                   "users": ok[0].get("users"), "runs": len(ok), "stable": len(values) == 1}
+    # Agreement: every NDCG@10 against the CLI's (or the first tool that has one).
+    ref_tool = next((t for t in ["cli", "api", "polars"] + active if rows.get(t) and rows[t]["ndcg@10"] is not None), None)
+    agree = True
+    if ref_tool:
+        ref = rows[ref_tool]["ndcg@10"]
+        for t, row in rows.items():
+            if row and row["ndcg@10"] is not None:
+                row["diff"] = row["ndcg@10"] - ref
+                if abs(row["diff"]) > TOLERANCE:
+                    agree = False
+                    notes.append(f"DISAGREEMENT: {t} ndcg@10 {row['ndcg@10']!r} vs {ref_tool} {ref!r}")
+                if row["users"] != users:
+                    notes.append(f"{t} averaged over {row['users']} users, not {users}")
+    result = {"users": users, "seed": args.seed, "runs": args.runs, "data": meta,
+              "threads": args.threads, "memory_limit": args.memory_limit,
+              "tools": rows, "raw": runs, "notes": notes, "agree": agree, "reference": ref_tool,
+              "machine": machine()}
+    return result
+
+
+def table(result: dict) -> str:
+    rows = result["tools"]
+    floor = (rows.get("scan") or {}).get("wall")
+    polars = (rows.get("polars") or {}).get("wall")
+    d = result["data"]
+    out = [f"### {result['users']:,} users ({result['users'] * 100:,} ranked entries, "
+           f"{d.get('judged_rows', 0):,} judged rows)", "",
+           f"Median of {result['runs']} runs, round-robin; wall = whole process (start-up, "
+           f"Parquet reading, computing, exit).", "",
+           "| tool | median wall s | min-max s | x scan floor | x polars | peak RSS MB | mean ndcg@10 |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for t, row in rows.items():
+        if row is None:
+            out.append(f"| {label(t)} | failed | | | | | |")
+            continue
+        ratio = fmt(row["wall"] / floor) if floor else "-"
+        rpol = fmt(row["wall"] / polars) if polars else "-"
+        nd = "-" if row["ndcg@10"] is None else f"{row['ndcg@10']:.12f}"
+        out.append(f"| {label(t)} | {row['wall']:.2f} | {row['wall_min']:.2f}-{row['wall_max']:.2f} | "
+                   f"{ratio} | {rpol} | {row['rss_mb']:.0f} | {nd} |")
+    out.append("")
+    ref = result.get("reference")
+    if ref:
+        diffs = [abs(r["diff"]) for r in rows.values() if r and "diff" in r]
+        out.append(f"NDCG@10 agreement: {'all within 1e-9' if result['agree'] else 'NOT within 1e-9'} "
+                   f"of {label(ref)} (largest difference {max(diffs):.1e}).")
+    for n in result["notes"]:
+        out.append(f"- {n}")
+    return "\n".join(out) + "\n"
+
+
+LABELS = {"cli": "ndcg-duck CLI (k=5,10,20)", "api": "ndcg-duck Python API (k=5,10,20)",
+          "scan": "scan floor (DuckDB)", "polars": "polars (hand-written, k=10)",
+          "pandas": "pandas (hand-written, k=10)", "pytrec_eval": "pytrec_eval ndcg_cut_10",
+          "ranx": "ranx ndcg@10"}
+
+
+def label(t):
+    return LABELS.get(t, t)
+
+
+def machine() -> dict:
+    info = {"python": platform.python_version(), "platform": platform.platform(),
+            "cores": os.cpu_count()}
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                info["mem_gib"] = round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    versions = {}
+    for mod in ("duckdb", "polars", "pandas", "pyarrow", "numpy", "ranx", "pytrec_eval"):
+        try:
+            from importlib.metadata import version
+            versions[mod] = version({"pytrec_eval": "pytrec_eval-terrier"}.get(mod, mod))
+        except Exception:
+            versions[mod] = None
+    info["versions"] = versions
+    return info
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--users", default="10000,100000,1000000",
+                    help="comma-separated sizes (suffixes k and M allowed: 10k,1M)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--tools", default=",".join(ALL_TOOLS))
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--threads", help="DuckDB threads for ndcg-duck (CLI if it has --threads; API "
+                                      "and scan floor through the connection config)")
+    ap.add_argument("--memory-limit", help="DuckDB memory limit, passed like --threads")
+    ap.add_argument("--peer-max-users", type=int, default=1_000_000,
+                    help="skip pandas, pytrec_eval and ranx above this many users")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    ap.add_argument("--data-dir", type=Path, help="where data sets live (default benchmarks/data)")
+    args = ap.parse_args(argv)
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    bad = [t for t in tools if t not in ALL_TOOLS]
+    if bad:
+        ap.error(f"unknown tools {bad}; choose from {ALL_TOOLS}")
+    sizes = [parse_size(s) for s in args.users.split(",") if s.strip()]
+    flags = cli_flags(ndcg_duck_exe()) if "cli" in tools else set()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    ok = True
+    for users in sizes:
+        result = bench_size(users, tools, args, flags)
+        md = table(result)
+        suffix = "" if not (args.threads or args.memory_limit) else \
+            f"_t{args.threads or ''}_m{args.memory_limit or ''}"
+        (RESULTS / f"u{users}{suffix}.json").write_text(json.dumps(result, indent=1) + "\n")
+        (RESULTS / f"u{users}{suffix}.md").write_text(md)
+        print(md, flush=True)
+        ok = ok and result["agree"]
+    return 0 if ok else 1
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower().replace("_", "")
+    mult = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    return int(float(text[:-1] if mult > 1 else text) * mult)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
