@@ -284,6 +284,7 @@ def main(argv=None):
     flags = cli_flags(ndcg_duck_exe()) if "cli" in tools else set()
     RESULTS.mkdir(parents=True, exist_ok=True)
     ok = True
+    tables = []
     for users in sizes:
         result = bench_size(users, tools, args, flags)
         md = table(result)
@@ -292,7 +293,13 @@ def main(argv=None):
         (RESULTS / f"u{users}{suffix}.json").write_text(json.dumps(result, indent=1) + "\n")
         (RESULTS / f"u{users}{suffix}.md").write_text(md)
         print(md, flush=True)
+        tables.append(md)
         ok = ok and result["agree"]
+    m = machine()
+    header = (f"Machine: {m.get('cpu', '?')}, {m.get('cores')} cores, {m.get('mem_gib')} GiB; "
+              f"Python {m['python']}; " + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
+              + f"\nCommand: {' '.join(['python', 'benchmarks/run.py'] + list(argv if argv is not None else sys.argv[1:]))}\n")
+    (RESULTS / "summary.md").write_text(header + "\n" + "\n".join(tables))
     return 0 if ok else 1
 
 

@@ -1,0 +1,132 @@
+-- Scratch prototypes for a faster ndcg-duck query (benchmarks only; sql/ is not touched).
+-- Each `-- name:` section is one SELECT over the views ndcg_recs (user_id, items) and ndcg_rels
+-- (user_id, item_id, relevance) that ndcg_duck.inputs.load() creates. Each returns
+-- user_id, k, dcg, idcg, ndcg like ndcg_scores(ks := [5,10,20]) with the defaults
+-- (linear gain, missing 'zero', idcg_cutoff 'k', empty 'zero').
+-- benchmarks/prototypes.py times them and checks each against evaluate().
+-- {KS} is replaced by the cutoff list literal, {DEPTH} by max(k).
+
+-- name: current_literal_depth
+-- The current macros, but with the depth given as a literal instead of ndcg_depth(...).
+WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists('ndcg_recs', depth := {DEPTH}))
+SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_rels', ks := {KS});
+
+-- name: no_mark_join
+-- The current core, but `evaluated` without the CASE ... IN (subquery) that DuckDB plans (and
+-- runs, as a MARK join over every ranked row) even when missing = 'zero'.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    hits AS (
+        SELECT r.user_id, r.rank, g.item_gain
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0),
+    dcg AS (
+        SELECT h.user_id, c.k, sum(h.item_gain / log2(h.rank + 1)) AS dcg
+        FROM hits AS h JOIN cutoffs AS c ON h.rank <= c.k GROUP BY h.user_id, c.k),
+    ideal AS (
+        SELECT user_id, item_gain,
+               row_number() OVER (PARTITION BY user_id ORDER BY item_gain DESC) AS pos
+        FROM gains WHERE item_gain > 0),
+    idcg AS (
+        SELECT i.user_id, c.k, sum(i.item_gain / log2(i.pos + 1)) AS idcg
+        FROM ideal AS i JOIN cutoffs AS c ON i.pos <= c.k GROUP BY i.user_id, c.k),
+    evaluated AS (SELECT DISTINCT user_id FROM ndcg_rels)
+SELECT e.user_id, c.k, coalesce(d.dcg, 0.0) AS dcg, coalesce(i.idcg, 0.0) AS idcg,
+       CASE WHEN i.idcg > 0 THEN coalesce(d.dcg, 0.0) / i.idcg ELSE 0.0 END AS ndcg
+FROM evaluated AS e CROSS JOIN cutoffs AS c
+LEFT JOIN dcg AS d ON d.user_id = e.user_id AND d.k = c.k
+LEFT JOIN idcg AS i ON i.user_id = e.user_id AND i.k = c.k;
+
+-- name: topn_ideal
+-- As no_mark_join, and the ideal list as each user's top max(k) gains: QUALIFY row_number()
+-- <= max(k) (a per-partition top-N) instead of numbering every judged row.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    hits AS (
+        SELECT r.user_id, r.rank, g.item_gain
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0),
+    dcg AS (
+        SELECT h.user_id, c.k, sum(h.item_gain / log2(h.rank + 1)) AS dcg
+        FROM hits AS h JOIN cutoffs AS c ON h.rank <= c.k GROUP BY h.user_id, c.k),
+    ideal AS (
+        SELECT user_id, item_gain,
+               row_number() OVER (PARTITION BY user_id ORDER BY item_gain DESC) AS pos
+        FROM gains WHERE item_gain > 0
+        QUALIFY pos <= {DEPTH}),
+    idcg AS (
+        SELECT i.user_id, c.k, sum(i.item_gain / log2(i.pos + 1)) AS idcg
+        FROM ideal AS i JOIN cutoffs AS c ON i.pos <= c.k GROUP BY i.user_id, c.k),
+    evaluated AS (SELECT DISTINCT user_id FROM ndcg_rels)
+SELECT e.user_id, c.k, coalesce(d.dcg, 0.0) AS dcg, coalesce(i.idcg, 0.0) AS idcg,
+       CASE WHEN i.idcg > 0 THEN coalesce(d.dcg, 0.0) / i.idcg ELSE 0.0 END AS ndcg
+FROM evaluated AS e CROSS JOIN cutoffs AS c
+LEFT JOIN dcg AS d ON d.user_id = e.user_id AND d.k = c.k
+LEFT JOIN idcg AS i ON i.user_id = e.user_id AND i.k = c.k;
+
+-- name: max_n_ideal
+-- As no_mark_join, with the ideal list from one GROUP BY over the judgments: max(gain, max(k))
+-- (DuckDB's top-n aggregate, best first) gives each evaluated user and its ideal gains at once;
+-- idcg per cutoff from that short list.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    hits AS (
+        SELECT r.user_id, r.rank, g.item_gain
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0),
+    dcg AS (
+        SELECT h.user_id, c.k, sum(h.item_gain / log2(h.rank + 1)) AS dcg
+        FROM hits AS h JOIN cutoffs AS c ON h.rank <= c.k GROUP BY h.user_id, c.k),
+    users AS (
+        SELECT user_id, coalesce(max(item_gain, {DEPTH}) FILTER (WHERE item_gain > 0), []) AS top
+        FROM gains GROUP BY user_id),
+    idcg AS (
+        SELECT u.user_id, c.k,
+               coalesce(list_sum(list_transform(u.top[1:c.k], lambda g, i: g / log2(i + 1))), 0.0) AS idcg
+        FROM users AS u CROSS JOIN cutoffs AS c)
+SELECT i.user_id, i.k, coalesce(d.dcg, 0.0) AS dcg, i.idcg,
+       CASE WHEN i.idcg > 0 THEN coalesce(d.dcg, 0.0) / i.idcg ELSE 0.0 END AS ndcg
+FROM idcg AS i
+LEFT JOIN dcg AS d ON d.user_id = i.user_id AND d.k = i.k;
+
+-- name: max_n_ideal_unnest
+-- As max_n_ideal, the ideal gains unnested with generate_subscripts instead of a lambda.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    hits AS (
+        SELECT r.user_id, r.rank, g.item_gain
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0),
+    users AS (
+        SELECT user_id, max(item_gain, {DEPTH}) FILTER (WHERE item_gain > 0) AS top
+        FROM gains GROUP BY user_id),
+    ideal AS (
+        SELECT user_id, unnest(top) AS item_gain, generate_subscripts(top, 1) AS rank FROM users),
+    both_ AS (
+        SELECT user_id, rank, item_gain, 0 AS side FROM hits
+        UNION ALL SELECT user_id, rank, item_gain, 1 FROM ideal),
+    sums AS (
+        SELECT b.user_id, c.k,
+               sum(b.item_gain / log2(b.rank + 1)) FILTER (WHERE side = 0) AS dcg,
+               sum(b.item_gain / log2(b.rank + 1)) FILTER (WHERE side = 1) AS idcg
+        FROM both_ AS b JOIN cutoffs AS c ON b.rank <= c.k GROUP BY b.user_id, c.k)
+SELECT u.user_id, c.k, coalesce(s.dcg, 0.0) AS dcg, coalesce(s.idcg, 0.0) AS idcg,
+       CASE WHEN s.idcg > 0 THEN coalesce(s.dcg, 0.0) / s.idcg ELSE 0.0 END AS ndcg
+FROM users AS u CROSS JOIN cutoffs AS c
+LEFT JOIN sums AS s ON s.user_id = u.user_id AND s.k = c.k;
