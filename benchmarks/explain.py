@@ -11,6 +11,7 @@ file has to follow that module if it changes; it checks the mean it gets against
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -39,6 +40,47 @@ def queries(options: Options, layout: str = "lists") -> dict:
         "coverage": f"WITH {ranked} SELECT users_unranked, users_unjudged "
                     f"FROM ndcg_coverage('ndcg_ranked_', 'ndcg_rels')",
     }
+
+
+def hot_operators(con, sql: str, path: Path, top: int = 15) -> list:
+    """Run sql with DuckDB's JSON profiler; return the `top` operators by own time as text lines."""
+    con.execute("PRAGMA enable_profiling='json'")
+    con.execute(f"PRAGMA profiling_output='{path}'")
+    try:
+        con.execute(sql).fetchall()
+    finally:
+        con.execute("PRAGMA disable_profiling")
+    tree = json.loads(path.read_text())
+    ops = []
+
+    def walk(node, depth):
+        name = (node.get("operator_name") or node.get("operator_type") or node.get("type")
+                or node.get("name") or "?")
+        info = node.get("extra_info") or {}
+        detail = ""
+        for key in ("Conditions", "Join Type", "Projections", "Aggregates", "Groups", "Function",
+                    "CTE Name", "Expression", "Condition"):
+            if key in info:
+                val = info[key]
+                val = " ".join(val) if isinstance(val, list) else str(val)
+                detail += f" {key}: {val[:90]}"
+        ops.append((node.get("operator_timing", node.get("timing", 0.0)),
+                    node.get("operator_cardinality", node.get("intermediate_rows", 0)),
+                    name.strip(), detail.strip()))
+        for child in node.get("children", []):
+            walk(child, depth + 1)
+
+    roots = tree["operator"] if isinstance(tree.get("operator"), list) else [tree]
+    for root in roots:
+        walk(root, 0)
+    q = tree.get("query") if isinstance(tree.get("query"), dict) else {}
+    ops.sort(key=lambda o: -o[0])
+    lines = [f"latency {q.get('latency', float('nan')):.2f} s, cpu {q.get('cpu_time', float('nan')):.2f} s, "
+             f"sum of operator times {sum(o[0] for o in ops):.2f} s, peak buffer memory "
+             f"{(tree.get('system') or {}).get('peak_buffer_memory', 0) / 2**20:.0f} MiB"]
+    for t, rows, name, detail in ops[:top]:
+        lines.append(f"{t:7.2f} s  {rows:>12,} rows  {name:22s} {detail}")
+    return lines
 
 
 def main(argv=None):
@@ -80,6 +122,9 @@ def main(argv=None):
         sql = qs[name]
         if sql.startswith("CREATE"):
             sql = sql.split(" AS ", 1)[1]  # EXPLAIN ANALYZE the SELECT itself
+        hot = hot_operators(con, sql, HERE / "results" / f".profile_u{args.users}.json")
+        lines += ["", f"## Hottest operators: {name}", ""] + hot
+        print("\n".join(["", name] + hot))
         plan = con.execute("EXPLAIN ANALYZE " + sql).fetchall()
         lines += ["", f"## EXPLAIN ANALYZE: {name}", "", plan[0][1]]
     out = HERE / "results" / f"explain_u{args.users}.txt"

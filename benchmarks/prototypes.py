@@ -2,9 +2,12 @@
 
     /work/venv20/bin/python benchmarks/prototypes.py --users 1000000 [--repeat 3] [--only NAME,...]
 
-Each prototype runs as CREATE OR REPLACE TEMP TABLE ... AS <prototype> (as evaluate() creates
-ndcg_result), in the same connection with the same views; its per-cutoff mean NDCG and user
-count are checked against evaluate()'s to 1e-12. Writes benchmarks/results/prototypes_u{U}.md.
+Each `-- name:` prototype runs as CREATE OR REPLACE TEMP TABLE ... AS <prototype> (as evaluate()
+creates ndcg_result), in one connection with the views evaluate() creates; its per-cutoff mean
+NDCG and user count are checked against evaluate()'s to 1e-12. `-- floor:` pieces and the
+coverage variants are timed only. Repetitions are round-robin over all queries (repetition 1 of
+each, then repetition 2, ...), so drifting machine speed hits them alike.
+Writes benchmarks/results/prototypes_u{U}.md.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ import explain  # noqa: E402
 import generate  # noqa: E402
 
 COVERAGE = {
-    "coverage (current: unnests recs again)": None,
     "coverage from user ids only": """
         SELECT count(*) FILTER (WHERE r.user_id IS NULL), count(*) FILTER (WHERE j.user_id IS NULL)
         FROM (SELECT DISTINCT user_id FROM ndcg_recs) AS r
@@ -40,28 +42,23 @@ COVERAGE = {
 }
 
 
-def sections(path: Path) -> dict:
-    out, name, buf = {}, None, []
+def sections(path: Path) -> list:
+    """[(kind, name, sql)] with kind 'name' (checked prototype) or 'floor' (timed piece)."""
+    out, cur, buf = [], None, []
+
+    def flush():
+        if cur and "".join(buf).strip():
+            out.append((cur[0], cur[1], "\n".join(buf).strip().rstrip(";")))
+
     for line in path.read_text().splitlines():
-        m = re.match(r"-- name: (\S+)", line)
+        m = re.match(r"-- (name|floor): (.+)", line)
         if m:
-            if name:
-                out[name] = "\n".join(buf).strip().rstrip(";")
-            name, buf = m.group(1), []
-        elif name and not line.startswith("--"):
+            flush()
+            cur, buf = (m.group(1), m.group(2).strip()), []
+        elif cur and not line.startswith("--"):
             buf.append(line)
-    if name:
-        out[name] = "\n".join(buf).strip().rstrip(";")
+    flush()
     return out
-
-
-def timed(con, sql: str, repeat: int) -> list:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        con.execute(sql).fetchall()
-        times.append(time.perf_counter() - t)
-    return times
 
 
 def main(argv=None):
@@ -81,38 +78,41 @@ def main(argv=None):
     ndcg_duck.register(con)
     inputs.load(con, recs, rels, inputs.Columns())
     current = explain.queries(options)
-    protos = {"current (evaluate's scores query)": current["scores (CREATE TABLE ndcg_result)"]
-              .split(" AS ", 1)[1]}
-    ks = "[5, 10, 20]::BIGINT[]"
-    for name, sql in sections(HERE / "prototypes.sql").items():
+    queries = [("check", "current (evaluate's scores query)",
+                current["scores (CREATE TABLE ndcg_result)"].split(" AS ", 1)[1])]
+    for kind, name, sql in sections(HERE / "prototypes.sql"):
         if args.only and name not in args.only.split(","):
             continue
-        protos[name] = sql.replace("{KS}", ks).replace("{DEPTH}", "20")
-    rows = []
-    for name, sql in protos.items():
-        times = timed(con, f"CREATE OR REPLACE TEMP TABLE proto AS {sql}", args.repeat)
-        means = dict(con.execute("SELECT k, avg(ndcg) FROM proto GROUP BY k").fetchall())
-        users = con.execute("SELECT count(DISTINCT user_id) FROM proto").fetchall()[0][0]
-        ok = users == expected["users"] and all(
-            abs(means[k] - expected[f"ndcg@{k}"]) < 1e-12 for k in options.k)
-        rows.append((name, statistics.median(times), times, ok))
-        print(f"{name:40s} {statistics.median(times):7.3f} s  {'ok' if ok else 'MISMATCH'}",
-              flush=True)
-    for name, sql in COVERAGE.items():
-        sql = sql or current["coverage"]
-        times = timed(con, sql, args.repeat)
-        rows.append((name, statistics.median(times), times, True))
-        print(f"{name:40s} {statistics.median(times):7.3f} s", flush=True)
+        sql = sql.replace("{KS}", "[5, 10, 20]::BIGINT[]").replace("{DEPTH}", "20")
+        queries.append(("check" if kind == "name" else "floor", name, sql))
+    queries.append(("floor", "coverage (current: unnests recs again)", current["coverage"]))
+    queries += [("floor", name, sql) for name, sql in COVERAGE.items()]
+    times = {name: [] for _, name, _ in queries}
+    ok = {}
+    for rep in range(args.repeat):
+        for kind, name, sql in queries:
+            run = f"CREATE OR REPLACE TEMP TABLE proto AS {sql}" if kind == "check" else sql
+            t = time.perf_counter()
+            con.execute(run).fetchall()
+            times[name].append(time.perf_counter() - t)
+            if kind == "check" and rep == 0:
+                means = dict(con.execute("SELECT k, avg(ndcg) FROM proto GROUP BY k").fetchall())
+                users = con.execute("SELECT count(DISTINCT user_id) FROM proto").fetchall()[0][0]
+                ok[name] = users == expected["users"] and all(
+                    abs(means[k] - expected[f"ndcg@{k}"]) < 1e-12 for k in options.k)
+            print(f"rep {rep + 1} {name:45s} {times[name][-1]:7.3f} s", file=sys.stderr, flush=True)
     threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
     lines = [f"### SQL prototypes, {args.users:,} users, k=5,10,20 (duckdb {duckdb.__version__}, "
-             f"{threads} threads, in-process, median of {args.repeat})", "",
+             f"{threads} threads, in-process, median of {args.repeat}, round-robin)", "",
              "| query | median s | runs s | same means as evaluate() |", "|---|---:|---|---|"]
-    for name, med, times, ok in rows:
-        lines.append(f"| {name} | {med:.3f} | {', '.join(f'{t:.3f}' for t in times)} | "
-                     f"{'yes' if ok else 'NO'} |")
+    for kind, name, _ in queries:
+        check = ("yes" if ok[name] else "NO") if kind == "check" else "(piece, not checked)"
+        lines.append(f"| {name} | {statistics.median(times[name]):.3f} | "
+                     f"{', '.join(f'{t:.2f}' for t in times[name])} | {check} |")
     out = HERE / "results" / f"prototypes_u{args.users}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
     print(f"written to {out}")
 
 

@@ -130,3 +130,135 @@ SELECT u.user_id, c.k, coalesce(s.dcg, 0.0) AS dcg, coalesce(s.idcg, 0.0) AS idc
        CASE WHEN s.idcg > 0 THEN coalesce(s.dcg, 0.0) / s.idcg ELSE 0.0 END AS ndcg
 FROM users AS u CROSS JOIN cutoffs AS c
 LEFT JOIN sums AS s ON s.user_id = u.user_id AND s.k = c.k;
+
+-- name: window_where_topn
+-- As no_mark_join, the ideal list numbered in a subquery filtered with WHERE pos <= max(k)
+-- (the form DuckDB can turn into a per-partition top-N), instead of QUALIFY.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    hits AS (
+        SELECT r.user_id, r.rank, g.item_gain
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0),
+    dcg AS (
+        SELECT h.user_id, c.k, sum(h.item_gain / log2(h.rank + 1)) AS dcg
+        FROM hits AS h JOIN cutoffs AS c ON h.rank <= c.k GROUP BY h.user_id, c.k),
+    ideal AS (
+        SELECT * FROM (
+            SELECT user_id, item_gain,
+                   row_number() OVER (PARTITION BY user_id ORDER BY item_gain DESC) AS pos
+            FROM gains WHERE item_gain > 0)
+        WHERE pos <= {DEPTH}),
+    idcg AS (
+        SELECT i.user_id, c.k, sum(i.item_gain / log2(i.pos + 1)) AS idcg
+        FROM ideal AS i JOIN cutoffs AS c ON i.pos <= c.k GROUP BY i.user_id, c.k),
+    evaluated AS (SELECT DISTINCT user_id FROM ndcg_rels)
+SELECT e.user_id, c.k, coalesce(d.dcg, 0.0) AS dcg, coalesce(i.idcg, 0.0) AS idcg,
+       CASE WHEN i.idcg > 0 THEN coalesce(d.dcg, 0.0) / i.idcg ELSE 0.0 END AS ndcg
+FROM evaluated AS e CROSS JOIN cutoffs AS c
+LEFT JOIN dcg AS d ON d.user_id = e.user_id AND d.k = c.k
+LEFT JOIN idcg AS i ON i.user_id = e.user_id AND i.k = c.k;
+
+-- name: wide_filters
+-- Cutoffs known when the SQL is written (as the Python side knows them): one GROUP BY user_id
+-- with sum(...) FILTER (WHERE rank <= k) per cutoff, for the hits and for the ideal list; no
+-- cutoffs table, no row x cutoff joins. Output unpivoted back to (user_id, k, ...) rows.
+WITH
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    dcg AS (
+        SELECT r.user_id,
+               sum(g.item_gain / log2(r.rank + 1)) FILTER (WHERE r.rank <= 5) AS d5,
+               sum(g.item_gain / log2(r.rank + 1)) FILTER (WHERE r.rank <= 10) AS d10,
+               sum(g.item_gain / log2(r.rank + 1)) AS d20
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0
+        GROUP BY r.user_id),
+    ideal AS (
+        SELECT user_id, item_gain,
+               row_number() OVER (PARTITION BY user_id ORDER BY item_gain DESC) AS pos
+        FROM gains WHERE item_gain > 0),
+    idcg AS (
+        SELECT user_id,
+               sum(item_gain / log2(pos + 1)) FILTER (WHERE pos <= 5) AS i5,
+               sum(item_gain / log2(pos + 1)) FILTER (WHERE pos <= 10) AS i10,
+               sum(item_gain / log2(pos + 1)) FILTER (WHERE pos <= 20) AS i20
+        FROM ideal GROUP BY user_id),
+    evaluated AS (SELECT DISTINCT user_id FROM ndcg_rels),
+    wide AS (
+        SELECT e.user_id, d.d5, d.d10, d.d20, i.i5, i.i10, i.i20
+        FROM evaluated AS e LEFT JOIN dcg AS d USING (user_id) LEFT JOIN idcg AS i USING (user_id))
+SELECT user_id, k, coalesce(dcg, 0.0) AS dcg, coalesce(idcg, 0.0) AS idcg,
+       CASE WHEN idcg > 0 THEN coalesce(dcg, 0.0) / idcg ELSE 0.0 END AS ndcg
+FROM (
+    SELECT user_id, 5 AS k, d5 AS dcg, i5 AS idcg FROM wide
+    UNION ALL SELECT user_id, 10, d10, i10 FROM wide
+    UNION ALL SELECT user_id, 20, d20, i20 FROM wide);
+
+-- name: wide_filters_list_ideal
+-- As wide_filters, the ideal DCGs from one aggregation over the judgments that also gives the
+-- evaluated users: list(gain ORDER BY gain DESC) per user, then sums over its first k items.
+WITH
+    ranked AS (
+        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+        FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)),
+    gains AS (SELECT user_id, item_id, relevance::DOUBLE AS item_gain FROM ndcg_rels),
+    dcg AS (
+        SELECT r.user_id,
+               sum(g.item_gain / log2(r.rank + 1)) FILTER (WHERE r.rank <= 5) AS d5,
+               sum(g.item_gain / log2(r.rank + 1)) FILTER (WHERE r.rank <= 10) AS d10,
+               sum(g.item_gain / log2(r.rank + 1)) AS d20
+        FROM ranked AS r JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain > 0
+        GROUP BY r.user_id),
+    users AS (
+        SELECT user_id, list(item_gain ORDER BY item_gain DESC) FILTER (WHERE item_gain > 0) AS top
+        FROM gains GROUP BY user_id),
+    ideal AS (
+        SELECT user_id, unnest(top[1:{DEPTH}]) AS item_gain, generate_subscripts(top[1:{DEPTH}], 1) AS pos
+        FROM users),
+    idcg AS (
+        SELECT user_id,
+               sum(item_gain / log2(pos + 1)) FILTER (WHERE pos <= 5) AS i5,
+               sum(item_gain / log2(pos + 1)) FILTER (WHERE pos <= 10) AS i10,
+               sum(item_gain / log2(pos + 1)) FILTER (WHERE pos <= 20) AS i20
+        FROM ideal GROUP BY user_id),
+    wide AS (
+        SELECT u.user_id, d.d5, d.d10, d.d20, i.i5, i.i10, i.i20
+        FROM users AS u LEFT JOIN dcg AS d USING (user_id) LEFT JOIN idcg AS i USING (user_id))
+SELECT user_id, k, coalesce(dcg, 0.0) AS dcg, coalesce(idcg, 0.0) AS idcg,
+       CASE WHEN idcg > 0 THEN coalesce(dcg, 0.0) / idcg ELSE 0.0 END AS ndcg
+FROM (
+    SELECT user_id, 5 AS k, d5 AS dcg, i5 AS idcg FROM wide
+    UNION ALL SELECT user_id, 10, d10, i10 FROM wide
+    UNION ALL SELECT user_id, 20, d20, i20 FROM wide);
+
+-- Pieces, not whole evaluations (timed, not checked): what each stage costs on its own.
+
+-- floor: read recs, slice to 20, unnest with ranks
+SELECT count(*), sum(item_id), sum(rank) FROM (
+    SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+    FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs));
+
+-- floor: ... and join the judgments (the hits), summing DCG@20
+SELECT count(*), sum(g.relevance / log2(r.rank + 1)) FROM (
+    SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
+    FROM (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs)) AS r
+JOIN ndcg_rels AS g ON g.user_id = r.user_id AND g.item_id = r.item_id WHERE g.relevance > 0;
+
+-- floor: ideal positions with the window over all judged rows
+SELECT count(*), sum(relevance / log2(pos + 1)) FROM (
+    SELECT user_id, relevance,
+           row_number() OVER (PARTITION BY user_id ORDER BY relevance DESC) AS pos
+    FROM ndcg_rels WHERE relevance > 0) WHERE pos <= {DEPTH};
+
+-- floor: ideal lists with list(... ORDER BY ...) per user
+SELECT count(*), sum(list_sum(top[1:{DEPTH}])) FROM (
+    SELECT user_id, list(relevance ORDER BY relevance DESC) AS top
+    FROM ndcg_rels WHERE relevance > 0 GROUP BY user_id);

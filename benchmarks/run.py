@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
-RESULTS = HERE / "results"
+RESULTS = Path(os.environ.get("NDCG_BENCH_RESULTS", HERE / "results"))
 ALL_TOOLS = ["cli", "api", "scan", "polars", "pandas", "pytrec_eval", "ranx"]
 SLOW_PEERS = {"pandas", "pytrec_eval", "ranx"}
 TOLERANCE = 1e-9
@@ -92,6 +92,7 @@ def parse_result(tool: str, stdout: str) -> dict:
 def run_once(cmd: list, timeout: float) -> dict:
     use_time = os.path.exists(TIME)
     full = [TIME, "-v"] + cmd if use_time else cmd
+    load = loadavg()
     start = time.perf_counter()
     try:
         proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout)
@@ -104,16 +105,28 @@ def run_once(cmd: list, timeout: float) -> dict:
     if use_time:
         m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
         rss_kb = int(m.group(1)) if m else None
+        cpu = [re.search(rf"{what} time \(seconds\): ([0-9.]+)", stderr) for what in ("User", "System")]
+        cpu_s = sum(float(c.group(1)) for c in cpu if c) if all(cpu) else None
         stderr = stderr[:stderr.rfind("\tCommand being timed")] if "\tCommand being timed" in stderr else stderr
     else:  # fallback: this runner's children maxrss only grows, so it is an upper bound
         import resource
-        rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    res = {"ok": proc.returncode == 0, "wall": wall, "rss_mb": rss_kb / 1024 if rss_kb else None}
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss_kb, cpu_s = usage.ru_maxrss, None
+    res = {"ok": proc.returncode == 0, "wall": wall, "rss_mb": rss_kb / 1024 if rss_kb else None,
+           "cpu": cpu_s, "load_before": load, "load_after": loadavg()}
     if proc.returncode != 0:
         res["error"] = (stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1][:300]
     else:
         res["stdout"] = proc.stdout.strip()[-500:]
     return res
+
+
+def loadavg():
+    """The 1-minute load average: other work on the machine shows up here."""
+    try:
+        return float(open("/proc/loadavg").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def warm(paths) -> None:
@@ -175,6 +188,7 @@ def bench_size(users: int, tools: list, args, flags: set) -> dict:
         rows[t] = {"wall": statistics.median(r["wall"] for r in ok),
                    "wall_min": min(r["wall"] for r in ok), "wall_max": max(r["wall"] for r in ok),
                    "rss_mb": max((r["rss_mb"] or 0) for r in ok), "ndcg@10": ok[0].get("ndcg@10"),
+                   "cpu": statistics.median(r["cpu"] for r in ok) if all(r.get("cpu") is not None for r in ok) else None,
                    "users": ok[0].get("users"), "runs": len(ok), "stable": len(values) == 1}
     # Agreement: every NDCG@10 against the CLI's (or the first tool that has one).
     ref_tool = next((t for t in ["cli", "api", "polars"] + active if rows.get(t) and rows[t]["ndcg@10"] is not None), None)
@@ -205,23 +219,28 @@ def table(result: dict) -> str:
            f"{d.get('judged_rows', 0):,} judged rows)", "",
            f"Median of {result['runs']} runs, round-robin; wall = whole process (start-up, "
            f"Parquet reading, computing, exit).", "",
-           "| tool | median wall s | min-max s | x scan floor | x polars | peak RSS MB | mean ndcg@10 |",
-           "|---|---:|---:|---:|---:|---:|---|"]
+           "| tool | median wall s | min-max s | x scan floor | x polars | CPU s | peak RSS MB | mean ndcg@10 |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
     for t, row in rows.items():
         if row is None:
-            out.append(f"| {label(t)} | failed | | | | | |")
+            out.append(f"| {label(t)} | failed | | | | | | |")
             continue
         ratio = fmt(row["wall"] / floor) if floor else "-"
         rpol = fmt(row["wall"] / polars) if polars else "-"
         nd = "-" if row["ndcg@10"] is None else f"{row['ndcg@10']:.12f}"
         out.append(f"| {label(t)} | {row['wall']:.2f} | {row['wall_min']:.2f}-{row['wall_max']:.2f} | "
-                   f"{ratio} | {rpol} | {row['rss_mb']:.0f} | {nd} |")
+                   f"{ratio} | {rpol} | {fmt(row.get('cpu'), 1)} | {row['rss_mb']:.0f} | {nd} |")
     out.append("")
     ref = result.get("reference")
     if ref:
         diffs = [abs(r["diff"]) for r in rows.values() if r and "diff" in r]
         out.append(f"NDCG@10 agreement: {'all within 1e-9' if result['agree'] else 'NOT within 1e-9'} "
                    f"of {label(ref)} (largest difference {max(diffs):.1e}).")
+    loads = [r.get(k) for rs in result["raw"].values() for r in rs for k in ("load_before", "load_after")]
+    loads = [x for x in loads if x is not None]
+    if loads:
+        out.append(f"1-minute load average around the runs: {min(loads):.1f}-{max(loads):.1f} "
+                   f"(the machine has {os.cpu_count()} cores; a load above that means other work competed for them).")
     for n in result["notes"]:
         out.append(f"- {n}")
     return "\n".join(out) + "\n"
