@@ -85,8 +85,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
 
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
-    (recs_user,), = con.sql("SELECT any_value(user_id)::VARCHAR FROM ndcg_recs").fetchall()
-    (rels_user,), = con.sql("SELECT any_value(user_id)::VARCHAR FROM ndcg_judged").fetchall()
+    (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
+    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_judged").fetchall()
     return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
             f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
             f"--user-col and that both files use the same ids")

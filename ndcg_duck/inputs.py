@@ -88,11 +88,11 @@ def attach_source(con, source, name: str, fmt: str | None, role: str) -> str:
         except duckdb.Error as exc:
             raise InputError(f"cannot read {role} file {path}: {_first_line(exc)}") from None
         return f"{role} file {path}"
-    if isinstance(source, duckdb.DuckDBPyRelation):
-        source = source.to_arrow_table()
-    elif type(source).__module__.split(".")[0] == "polars":
-        source = source.to_arrow()
     try:
+        if isinstance(source, duckdb.DuckDBPyRelation):
+            source = source.to_arrow_table()
+        elif type(source).__module__.split(".")[0] == "polars":
+            source = source.to_arrow()
         con.register(name, source)
     except Exception as exc:  # duckdb raises several types for objects it cannot scan
         raise InputError(f"cannot use {role} of type {type(source).__name__}: pass a path, a "
@@ -114,6 +114,10 @@ def _schema(con, name: str, what: str) -> dict:
 def _need(schema: dict, column: str, what: str, flag: str) -> None:
     if column not in schema:
         found = ", ".join(schema) or "none"
+        if len(schema) == 1 and any(sep in found for sep in ",;\t|"):
+            raise InputError(f"{what}: its rows could not be split into columns (one column "
+                             f"found: {found}); check that every row has the same number of "
+                             f"fields")
         raise InputError(f"{what}: no column {column!r} (columns found: {found}); "
                          f"name it with {flag}")
 
@@ -171,7 +175,11 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> 
     recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations")
     rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance")
     for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
-        if not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall():
+        try:
+            empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
+        except duckdb.Error as exc:
+            raise InputError(f"cannot read {what}: {_first_line(exc)}") from None
+        if empty:
             raise InputError(f"{what} has no rows: nothing to evaluate")
     recs_schema = _schema(con, "ndcg_recs_src", recs_what)
     rels_schema = _schema(con, "ndcg_rels_src", rels_what)

@@ -93,6 +93,13 @@ def test_missing_column_lists_the_columns_found(tmp_path, rels):
                              f"(columns found: uid, item_id, rank); name it with --user-col\n")
 
 
+def test_ragged_csv(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,rank\nu1,a,1\nu1,b,2,3,4\nu2\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert "its rows could not be split into columns" in result.output
+
+
 def test_long_rows_without_rank_or_score(tmp_path, rels):
     path = write_csv(tmp_path / "recs.csv", "user_id,item_id,weight\nu1,a,1\n")
     result = run("eval", path, rels)
