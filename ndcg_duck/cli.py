@@ -64,6 +64,10 @@ metric_options = _apply([
                  help="Cut the ideal list at k, or at min(k, length of the user's ranking)."),
     click.option("--max-depth", type=click.IntRange(min=1), default=None,
                  help="Only the first N items of each ranking count."),
+    click.option("--duplicates", type=click.Choice(options.DUPLICATES), default="error",
+                 show_default=True,
+                 help="An item twice in one ranking: stop with an error, or keep its first "
+                      "occurrence (later items move up)."),
 ])
 
 
@@ -97,9 +101,7 @@ def cli():
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="How to print the summary.")
 @_user_errors
-def eval_command(recs, relevance, k, gain, missing, empty, idcg_cutoff, max_depth, user_col,
-                 item_col, items_col, rank_col, score_col, relevance_col, recs_format,
-                 rels_format, per_user, fmt):
+def eval_command(recs, relevance, per_user, fmt, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -108,15 +110,10 @@ def eval_command(recs, relevance, k, gain, missing, empty, idcg_cutoff, max_dept
     """
     if per_user:
         output.check_output_path(per_user)
-    result = evaluate(recs, relevance, k, gain=gain, missing=missing, empty=empty,
-                      idcg_cutoff=idcg_cutoff, max_depth=max_depth, user_col=user_col,
-                      item_col=item_col, items_col=items_col, rank_col=rank_col,
-                      score_col=score_col, relevance_col=relevance_col,
-                      recs_format=recs_format, rels_format=rels_format,
-                      per_user=bool(per_user))
+    result = evaluate(recs, relevance, per_user=bool(per_user), **settings)
     if per_user:
         output.write_table(result.per_user, per_user)
-    click.echo(output.format_summary(result.summary, fmt, missing), nl=False)
+    click.echo(output.format_summary(result.summary, fmt, settings["missing"]), nl=False)
 
 
 @cli.command(name="sql")

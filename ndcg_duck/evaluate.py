@@ -1,7 +1,8 @@
-"""evaluate(): load the inputs, run the macros, return the summary and the per-user table."""
+"""evaluate(): load the inputs, check them, run the macros, return the summary and per-user table."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Optional
 
 import duckdb
@@ -22,8 +23,8 @@ class Evaluation(NamedTuple):
 
 
 def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
-             max_depth=None, user_col="user_id", item_col="item_id", items_col="items",
-             rank_col="rank", score_col="score", relevance_col="relevance",
+             max_depth=None, duplicates="error", user_col="user_id", item_col="item_id",
+             items_col="items", rank_col="rank", score_col="score", relevance_col="relevance",
              recs_format=None, rels_format=None, per_user=True, con=None) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
@@ -32,33 +33,63 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     bad input or options. `con` is the DuckDB connection to work in (a new one by default).
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
-                      max_depth=max_depth)
+                      max_depth=max_depth, duplicates=duplicates)
     cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
                           score=score_col, relevance=relevance_col)
     con = con if con is not None else duckdb.connect()
     register(con)
-    layout = inputs.load(con, recs, rels, cols, recs_format, rels_format)
+    loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
     try:
-        return _run(con, options, layout, cols.user, per_user)
+        return _run(con, options, loaded, cols.user, per_user)
     except duckdb.Error as exc:
-        raise InputError(f"evaluation failed: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(_message(exc, loaded)) from None
 
 
-def _run(con, options: Options, layout: str, user_col: str, per_user: bool) -> Evaluation:
-    ranked = (f"ndcg_ranked_ AS (FROM {inputs.RANKED_MACROS[layout]}('ndcg_recs', "
-              f"depth := {options.depth_sql()}))")
+def _message(exc: Exception, loaded: inputs.Loaded) -> str:
+    """A DuckDB error as a user message: the macros' own checks name the input they read."""
+    text = str(exc).strip().splitlines()[0]
+    found = re.search(r"ndcg-duck: (recommendations|relevance): (.*)", text)
+    if found is None:
+        return f"evaluation failed: {text}"
+    what = loaded.recs_what if found.group(1) == "recommendations" else loaded.rels_what
+    return f"{what}: {found.group(2)}"
+
+
+def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
+         per_user: bool) -> Evaluation:
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_judged AS "
+                "FROM ndcg_judged_checked('ndcg_rels')")
+    if loaded.layout == "lists":
+        repeated = con.sql("FROM ndcg_repeated_users('ndcg_recs')").fetchall()
+        if repeated:
+            user, times = repeated[0]
+            raise InputError(f"{loaded.recs_what}: user {user} has {times} rows; give each user "
+                             f"one list, or use one row per item with a rank")
+    ranked = options.ranked_cte(loaded.layout)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_result AS WITH {ranked} "
-                f"SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_rels', {options.scores_args()})")
+                f"SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_judged', "
+                f"{options.scores_args()})")
+    (judged, unranked, unjudged), = con.sql(
+        f"WITH {ranked} SELECT users_judged, users_unranked, users_unjudged "
+        f"FROM ndcg_coverage('ndcg_ranked_', 'ndcg_judged')").fetchall()
+    if judged == unranked:
+        raise InputError(_no_overlap(con, loaded))
     means = dict(con.sql("SELECT k, ndcg FROM ndcg_summary('ndcg_result')").fetchall())
     (users,), = con.sql("SELECT count(DISTINCT user_id) FROM ndcg_result").fetchall()
-    (unranked, unjudged), = con.sql(
-        f"WITH {ranked} SELECT users_unranked, users_unjudged "
-        f"FROM ndcg_coverage('ndcg_ranked_', 'ndcg_rels')").fetchall()
     summary = {f"ndcg@{label(k)}": means.get(k) for k in options.k}
     summary.update(users=users, users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     table = con.sql(_wide_sql(options, user_col)).to_arrow_table() if per_user else None
     return Evaluation(summary, table)
+
+
+def _no_overlap(con, loaded: inputs.Loaded) -> str:
+    """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
+    (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
+    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_judged").fetchall()
+    return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
+            f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
+            f"--user-col and that both files use the same ids")
 
 
 def _wide_sql(options: Options, user_col: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
@@ -23,9 +24,8 @@ EXTENSIONS = {
     ".json": "json", ".jsonl": "json", ".ndjson": "json",
 }
 READERS = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}
-RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
-                 "scores": "ndcg_ranked_scores"}
 TEXT_TYPES = ("VARCHAR",)
+NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$")
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,9 @@ def _element(sql_type: str) -> str:
     return re.sub(r"\[\d*\]$", "", sql_type)
 
 
+FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
+
+
 def format_of(path: str, fmt: str | None, role: str) -> str:
     if fmt:
         return fmt
@@ -64,7 +67,7 @@ def format_of(path: str, fmt: str | None, role: str) -> str:
     if fmt is None:
         raise InputError(
             f"cannot tell the format of {role} file {path} from its extension; "
-            f"use a .parquet, .csv or .json name, or --{role[:4]}-format", usage=True)
+            f"use a .parquet, .csv or .json name, or {FORMAT_FLAGS[role]}", usage=True)
     return fmt
 
 
@@ -85,11 +88,11 @@ def attach_source(con, source, name: str, fmt: str | None, role: str) -> str:
         except duckdb.Error as exc:
             raise InputError(f"cannot read {role} file {path}: {_first_line(exc)}") from None
         return f"{role} file {path}"
-    if isinstance(source, duckdb.DuckDBPyRelation):
-        source = source.to_arrow_table()
-    elif type(source).__module__.split(".")[0] == "polars":
-        source = source.to_arrow()
     try:
+        if isinstance(source, duckdb.DuckDBPyRelation):
+            source = source.to_arrow_table()
+        elif type(source).__module__.split(".")[0] == "polars":
+            source = source.to_arrow()
         con.register(name, source)
     except Exception as exc:  # duckdb raises several types for objects it cannot scan
         raise InputError(f"cannot use {role} of type {type(source).__name__}: pass a path, a "
@@ -101,15 +104,28 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0]
 
 
-def _schema(con, name: str) -> dict:
-    return {row[0]: row[1] for row in con.execute(f"DESCRIBE {name}").fetchall()}
+def _schema(con, name: str, what: str) -> dict:
+    try:
+        return {row[0]: row[1] for row in con.sql(f"DESCRIBE {name}").fetchall()}
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {what}: {_first_line(exc)}") from None
 
 
 def _need(schema: dict, column: str, what: str, flag: str) -> None:
     if column not in schema:
         found = ", ".join(schema) or "none"
+        if len(schema) == 1 and any(sep in found for sep in ",;\t|"):
+            raise InputError(f"{what}: its rows could not be split into columns (one column "
+                             f"found: {found}); check that every row has the same number of "
+                             f"fields")
         raise InputError(f"{what}: no column {column!r} (columns found: {found}); "
                          f"name it with {flag}")
+
+
+def _need_number(schema: dict, column: str, what: str) -> None:
+    if not NUMBER.match(schema[column]):
+        raise InputError(f"{what}: column {column!r} is {schema[column]}, not a number; "
+                         f"convert it, or name another column")
 
 
 def recs_layout(schema: dict, cols: Columns, what: str) -> str:
@@ -126,10 +142,10 @@ def recs_layout(schema: dict, cols: Columns, what: str) -> str:
         raise InputError(f"{what}: no column {cols.items!r} (a list of item ids) or {cols.item!r} "
                          f"(one item per row) (columns found: {found}); name it with "
                          f"--items-col or --item-col")
-    if cols.rank in schema:
-        return "ranks"
-    if cols.score in schema:
-        return "scores"
+    for layout, column in (("ranks", cols.rank), ("scores", cols.score)):
+        if column in schema:
+            _need_number(schema, column, what)
+            return layout
     raise InputError(f"{what}: long rows need a column {cols.rank!r} or {cols.score!r} "
                      f"(columns found: {', '.join(schema)}); name it with --rank-col or --score-col")
 
@@ -138,6 +154,8 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
     """Which layout the judgments are in: 'long' (with or without relevance) or 'lists'."""
     _need(schema, cols.user, what, "--user-col")
     if cols.item in schema:
+        if cols.relevance in schema:
+            _need_number(schema, cols.relevance, what)
         return "long"
     if cols.items in schema and _is_list(schema[cols.items]):
         return "lists"
@@ -146,12 +164,25 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
                      f"{', '.join(schema)}); name it with --item-col or --items-col")
 
 
-def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> str:
-    """Create the views ndcg_recs and ndcg_rels. Returns the recommendations' layout."""
+class Loaded(NamedTuple):
+    layout: str  # of the recommendations: 'lists', 'ranks' or 'scores'
+    recs_what: str  # how messages name the recommendations, e.g. "recommendations file x.csv"
+    rels_what: str
+
+
+def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> Loaded:
+    """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns."""
     recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations")
     rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance")
-    recs_schema = _schema(con, "ndcg_recs_src")
-    rels_schema = _schema(con, "ndcg_rels_src")
+    for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
+        try:
+            empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
+        except duckdb.Error as exc:
+            raise InputError(f"cannot read {what}: {_first_line(exc)}") from None
+        if empty:
+            raise InputError(f"{what} has no rows: nothing to evaluate")
+    recs_schema = _schema(con, "ndcg_recs_src", recs_what)
+    rels_schema = _schema(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)
     rels_kind = rels_layout(rels_schema, cols, rels_what)
 
@@ -183,7 +214,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> 
                     f"{items} AS items FROM ndcg_rels_src")
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
-    return layout
+    return Loaded(layout, recs_what, rels_what)
 
 
 def _as_text(left: str, right: str) -> bool:

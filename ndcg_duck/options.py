@@ -11,6 +11,9 @@ GAINS = ("linear", "exponential", "binary")
 MISSING = ("zero", "skip")
 EMPTY = ("zero", "skip")
 IDCG_CUTOFFS = ("k", "list")
+DUPLICATES = ("error", "first")
+RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
+                 "scores": "ndcg_ranked_scores"}
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 Cutoff = Optional[int]  # None means no cutoff ("all")
@@ -66,11 +69,12 @@ class Options:
     idcg_cutoff: str = "k"
     empty: str = "zero"
     max_depth: Optional[int] = None
+    duplicates: str = "error"
 
     def __post_init__(self):
         object.__setattr__(self, "k", parse_cutoffs(self.k))
         for name, allowed in (("gain", GAINS), ("missing", MISSING), ("empty", EMPTY),
-                              ("idcg_cutoff", IDCG_CUTOFFS)):
+                              ("idcg_cutoff", IDCG_CUTOFFS), ("duplicates", DUPLICATES)):
             value = getattr(self, name)
             if value not in allowed:
                 raise InputError(f"{name} {value!r} is not one of: {', '.join(allowed)}", usage=True)
@@ -91,6 +95,16 @@ class Options:
         """How many items of each ranking can count, as the SQL that ndcg_depth computes."""
         depth = "NULL" if self.max_depth is None else str(int(self.max_depth))
         return f"ndcg_depth({self.ks_sql()}, {depth})"
+
+    def ranked_cte(self, layout: str, recs: str = "ndcg_recs") -> str:
+        """SQL CTEs that end in `ndcg_ranked_`: the ranked items of `recs` (in `layout`) that can
+        count. With duplicates 'first', repeats are dropped before the depth cut."""
+        macro = RANKED_MACROS[layout]
+        if self.duplicates == "first":
+            return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL, duplicates := 'first')), "
+                    f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', "
+                    f"depth := {self.depth_sql()}))")
+        return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {self.depth_sql()}))"
 
     def scores_args(self) -> str:
         """The named arguments of ndcg_scores for these options."""

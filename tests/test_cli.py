@@ -119,7 +119,7 @@ def test_column_options_and_json_input(tmp_path):
 
 def test_format_options_override_extension(tmp_path):
     recs = tmp_path / "recs.data"
-    recs.write_text('{"user_id": 1, "items": ["a"]}\n')
+    recs.write_text('{"user_id": "ana", "items": ["s01"]}\n')
     result = run("eval", str(recs), RELS, "--recs-format", "json", "--format", "json")
     assert json.loads(result.output)["users"] == 5
 

@@ -30,8 +30,8 @@ def datasets(draw):
             judgments[user(u)] = {item(n): rel for n, rel in judged.items()}
     if not judgments:
         judgments[user(99)] = {item(0): 1}
-    if not rankings:  # inputs without rows are an error (tested elsewhere)
-        rankings[user(98)] = [item(0)]
+    if not set(rankings) & set(judgments):  # no common user is an error (tested elsewhere)
+        rankings[next(iter(judgments))] = [item(0)]
     return rankings, judgments
 
 

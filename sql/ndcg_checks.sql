@@ -1,0 +1,59 @@
+-- Input checks. The core assumes clean input: one judgment per (user, item), no NULLs, no item
+-- twice in a ranking. These macros read their input once and stop the query with an error that
+-- names the user, the item and the value, instead of returning a wrong number.
+
+-- ndcg_require(ok, message): true when ok is true; otherwise stops the query with message.
+CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
+    CASE WHEN ok THEN true ELSE error('ndcg-duck: ' || message) END;
+
+-- ndcg_show(value): a value as text for a message; NULL shows as NULL.
+CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
+
+-- ndcg_judged_checked(rels): rels as user_id, item_id, relevance (numbers). Returns one row per
+-- judged (user, item). Stops on a NULL user, item or relevance, a NaN or infinite relevance, or
+-- an item judged twice with different values; the same value given twice is kept once.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_checked(rels) AS TABLE
+    SELECT user_id, item_id, min(relevance) AS relevance
+    FROM query_table(rels)
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
+              'relevance: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id'
+                  WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ')'
+                  ELSE 'relevance (user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
+                      || ')' END || ' (NULL): fill it in or drop the row')
+      AND ndcg_require(isfinite(relevance::DOUBLE),
+              'relevance: user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
+              || ' has relevance ' || ndcg_show(relevance) || ': give a finite number')
+    GROUP BY user_id, item_id
+    HAVING ndcg_require(min(relevance) = max(relevance),
+              'relevance: user ' || ndcg_show(user_id) || ' has item ' || ndcg_show(item_id)
+              || ' judged twice, as ' || ndcg_show(min(relevance)) || ' and '
+              || ndcg_show(max(relevance)) || ': keep one judgment per (user, item)');
+
+-- ndcg_repeated_users(recs): recs nested (user_id, items). Returns the users with more than one
+-- row (at most one), with how many rows they have: each user's ranking must be one list.
+CREATE OR REPLACE TEMP MACRO ndcg_repeated_users(recs) AS TABLE
+    SELECT user_id, count(*) AS times FROM query_table(recs)
+    GROUP BY user_id HAVING count(*) > 1 LIMIT 1;
+
+-- ndcg_list_problem(user_id, items): why a ranking list failed its check, as a message.
+CREATE OR REPLACE TEMP MACRO ndcg_list_problem(user_id, items) AS
+    CASE WHEN len(list_filter(items, lambda x: x IS NULL)) > 0
+        THEN 'recommendations: user ' || ndcg_show(user_id) || ' has a NULL item in its list: '
+             || 'drop it or fill it in'
+        ELSE 'recommendations: user ' || ndcg_show(user_id) || ' ranks item '
+             || ndcg_show(list_filter(items, lambda x, i: list_position(items, x) < i)[1])
+             || ' twice: remove the repeat, or keep the first occurrence with --duplicates first'
+    END;
+
+-- ndcg_row_problem(order_column, user_id, item_id): which key of a long recommendation row is
+-- NULL (or NaN), as a message.
+CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
+    'recommendations: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id (NULL)'
+        WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ') (NULL)'
+        ELSE order_column || ' (user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
+             || ') (NULL or NaN)' END || ': fill it in or drop the row';
+
+-- ndcg_twice(user_id, item_id): the message for an item in one ranking twice.
+CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS
+    'recommendations: user ' || ndcg_show(user_id) || ' ranks item ' || ndcg_show(item_id)
+    || ' twice: remove the repeat, or keep the first occurrence with --duplicates first';

@@ -1,0 +1,394 @@
+"""Bad input: a short message naming the file, column, user, item or value; exit 1 for data,
+2 for usage; no traceback; nothing half-written."""
+
+import json
+import math
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
+
+import ndcg_duck
+from ndcg_duck.cli import cli
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def write_csv(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def rels(tmp_path):
+    return write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nu1,a,1\nu1,b,2\nu2,c,1\n")
+
+
+@pytest.fixture
+def recs(tmp_path):
+    path = tmp_path / "recs.parquet"
+    pq.write_table(pa.table({"user_id": ["u1", "u2"], "items": [["a", "b"], ["c"]]}), path)
+    return path
+
+
+def nested(tmp_path, users, lists, name="bad.parquet"):
+    path = tmp_path / name
+    pq.write_table(pa.table({"user_id": users, "items": lists}), path)
+    return path
+
+
+# --- files ------------------------------------------------------------------------------------
+
+def test_missing_file(rels):
+    result = run("eval", "nowhere/recs.parquet", rels)
+    assert result.exit_code == 1
+    assert result.output == "Error: recommendations file nowhere/recs.parquet does not exist\n"
+
+
+def test_unknown_extension_is_a_usage_error(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.xlsx", "x")
+    result = run("eval", path, rels)
+    assert result.exit_code == 2
+    assert f"cannot tell the format of recommendations file {path}" in result.output
+    assert "--recs-format" in result.output
+
+
+def test_corrupt_parquet(tmp_path, rels):
+    path = tmp_path / "recs.parquet"
+    path.write_bytes(b"PAR1 this is not really parquet")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot read recommendations file {path}: ")
+
+
+def test_unreadable_path_a_directory(tmp_path, rels):
+    folder = tmp_path / "dir.parquet"
+    folder.mkdir()
+    result = run("eval", folder, rels)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot read recommendations file {folder}")
+
+
+def test_glob_matching_nothing(tmp_path, rels):
+    result = run("eval", tmp_path / "none-*.parquet", rels)
+    assert result.exit_code == 1
+    assert "cannot read recommendations file" in result.output
+
+
+# --- columns and types ------------------------------------------------------------------------
+
+def test_missing_column_lists_the_columns_found(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "uid,item_id,rank\nu1,a,1\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: recommendations file {path}: no column 'user_id' "
+                             f"(columns found: uid, item_id, rank); name it with --user-col\n")
+
+
+def test_ragged_csv(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,rank\nu1,a,1\nu1,b,2,3,4\nu2\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert "its rows could not be split into columns" in result.output
+
+
+def test_long_rows_without_rank_or_score(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,weight\nu1,a,1\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert "long rows need a column 'rank' or 'score' (columns found: user_id, item_id, weight)" \
+        in result.output
+
+
+def test_items_not_a_list(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,items\nu1,a b c\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert "column 'items' is VARCHAR, not a list of item ids" in result.output
+
+
+def test_relevance_not_numeric(tmp_path, recs):
+    path = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nu1,a,high\n")
+    result = run("eval", recs, path)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: relevance file {path}: column 'relevance' is VARCHAR, "
+                             f"not a number; convert it, or name another column\n")
+
+
+# --- NULL, NaN, infinity ----------------------------------------------------------------------
+
+def test_null_user_in_recommendations(tmp_path, rels):
+    path = nested(tmp_path, ["u1", None], [["a"], ["c"]])
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: recommendations file {path}: a row has no user id (NULL)\n")
+
+
+def test_null_item_in_a_list(tmp_path, rels):
+    path = nested(tmp_path, ["u1", "u2"], [["a", None], ["c"]])
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert f"recommendations file {path}: user u1 has a NULL item in its list" in result.output
+
+
+@pytest.mark.parametrize("row, problem", [
+    (",a,1", "a row has no user id (NULL)"),
+    ("u1,,1", "a row has no item id (user u1) (NULL)"),
+    ("u1,a,", "a row has no rank (user u1, item a) (NULL or NaN)"),
+])
+def test_null_in_long_recommendations(tmp_path, rels, row, problem):
+    path = write_csv(tmp_path / "recs.csv", f"user_id,item_id,rank\nu2,c,1\n{row}\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert f"recommendations file {path}: {problem}" in result.output
+
+
+@pytest.mark.parametrize("row, problem", [
+    (",a,1", "a row has no user id (NULL)"),
+    ("u1,,1", "a row has no item id (user u1) (NULL)"),
+    ("u1,a,", "a row has no relevance (user u1, item a) (NULL)"),
+    ("u1,a,nan", "user u1, item a has relevance nan: give a finite number"),
+    ("u1,a,inf", "user u1, item a has relevance inf: give a finite number"),
+])
+def test_null_nan_inf_in_relevance(tmp_path, recs, row, problem):
+    path = write_csv(tmp_path / "rels.csv", f"user_id,item_id,relevance\nu2,c,1.5\n{row}\n")
+    result = run("eval", recs, path)
+    assert result.exit_code == 1
+    assert f"relevance file {path}: {problem}" in result.output
+
+
+def test_nan_score(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,score\nu1,a,0.5\nu1,b,nan\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert "a row has no score (user u1, item b) (NULL or NaN)" in result.output
+
+
+# --- duplicates -------------------------------------------------------------------------------
+
+def test_item_twice_in_a_list_is_an_error(tmp_path, rels):
+    path = nested(tmp_path, ["u1", "u2"], [["a", "x", "a", "b"], ["c"]])
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: recommendations file {path}: user u1 ranks item a twice: "
+                             f"remove the repeat, or keep the first occurrence with "
+                             f"--duplicates first\n")
+
+
+def test_duplicates_first_keeps_the_first_and_closes_up(tmp_path, rels):
+    path = nested(tmp_path, ["u1", "u2"], [["a", "x", "a", "b"], ["c"]])
+    result = run("eval", path, rels, "--duplicates", "first", "-k", "3", "--format", "json")
+    assert result.exit_code == 0, result.output
+    # u1 becomes a, x, b: 1 + 2/log2(4) = 2 against the ideal 2 + 1/log2(3); u2: 1
+    u1 = 2.0 / (2 + 1 / math.log2(3))
+    assert json.loads(result.output)["ndcg@3"] == pytest.approx((u1 + 1) / 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("column, order", [("rank", "1,2,3"), ("score", "0.9,0.5,0.1")])
+def test_item_twice_in_long_rows(tmp_path, rels, column, order):
+    first, second, third = order.split(",")
+    path = write_csv(tmp_path / "recs.csv", f"user_id,item_id,{column}\n"
+                     f"u1,a,{first}\nu1,b,{second}\nu1,a,{third}\nu2,c,{first}\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert "user u1 ranks item a twice" in result.output
+    result = run("eval", path, rels, "--duplicates", "first", "--format", "json")
+    assert result.exit_code == 0
+    # u1: a, b -> ideal order b (2), a (1): (1 + 2/log2 3) / (2 + 1/log2 3); u2: 1
+    u1 = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
+    assert json.loads(result.output)["ndcg@10"] == pytest.approx((u1 + 1) / 2, rel=1e-12)
+
+
+def test_two_items_at_one_rank(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,rank\nu1,a,1\nu1,b,2\nu1,c,2\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert f"recommendations file {path}: user u1 has two items at rank 2: give each item its " \
+           f"own rank\n" in result.output
+
+
+def test_user_with_two_lists(tmp_path, rels):
+    path = nested(tmp_path, ["u1", "u2", "u1"], [["a"], ["c"], ["b"]])
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert f"recommendations file {path}: user u1 has 2 rows; give each user one list" \
+        in result.output
+
+
+def test_same_judgment_twice_is_accepted_once(tmp_path, recs):
+    path = write_csv(tmp_path / "rels.csv",
+                     "user_id,item_id,relevance\nu1,a,1\nu1,a,1\nu2,c,1\n")
+    result = run("eval", recs, path, "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.output)["ndcg@10"] == pytest.approx(1.0)
+
+
+def test_conflicting_judgments(tmp_path, recs):
+    path = write_csv(tmp_path / "rels.csv",
+                     "user_id,item_id,relevance\nu1,a,1\nu1,a,3\nu2,c,1\n")
+    result = run("eval", recs, path)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: relevance file {path}: user u1 has item a judged twice, "
+                             f"as 1 and 3: keep one judgment per (user, item)\n")
+
+
+# --- empty and mismatched inputs --------------------------------------------------------------
+
+def test_recommendations_without_rows(tmp_path, rels):
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,rank\n")
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert f"recommendations file {path} has no rows: nothing to evaluate" in result.output
+
+
+def test_relevance_without_rows(tmp_path, recs):
+    path = tmp_path / "rels.parquet"
+    pq.write_table(pa.table({"user_id": pa.array([], pa.string()),
+                             "item_id": pa.array([], pa.string()),
+                             "relevance": pa.array([], pa.int64())}), path)
+    result = run("eval", recs, path)
+    assert result.exit_code == 1
+    assert f"relevance file {path} has no rows" in result.output
+
+
+def test_integer_and_text_ids_are_compared_as_text(tmp_path):
+    recs = tmp_path / "recs.parquet"
+    pq.write_table(pa.table({"user_id": [1, 2], "items": [[10, 20], [30]]}), recs)
+    rels = write_csv(tmp_path / "rels.json", json.dumps(
+        [{"user_id": "1", "item_id": "20", "relevance": 1},
+         {"user_id": "2", "item_id": "30", "relevance": 1}]))
+    result = run("eval", recs, rels, "--format", "json")
+    assert json.loads(result.output)["ndcg@10"] == pytest.approx((1 / math.log2(3) + 1) / 2)
+
+
+def test_no_common_user_is_an_error_not_a_zero(tmp_path, rels):
+    path = nested(tmp_path, ["U1", "U2"], [["a"], ["c"]])
+    result = run("eval", path, rels)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: no user of the relevance file {rels} has recommendations in the "
+        f"recommendations file {path} (user ids there look like 'U1', here like 'u1'): "
+        f"check --user-col and that both files use the same ids\n")
+
+
+# --- options ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, named", [
+    (["-k", "0"], "'0'"), (["-k", "-3"], "'-3'"), (["-k", "abc"], "'abc'"),
+    (["--gain", "log"], "'log'"), (["--missing", "drop"], "'drop'"),
+    (["--recs-format", "xls"], "'xls'"), (["--format", "yaml"], "'yaml'"),
+    (["--max-depth", "0"], "0"), (["--duplicates", "last"], "'last'"),
+])
+def test_bad_option_values_are_usage_errors(recs, rels, args, named):
+    result = run("eval", recs, rels, *args)
+    assert result.exit_code == 2
+    assert "Invalid value" in result.output and named in result.output
+
+
+# --- output files -----------------------------------------------------------------------------
+
+def test_per_user_into_a_missing_directory_fails_first(recs, tmp_path):
+    result = run("eval", recs, "does-not-exist.csv", "--per-user", tmp_path / "no" / "out.csv")
+    assert result.exit_code == 2  # checked before the (also missing) input is even looked at
+    assert f"the directory of output file {tmp_path / 'no' / 'out.csv'} does not exist" \
+        in result.output
+
+
+def test_failed_run_keeps_an_existing_output(tmp_path, recs):
+    out = tmp_path / "scores.csv"
+    out.write_text("precious\n")
+    bad = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nu1,a,1\nu1,a,2\n")
+    result = run("eval", recs, bad, "--per-user", out)
+    assert result.exit_code == 1
+    assert out.read_text() == "precious\n"
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_output_written_whole_through_a_temporary_name(tmp_path, recs, rels, monkeypatch):
+    out = tmp_path / "scores.parquet"
+    seen = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        seen.append((os.path.basename(src), os.path.exists(src), os.path.exists(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    assert run("eval", recs, rels, "--per-user", out).exit_code == 0
+    (name, existed, target_existed), = seen
+    assert name.endswith(".tmp") and existed and not target_existed
+    assert pq.read_table(out).num_rows == 2
+
+
+# --- data that is fine ------------------------------------------------------------------------
+
+def test_single_user_and_very_large_k(tmp_path):
+    recs = nested(tmp_path, ["solo"], [["a", "b"]], "recs.parquet")
+    rels = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nsolo,b,1\n")
+    result = run("eval", recs, rels, "-k", "1000000000", "--format", "json")
+    assert json.loads(result.output) == {
+        "ndcg@1000000000": pytest.approx(1 / math.log2(3)), "users": 1,
+        "users_without_recommendations": 0, "users_only_in_recommendations": 0}
+
+
+def test_unicode_ids_and_csv_quoting(tmp_path):
+    recs = write_csv(tmp_path / "recs.csv", 'user_id,item_id,rank\n'
+                     '"Zoë, the ""critic""","Ça, va",1\n"Zoë, the ""critic""",東京,2\n')
+    rels = write_csv(tmp_path / "rels.csv", 'user_id,item_id,relevance\n'
+                     '"Zoë, the ""critic""",東京,1\n')
+    out = tmp_path / "per_user.csv"
+    result = run("eval", recs, rels, "--per-user", out, "--format", "json")
+    assert json.loads(result.output)["ndcg@10"] == pytest.approx(1 / math.log2(3))
+    assert 'Zoë, the ""critic""' in out.read_text(encoding="utf-8")
+
+
+# --- fuzz: only the documented exception type escapes ---------------------------------------
+
+VALUES = st.one_of(st.none(), st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True),
+                   st.text(max_size=3), st.booleans())
+COLUMN_NAMES = st.sampled_from(["user_id", "item_id", "items", "rank", "score", "relevance",
+                                "other"])
+
+
+@st.composite
+def tables(draw):
+    names = draw(st.lists(COLUMN_NAMES, min_size=0, max_size=4, unique=True))
+    rows = draw(st.integers(0, 4))
+    columns = {}
+    for name in names:
+        if name == "items" and draw(st.booleans()):
+            columns[name] = draw(st.lists(st.one_of(st.none(), st.lists(
+                st.one_of(st.none(), st.sampled_from(["a", "b"])), max_size=3)),
+                min_size=rows, max_size=rows))
+        else:
+            kind = draw(st.sampled_from(["int", "str", "float", "mixed"]))
+            pool = {"int": st.one_of(st.none(), st.integers(-2, 2)),
+                    "str": st.one_of(st.none(), st.sampled_from(["a", "b", "u1"])),
+                    "float": st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)),
+                    "mixed": VALUES}[kind]
+            values = draw(st.lists(pool, min_size=rows, max_size=rows))
+            if kind == "mixed":
+                values = [None if v is None else str(v) for v in values]
+            columns[name] = values
+    return pa.table(columns) if columns else pa.table({"nothing": pa.array([], pa.int64())})
+
+
+@settings(max_examples=80, deadline=None)
+@given(recs=tables(), rels=tables(), k=st.sampled_from([1, 5, "all"]),
+       duplicates=st.sampled_from(["error", "first"]))
+def test_fuzz_only_input_error_escapes(recs, rels, k, duplicates):
+    try:
+        result = ndcg_duck.evaluate(recs, rels, k=k, duplicates=duplicates)
+    except ndcg_duck.InputError as exc:
+        assert str(exc) and "\n" not in str(exc)
+    else:
+        value = result.summary[f"ndcg@{k}"]
+        assert value is None or 0.0 <= value <= 1.0 + 1e-12
