@@ -115,7 +115,9 @@ def run_once(cmd: list, timeout: float) -> dict:
     res = {"ok": proc.returncode == 0, "wall": wall, "rss_mb": rss_kb / 1024 if rss_kb else None,
            "cpu": cpu_s, "load_before": load, "load_after": loadavg()}
     if proc.returncode != 0:
-        res["error"] = (stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1][:300]
+        lines = [ln for ln in stderr.strip().splitlines()
+                 if ln.strip() and not ln.startswith("Command exited with non-zero status")]
+        res["error"] = (f"exit {proc.returncode}: " + " | ".join(lines[-3:]))[:500]
     else:
         res["stdout"] = proc.stdout.strip()[-500:]
     return res

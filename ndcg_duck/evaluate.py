@@ -66,12 +66,13 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
             raise InputError(f"{loaded.recs_what}: user {user} has {times} rows; give each user "
                              f"one list, or use one row per item with a rank")
     ranked = options.ranked_cte(loaded.layout)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_result AS WITH {ranked} "
-                f"SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_judged', "
-                f"{options.scores_args()})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {ranked} "
+                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', {options.user_scores_args()})")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
+                f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
-        f"WITH {ranked} SELECT users_judged, users_unranked, users_unjudged "
-        f"FROM ndcg_coverage('ndcg_ranked_', 'ndcg_judged')").fetchall()
+        "SELECT users_judged, users_unranked, users_unjudged FROM ndcg_coverage('ndcg_all')"
+    ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
     means = dict(con.sql("SELECT k, ndcg FROM ndcg_summary('ndcg_result')").fetchall())

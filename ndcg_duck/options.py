@@ -101,12 +101,15 @@ class Options:
         count. With duplicates 'first', repeats are dropped before the depth cut."""
         macro = RANKED_MACROS[layout]
         if self.duplicates == "first":
-            return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL, duplicates := 'first')), "
+            return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL)), "
                     f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', "
                     f"depth := {self.depth_sql()}))")
         return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {self.depth_sql()}))"
 
-    def scores_args(self) -> str:
-        """The named arguments of ndcg_scores for these options."""
-        return (f"ks := {self.ks_sql()}, gain := '{self.gain}', missing := '{self.missing}', "
-                f"idcg_cutoff := '{self.idcg_cutoff}', empty := '{self.empty}'")
+    def user_scores_args(self) -> str:
+        """The named arguments of ndcg_user_scores for these options."""
+        return f"ks := {self.ks_sql()}, gain := '{self.gain}', idcg_cutoff := '{self.idcg_cutoff}'"
+
+    def evaluated_args(self) -> str:
+        """The named arguments of ndcg_evaluated for these options."""
+        return f"missing := '{self.missing}', empty := '{self.empty}'"

@@ -35,16 +35,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_repeated_users(recs) AS TABLE
     SELECT user_id, count(*) AS times FROM query_table(recs)
     GROUP BY user_id HAVING count(*) > 1 LIMIT 1;
 
--- ndcg_list_problem(user_id, items): why a ranking list failed its check, as a message.
-CREATE OR REPLACE TEMP MACRO ndcg_list_problem(user_id, items) AS
-    CASE WHEN len(list_filter(items, lambda x: x IS NULL)) > 0
-        THEN 'recommendations: user ' || ndcg_show(user_id) || ' has a NULL item in its list: '
-             || 'drop it or fill it in'
-        ELSE 'recommendations: user ' || ndcg_show(user_id) || ' ranks item '
-             || ndcg_show(list_filter(items, lambda x, i: list_position(items, x) < i)[1])
-             || ' twice: remove the repeat, or keep the first occurrence with --duplicates first'
-    END;
-
 -- ndcg_row_problem(order_column, user_id, item_id): which key of a long recommendation row is
 -- NULL (or NaN), as a message.
 CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS

@@ -1,9 +1,15 @@
 -- One literal ranking, as scalar macros over DuckDB lists.
 
+-- ndcg_list_cutoff(k): ndcg_cutoff(k), stopping on anything that is not a cutoff.
+CREATE OR REPLACE TEMP MACRO ndcg_list_cutoff(k) AS
+    CASE WHEN ndcg_cutoff(k) < 1
+         THEN error('ndcg-duck: cutoff k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
+         ELSE ndcg_cutoff(k) END;
+
 -- ndcg_list_dcg(relevances, k, gain): DCG@k of relevance values listed in rank order.
 CREATE OR REPLACE TEMP MACRO ndcg_list_dcg(relevances, k := 10, gain := 'linear') AS
     coalesce(list_sum(list_transform(
-        list_slice(relevances, 1, coalesce(ndcg_cutoff(k), len(relevances))),
+        list_slice(relevances, 1, coalesce(ndcg_list_cutoff(k), len(relevances))),
         lambda r, i: ndcg_gain(r, gain) * ndcg_discount(i))), 0.0);
 
 -- ndcg_list(relevances, ideal, k, gain): NDCG@k of relevance values listed in rank order.

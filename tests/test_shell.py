@@ -74,7 +74,7 @@ def test_bad_option_is_a_clear_error_in_the_shell():
     done = subprocess.run([duckdb_binary(), "-csv"], cwd=ROOT, capture_output=True, text=True,
                           input=SETUP + "SELECT * FROM ndcg_mean('recs', 'rels', gain := 'log');",
                           timeout=60)
-    assert "gain must be linear, exponential or binary, not log" in done.stderr
+    assert "gain must be one of linear, exponential, binary, not log" in done.stderr
 
 
 def test_printed_sql_runs_anywhere(tmp_path):
