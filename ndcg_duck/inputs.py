@@ -16,13 +16,17 @@ import duckdb
 
 from .errors import InputError
 
-FORMATS = ("parquet", "csv", "json")
+FORMATS = ("parquet", "csv", "json", "trec")
 EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",
     ".csv": "csv", ".tsv": "csv",
     ".json": "json", ".jsonl": "json", ".ndjson": "json",
 }
 READERS = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}
+# TREC text files: a run (recommendations) or qrels (relevance), read by the macros of
+# sql/ndcg_trec.sql into user_id, item_id and score or relevance.
+TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
+                "relevance": ("ndcg_trec_qrels", "relevance")}
 RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
                  "scores": "ndcg_ranked_scores"}
 TEXT_TYPES = ("VARCHAR",)
@@ -72,16 +76,25 @@ def _has_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
-def attach_source(con, source, name: str, fmt: str | None, role: str) -> str:
+def attach_source(con, source, name: str, fmt: str | None, role: str,
+                  cols: Columns = Columns()) -> str:
     """Make `source` (a path, DuckDB relation, Arrow table or pandas/polars DataFrame) the view
-    or table `name` in `con`. Returns a description of the source for messages."""
+    or table `name` in `con`. A TREC file's columns get the names in `cols`. Returns a
+    description of the source for messages."""
     if isinstance(source, (str, Path)):
         path = str(source)
         if not _has_glob(path) and not Path(path).exists():
             raise InputError(f"{role} file {path} does not exist")
-        reader = READERS[format_of(path, fmt, role)]
+        fmt = format_of(path, fmt, role)
+        if fmt == "trec":
+            reader, value = TREC_READERS[role]
+            select = (f"user_id AS {ident(cols.user)}, item_id AS {ident(cols.item)}, "
+                      f"{value} AS {ident(getattr(cols, value))}")
+        else:
+            reader, select = READERS[fmt], "*"
         try:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}({literal(path)})")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {select} "
+                        f"FROM {reader}({literal(path)})")
         except duckdb.Error as exc:
             raise InputError(f"cannot read {role} file {path}: {_first_line(exc)}") from None
         return f"{role} file {path}"
@@ -148,8 +161,8 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
 
 def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> str:
     """Create the views ndcg_recs and ndcg_rels. Returns the recommendations' layout."""
-    recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations")
-    rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance")
+    recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
+    rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
     recs_schema = _schema(con, "ndcg_recs_src")
     rels_schema = _schema(con, "ndcg_rels_src")
     layout = recs_layout(recs_schema, cols, recs_what)
