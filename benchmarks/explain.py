@@ -1,11 +1,13 @@
-"""Where ndcg-duck's time goes: reproduce the queries evaluate() runs, time each one, and save
-DuckDB's EXPLAIN ANALYZE of the main one.
+"""Where ndcg-duck's time goes: run the real evaluate() on a connection that times and profiles
+every statement it executes, then list the statements by time and the hottest operators.
 
-    /work/venv20/bin/python benchmarks/explain.py --users 1000000 [--k 5,10,20] [--threads N]
+    /work/venv20/bin/python benchmarks/explain.py --users 1000000 [--k 5,10,20] [--rev HEAD]
 
-Writes benchmarks/results/explain_u{U}.txt (timings plus the plans). The queries are built the
-way ndcg_duck/evaluate.py builds them (same macros, same views, same SQL strings), so this
-file has to follow that module if it changes; it checks the mean it gets against evaluate().
+evaluate() is called as the benchmarks call it (per_user=False). Each statement runs with
+DuckDB's JSON profiler on (the same information as EXPLAIN ANALYZE); this script prints and
+writes to benchmarks/results/explain_u{U}.txt: the statements by wall time with their CPU time,
+the hottest operators of each heavy statement, and its operator tree with rows and times.
+Because it wraps the connection instead of copying SQL, it follows evaluate() as it changes.
 """
 
 from __future__ import annotations
@@ -16,71 +18,100 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
-
-import ndcg_duck
-from ndcg_duck import inputs
-from ndcg_duck.options import Options
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import codever  # noqa: E402
 import generate  # noqa: E402
 
-
-def queries(options: Options, layout: str = "lists") -> dict:
-    """The SQL evaluate() runs, in order (see ndcg_duck/evaluate.py::_run)."""
-    ranked = (f"ndcg_ranked_ AS (FROM {inputs.RANKED_MACROS[layout]}('ndcg_recs', "
-              f"depth := {options.depth_sql()}))")
-    return {
-        "scores (CREATE TABLE ndcg_result)":
-            f"CREATE OR REPLACE TEMP TABLE ndcg_result AS WITH {ranked} "
-            f"SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_rels', {options.scores_args()})",
-        "summary": "SELECT k, ndcg FROM ndcg_summary('ndcg_result')",
-        "count users": "SELECT count(DISTINCT user_id) FROM ndcg_result",
-        "coverage": f"WITH {ranked} SELECT users_unranked, users_unjudged "
-                    f"FROM ndcg_coverage('ndcg_ranked_', 'ndcg_rels')",
-    }
+KEYS = ("Join Type", "Conditions", "Condition", "Aggregates", "Groups", "Projections",
+        "Expression", "Function", "CTE Name", "Order By", "Top")
 
 
-def hot_operators(con, sql: str, path: Path, top: int = 15) -> list:
-    """Run sql with DuckDB's JSON profiler; return the `top` operators by own time as text lines."""
-    con.execute("PRAGMA enable_profiling='json'")
-    con.execute(f"PRAGMA profiling_output='{path}'")
+class Recorder:
+    """Wraps a DuckDB connection: execute() and relations' fetch calls are timed and profiled."""
+
+    def __init__(self, con, folder: Path):
+        self._con, self._folder, self.log = con, folder, []
+
+    def _profiled(self, sql, run):
+        path = self._folder / f"stmt{len(self.log):03d}.json"
+        self._con.execute("PRAGMA enable_profiling='json'")
+        self._con.execute(f"PRAGMA profiling_output='{path}'")
+        start = time.perf_counter()
+        try:
+            return run()
+        finally:
+            wall = time.perf_counter() - start
+            self._con.execute("PRAGMA disable_profiling")
+            self.log.append({"sql": " ".join(str(sql).split()), "wall": wall, "profile": path})
+
+    def execute(self, sql, *args, **kwargs):
+        self._profiled(sql, lambda: self._con.execute(sql, *args, **kwargs))
+        return self
+
+    def fetchall(self):
+        return self._con.fetchall()
+
+    def sql(self, sql, *args, **kwargs):
+        rel = self._con.sql(sql, *args, **kwargs)
+        return _Relation(self, sql, rel)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+class _Relation:
+    def __init__(self, rec, sql, rel):
+        self._rec, self._sql, self._rel = rec, sql, rel
+
+    def fetchall(self):
+        return self._rec._profiled(self._sql, self._rel.fetchall)
+
+    def to_arrow_table(self, *a, **kw):
+        return self._rec._profiled(self._sql, lambda: self._rel.to_arrow_table(*a, **kw))
+
+    def __getattr__(self, name):
+        return getattr(self._rel, name)
+
+
+def load_profile(path: Path):
+    if not path.exists():
+        return None
     try:
-        con.execute(sql).fetchall()
-    finally:
-        con.execute("PRAGMA disable_profiling")
-    tree = json.loads(path.read_text())
-    ops = []
+        return json.loads(path.read_text())
+    except ValueError:
+        return None
+
+
+def operators(tree) -> list:
+    """Flatten a JSON profile: [(depth, name, rows, seconds, detail)] in tree order."""
+    out = []
 
     def walk(node, depth):
-        name = (node.get("operator_name") or node.get("operator_type") or node.get("type")
-                or node.get("name") or "?")
+        name = node.get("operator_name") or node.get("operator_type") or node.get("type") or "?"
         info = node.get("extra_info") or {}
-        detail = ""
-        for key in ("Conditions", "Join Type", "Projections", "Aggregates", "Groups", "Function",
-                    "CTE Name", "Expression", "Condition"):
+        detail = []
+        for key in KEYS:
             if key in info:
                 val = info[key]
-                val = " ".join(val) if isinstance(val, list) else str(val)
-                detail += f" {key}: {val[:90]}"
-        ops.append((node.get("operator_timing", node.get("timing", 0.0)),
-                    node.get("operator_cardinality", node.get("intermediate_rows", 0)),
-                    name.strip(), detail.strip()))
+                val = ", ".join(val) if isinstance(val, list) else str(val)
+                detail.append(f"{key}: {' '.join(val.split())[:110]}")
+        out.append((depth, name.strip(), node.get("operator_cardinality", node.get("intermediate_rows", 0)),
+                    node.get("operator_timing", node.get("timing", 0.0)), "; ".join(detail)))
         for child in node.get("children", []):
             walk(child, depth + 1)
 
-    roots = tree["operator"] if isinstance(tree.get("operator"), list) else [tree]
+    roots = tree["operator"] if isinstance(tree.get("operator"), list) else tree.get("children", [])
     for root in roots:
         walk(root, 0)
-    q = tree.get("query") if isinstance(tree.get("query"), dict) else {}
-    ops.sort(key=lambda o: -o[0])
-    lines = [f"latency {q.get('latency', float('nan')):.2f} s, cpu {q.get('cpu_time', float('nan')):.2f} s, "
-             f"sum of operator times {sum(o[0] for o in ops):.2f} s, peak buffer memory "
-             f"{(tree.get('system') or {}).get('peak_buffer_memory', 0) / 2**20:.0f} MiB"]
-    for t, rows, name, detail in ops[:top]:
-        lines.append(f"{t:7.2f} s  {rows:>12,} rows  {name:22s} {detail}")
-    return lines
+    return out
+
+
+def cpu_time(tree) -> float:
+    q = tree.get("query")
+    if isinstance(q, dict) and "cpu_time" in q:
+        return q["cpu_time"]
+    return tree.get("cpu_time", float("nan"))
 
 
 def main(argv=None):
@@ -89,49 +120,65 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--k", default="5,10,20")
     ap.add_argument("--threads", type=int)
-    ap.add_argument("--repeat", type=int, default=3, help="timed repetitions of each query")
+    ap.add_argument("--rev", default="HEAD", help="git revision to measure, or 'worktree'")
+    ap.add_argument("--top", type=int, default=12, help="hottest operators listed per statement")
     args = ap.parse_args(argv)
+    code = codever.activate(args.rev)
+    import duckdb
+    import ndcg_duck
+
     data = generate.generate(args.users, args.seed, generate.default_dir(args.users, args.seed),
                              quiet=True)
     recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
-    config = {"threads": args.threads} if args.threads else {}
-    con = duckdb.connect(config=config)
-    options = Options(k=args.k)
-    ndcg_duck.register(con)
-    layout = inputs.load(con, recs, rels, inputs.Columns())
-    qs = queries(options, layout)
-    lines = [f"# evaluate() queries, {args.users:,} users, k={args.k}, duckdb {duckdb.__version__}, "
-             f"threads={con.execute('SELECT current_setting(?)', ['threads']).fetchall()[0][0]}", ""]
-    total = 0.0
-    for name, sql in qs.items():
-        times = []
-        for _ in range(args.repeat):
-            t = time.perf_counter()
-            con.execute(sql).fetchall()
-            times.append(time.perf_counter() - t)
-        best = sorted(times)[len(times) // 2]
-        total += best
-        lines.append(f"{name:36s} median {best:7.3f} s   ({', '.join(f'{x:.3f}' for x in times)})")
-    lines.append(f"{'total':36s}        {total:7.3f} s")
-    mine = dict(con.sql("SELECT k, ndcg FROM ndcg_summary('ndcg_result')").fetchall())
-    api = ndcg_duck.evaluate(recs, rels, k=options.k, per_user=False).summary
-    for k in options.k:
-        assert abs(mine[k] - api[f"ndcg@{k}"]) < 1e-12, (k, mine[k], api)
-    lines.append(f"(means match evaluate(): ndcg@10 = {api.get('ndcg@10')})")
-    for name in ("scores (CREATE TABLE ndcg_result)", "coverage"):
-        sql = qs[name]
-        if sql.startswith("CREATE"):
-            sql = sql.split(" AS ", 1)[1]  # EXPLAIN ANALYZE the SELECT itself
-        hot = hot_operators(con, sql, HERE / "results" / f".profile_u{args.users}.json")
-        lines += ["", f"## Hottest operators: {name}", ""] + hot
-        print("\n".join(["", name] + hot))
-        plan = con.execute("EXPLAIN ANALYZE " + sql).fetchall()
-        lines += ["", f"## EXPLAIN ANALYZE: {name}", "", plan[0][1]]
-    out = HERE / "results" / f"explain_u{args.users}.txt"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    ks = [int(k) for k in args.k.split(",")]
+    folder = HERE / "results" / f".profiles_u{args.users}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.json"):
+        old.unlink()
+
+    # Unprofiled first, for the plain time; then the recorded run.
+    start = time.perf_counter()
+    plain = ndcg_duck.evaluate(recs, rels, k=ks, per_user=False,
+                               con=duckdb.connect(config={"threads": args.threads} if args.threads else {}))
+    plain_wall = time.perf_counter() - start
+    con = duckdb.connect(config={"threads": args.threads} if args.threads else {})
+    rec = Recorder(con, folder)
+    start = time.perf_counter()
+    summary = ndcg_duck.evaluate(recs, rels, k=ks, per_user=False, con=rec).summary
+    wall = time.perf_counter() - start
+    assert all(abs(summary[m] - plain.summary[m]) < 1e-12 for m in summary), (summary, plain.summary)
+    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+
+    lines = [f"# evaluate({args.users:,} users, k={ks}, per_user=False): ndcg-duck {code}",
+             f"# duckdb {duckdb.__version__}, {threads} threads; ndcg@10 = {summary.get('ndcg@10')}",
+             "",
+             f"evaluate() in process: {plain_wall:.2f} s without profiling, {wall:.2f} s profiled; "
+             f"{len(rec.log)} statements, these took >= 1% of the time:", "",
+             "| wall s | CPU s | statement |", "|---:|---:|---|"]
+    heavy = []
+    for entry in sorted(rec.log, key=lambda e: -e["wall"]):
+        if entry["wall"] < 0.01 * wall:
+            continue
+        tree = load_profile(entry["profile"])
+        cpu = cpu_time(tree) if tree else float("nan")
+        lines.append(f"| {entry['wall']:.2f} | {cpu:.2f} | `{entry['sql'][:150]}` |")
+        if tree and entry["wall"] >= 0.05 * wall:
+            heavy.append((entry, tree))
+    for entry, tree in heavy:
+        ops = operators(tree)
+        lines += ["", f"## {entry['wall']:.2f} s: `{entry['sql'][:200]}`", "",
+                  f"Hottest operators (seconds summed over threads; CPU {cpu_time(tree):.2f} s):", "",
+                  "| s | rows | operator | detail |", "|---:|---:|---|---|"]
+        for depth, name, rows, secs, detail in sorted(ops, key=lambda o: -o[3])[:args.top]:
+            lines.append(f"| {secs:.2f} | {rows:,} | {name} | {detail.replace('|', '/')} |")
+        lines += ["", "Operator tree (rows, seconds):", "", "```"]
+        for depth, name, rows, secs, detail in ops:
+            lines.append(f"{'  ' * depth}{name}  {rows:,} rows  {secs:.2f} s  {detail[:160]}")
+        lines.append("```")
+    out = HERE / "results" / f"explain_u{args.users}.md"
     out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines[:len(qs) + 4]))
-    print(f"plans written to {out}")
+    print("\n".join(lines))
+    print(f"\nwritten to {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

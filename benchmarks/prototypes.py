@@ -19,15 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
-
-import ndcg_duck
-from ndcg_duck import inputs
-from ndcg_duck.options import Options
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import explain  # noqa: E402
+import codever  # noqa: E402
 import generate  # noqa: E402
 
 COVERAGE = {
@@ -68,45 +62,52 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", help="comma-separated prototype names")
     ap.add_argument("--threads", type=int)
+    ap.add_argument("--rev", default="HEAD", help="git revision of ndcg-duck, or 'worktree'")
     args = ap.parse_args(argv)
+    code = codever.activate(args.rev)
+    import duckdb
+    import ndcg_duck
+    from ndcg_duck import inputs
     data = generate.generate(args.users, args.seed, generate.default_dir(args.users, args.seed),
                              quiet=True)
     recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
-    options = Options(k=(5, 10, 20))
-    expected = ndcg_duck.evaluate(recs, rels, k=list(options.k), per_user=False).summary
+    ks = (5, 10, 20)
+    expected = ndcg_duck.evaluate(recs, rels, k=list(ks), per_user=False).summary
     con = duckdb.connect(config={"threads": args.threads} if args.threads else {})
     ndcg_duck.register(con)
     inputs.load(con, recs, rels, inputs.Columns())
-    current = explain.queries(options)
-    queries = [("check", "current (evaluate's scores query)",
-                current["scores (CREATE TABLE ndcg_result)"].split(" AS ", 1)[1])]
+    queries = [("evaluate", "evaluate() on this connection (every statement it runs)", None)]
     for kind, name, sql in sections(HERE / "prototypes.sql"):
         if args.only and name not in args.only.split(","):
             continue
         sql = sql.replace("{KS}", "[5, 10, 20]::BIGINT[]").replace("{DEPTH}", "20")
         queries.append(("check" if kind == "name" else "floor", name, sql))
-    queries.append(("floor", "coverage (current: unnests recs again)", current["coverage"]))
     queries += [("floor", name, sql) for name, sql in COVERAGE.items()]
     times = {name: [] for _, name, _ in queries}
     ok = {}
     for rep in range(args.repeat):
         for kind, name, sql in queries:
-            run = f"CREATE OR REPLACE TEMP TABLE proto AS {sql}" if kind == "check" else sql
             t = time.perf_counter()
-            con.execute(run).fetchall()
+            if kind == "evaluate":
+                ndcg_duck.evaluate(recs, rels, k=list(ks), per_user=False, con=con)
+            else:
+                run = f"CREATE OR REPLACE TEMP TABLE proto AS {sql}" if kind == "check" else sql
+                con.execute(run).fetchall()
             times[name].append(time.perf_counter() - t)
             if kind == "check" and rep == 0:
                 means = dict(con.execute("SELECT k, avg(ndcg) FROM proto GROUP BY k").fetchall())
                 users = con.execute("SELECT count(DISTINCT user_id) FROM proto").fetchall()[0][0]
                 ok[name] = users == expected["users"] and all(
-                    abs(means[k] - expected[f"ndcg@{k}"]) < 1e-12 for k in options.k)
+                    abs(means[k] - expected[f"ndcg@{k}"]) < 1e-12 for k in ks)
             print(f"rep {rep + 1} {name:45s} {times[name][-1]:7.3f} s", file=sys.stderr, flush=True)
     threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
     lines = [f"### SQL prototypes, {args.users:,} users, k=5,10,20 (duckdb {duckdb.__version__}, "
              f"{threads} threads, in-process, median of {args.repeat}, round-robin)", "",
+             f"ndcg-duck: {code}", "",
              "| query | median s | runs s | same means as evaluate() |", "|---|---:|---|---|"]
     for kind, name, _ in queries:
-        check = ("yes" if ok[name] else "NO") if kind == "check" else "(piece, not checked)"
+        check = (("yes" if ok[name] else "NO") if kind == "check" else
+                 "(reference)" if kind == "evaluate" else "(piece, not checked)")
         lines.append(f"| {name} | {statistics.median(times[name]):.3f} | "
                      f"{', '.join(f'{t:.2f}' for t in times[name])} | {check} |")
     out = HERE / "results" / f"prototypes_u{args.users}.md"

@@ -36,6 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import codever  # noqa: E402
 import generate  # noqa: E402
 
 RESULTS = Path(os.environ.get("NDCG_BENCH_RESULTS", HERE / "results"))
@@ -95,7 +96,7 @@ def run_once(cmd: list, timeout: float) -> dict:
     load = loadavg()
     start = time.perf_counter()
     try:
-        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=HERE)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timeout after {timeout:.0f} s",
                 "wall": time.perf_counter() - start}
@@ -160,11 +161,8 @@ def bench_size(users: int, tools: list, args, flags: set) -> dict:
             active.append(t)
     warm([recs, rels])
     runs = {t: [] for t in active}
-    failed: set = set()
     for i in range(args.runs):
         for t in active:
-            if t in failed:
-                continue
             cmd = command(t, recs, rels, args, flags, notes)
             res = run_once(cmd, args.timeout)
             if res["ok"]:
@@ -173,19 +171,22 @@ def bench_size(users: int, tools: list, args, flags: set) -> dict:
                 except (ValueError, IndexError, KeyError) as exc:
                     res.update(ok=False, error=f"cannot parse output: {exc}")
             runs[t].append(res)
+            partial = RESULTS / f"u{users}.partial.json"  # survives if this runner is killed
+            partial.write_text(json.dumps({"users": users, "raw": runs, "notes": notes}, indent=1))
             status = (f"{res['wall']:.2f} s, {fmt(res.get('rss_mb'), 0)} MB" if res["ok"]
                       else f"FAILED: {res.get('error')}")
             print(f"[{users:,} users] run {i + 1}/{args.runs} {t}: {status}", file=sys.stderr, flush=True)
-            if not res["ok"]:
-                failed.add(t)
+            if not res["ok"]:  # keep going: the median is taken over the runs that finished
                 notes.append(f"{t} failed on run {i + 1}: {res.get('error')}")
 
     rows = {}
     for t in active:
         ok = [r for r in runs[t] if r["ok"]]
-        if len(ok) < len(runs[t]) or not ok:
+        if not ok:
             rows[t] = None
             continue
+        if len(ok) < len(runs[t]):
+            notes.append(f"{t}: median over the {len(ok)} of {len(runs[t])} runs that finished")
         values = {r.get("ndcg@10") for r in ok}
         rows[t] = {"wall": statistics.median(r["wall"] for r in ok),
                    "wall_min": min(r["wall"] for r in ok), "wall_max": max(r["wall"] for r in ok),
@@ -205,7 +206,7 @@ def bench_size(users: int, tools: list, args, flags: set) -> dict:
                     notes.append(f"DISAGREEMENT: {t} ndcg@10 {row['ndcg@10']!r} vs {ref_tool} {ref!r}")
                 if row["users"] != users:
                     notes.append(f"{t} averaged over {row['users']} users, not {users}")
-    result = {"users": users, "seed": args.seed, "runs": args.runs, "data": meta,
+    result = {"users": users, "seed": args.seed, "runs": args.runs, "data": meta, "code": args.code,
               "threads": args.threads, "memory_limit": args.memory_limit,
               "tools": rows, "raw": runs, "notes": notes, "agree": agree, "reference": ref_tool,
               "machine": machine()}
@@ -219,8 +220,9 @@ def table(result: dict) -> str:
     d = result["data"]
     out = [f"### {result['users']:,} users ({result['users'] * 100:,} ranked entries, "
            f"{d.get('judged_rows', 0):,} judged rows)", "",
-           f"Median of {result['runs']} runs, round-robin; wall = whole process (start-up, "
-           f"Parquet reading, computing, exit).", "",
+           f"ndcg-duck: {result.get('code', '?')}. Median of {result['runs']} runs, round-robin; "
+           f"wall = whole process (start-up, Parquet reading, computing, exit); CPU = user + "
+           f"system seconds of the process.", "",
            "| tool | median wall s | min-max s | x scan floor | x polars | CPU s | peak RSS MB | mean ndcg@10 |",
            "|---|---:|---:|---:|---:|---:|---:|---|"]
     for t, row in rows.items():
@@ -296,12 +298,17 @@ def main(argv=None):
                     help="skip pandas, pytrec_eval and ranx above this many users")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     ap.add_argument("--data-dir", type=Path, help="where data sets live (default benchmarks/data)")
+    ap.add_argument("--rev", default="HEAD",
+                    help="git revision of ndcg-duck to measure (unpacked to benchmarks/data/code/); "
+                         "'worktree' for the live work tree")
     args = ap.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     bad = [t for t in tools if t not in ALL_TOOLS]
     if bad:
         ap.error(f"unknown tools {bad}; choose from {ALL_TOOLS}")
     sizes = [parse_size(s) for s in args.users.split(",") if s.strip()]
+    args.code = codever.activate(args.rev)
+    print(f"measuring ndcg-duck {args.code}", file=sys.stderr)
     flags = cli_flags(ndcg_duck_exe()) if "cli" in tools else set()
     RESULTS.mkdir(parents=True, exist_ok=True)
     ok = True
@@ -319,7 +326,7 @@ def main(argv=None):
     m = machine()
     header = (f"Machine: {m.get('cpu', '?')}, {m.get('cores')} cores, {m.get('mem_gib')} GiB; "
               f"Python {m['python']}; " + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
-              + f"\nCommand: {' '.join(['python', 'benchmarks/run.py'] + list(argv if argv is not None else sys.argv[1:]))}\n")
+              + f"\nndcg-duck: {args.code}\nCommand: {' '.join(['python', 'benchmarks/run.py'] + list(argv if argv is not None else sys.argv[1:]))}\n")
     (RESULTS / "summary.md").write_text(header + "\n" + "\n".join(tables))
     return 0 if ok else 1
 

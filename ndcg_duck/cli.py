@@ -19,6 +19,13 @@ def _cutoffs(ctx, param, value):
         raise click.BadParameter(str(exc)) from None
 
 
+def _gain_map(ctx, param, value):
+    try:
+        return options.parse_gain_map(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def _apply(decorators):
     def wrap(fn):
         for decorator in reversed(decorators):
@@ -54,6 +61,15 @@ metric_options = _apply([
                       "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
     click.option("--gain", type=click.Choice(options.GAINS), default="linear", show_default=True,
                  help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
+    click.option("--gain-map", callback=_gain_map, metavar="LEVEL=GAIN[,...]",
+                 help="Gains for listed relevance levels, e.g. 1=3,2=9,4=4.5 (trec_eval's "
+                      "ndcg.1=3,...); other levels gain by --gain."),
+    click.option("--ties", type=click.Choice(options.TIES), default="trec", show_default=True,
+                 help="Equal scores: order by item id descending (trec_eval), or give each "
+                      "tied item the mean discount of the tie (scikit-learn). Scores only."),
+    click.option("--judged-only", is_flag=True,
+                 help="Take unjudged items (no judgment, or a negative one) out of each "
+                      "ranking before scoring (trec_eval -J)."),
     click.option("--missing", type=click.Choice(options.MISSING), default="zero",
                  show_default=True,
                  help="Users in RELEVANCE without recommendations: score 0, or leave out."),
@@ -106,7 +122,8 @@ def eval_command(recs, relevance, per_user, fmt, **settings):
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
     (user, item) with a rank or a score. RELEVANCE holds (user, item, relevance) rows, or
-    lists of relevant items. Parquet, CSV and JSON files; globs allowed.
+    lists of relevant items. Parquet, CSV and JSON files, or TREC runs and qrels
+    (--recs-format trec, --rels-format trec); globs allowed.
     """
     if per_user:
         output.check_output_path(per_user)

@@ -23,17 +23,21 @@ class Evaluation(NamedTuple):
 
 
 def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
-             max_depth=None, duplicates="error", user_col="user_id", item_col="item_id",
-             items_col="items", rank_col="rank", score_col="score", relevance_col="relevance",
-             recs_format=None, rels_format=None, per_user=True, con=None) -> Evaluation:
+             max_depth=None, duplicates="error", ties="trec", gain_map=None, judged_only=False,
+             user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
+             score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
+             per_user=True, con=None) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
     recs and rels are paths (Parquet, CSV, JSON; globs allowed), DuckDB relations, Arrow tables
-    or pandas/polars DataFrames. k is a cutoff, 'all', or a list of them. Raises InputError for
-    bad input or options. `con` is the DuckDB connection to work in (a new one by default).
+    or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
+    k is a cutoff, 'all', 'trec', or a list of them. gain_map is "LEVEL=GAIN,..." text or a
+    {level: gain} dict. Raises InputError for bad input or options. `con` is the DuckDB
+    connection to work in (a new one by default).
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
-                      max_depth=max_depth, duplicates=duplicates)
+                      max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
+                      judged_only=judged_only)
     cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
                           score=score_col, relevance=relevance_col)
     con = con if con is not None else duckdb.connect()
@@ -55,6 +59,12 @@ def _message(exc: Exception, loaded: inputs.Loaded) -> str:
     return f"{what}: {found.group(2)}"
 
 
+def scores_sql(options: Options, layout: str) -> str:
+    """The ndcg_scores query (evaluated users and their scores) over the views inputs.load made."""
+    return (f"WITH {options.ranked_cte(layout)} SELECT * FROM ndcg_scores('ndcg_ranked_', "
+            f"'ndcg_rels', {options.user_scores_args(layout)}, {options.evaluated_args()})")
+
+
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
          per_user: bool) -> Evaluation:
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_judged AS "
@@ -67,7 +77,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
                              f"one list, or use one row per item with a rank")
     ranked = options.ranked_cte(loaded.layout)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {ranked} "
-                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', {options.user_scores_args()})")
+                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', {options.user_scores_args(loaded.layout)})")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(

@@ -17,13 +17,17 @@ import duckdb
 
 from .errors import InputError
 
-FORMATS = ("parquet", "csv", "json")
+FORMATS = ("parquet", "csv", "json", "trec")
 EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",
     ".csv": "csv", ".tsv": "csv",
     ".json": "json", ".jsonl": "json", ".ndjson": "json",
 }
 READERS = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}
+# TREC text files: a run (recommendations) or qrels (relevance), read by the macros of
+# sql/ndcg_trec.sql into user_id, item_id and score or relevance.
+TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
+                "relevance": ("ndcg_trec_qrels", "relevance")}
 TEXT_TYPES = ("VARCHAR",)
 NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$")
 
@@ -75,16 +79,25 @@ def _has_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
-def attach_source(con, source, name: str, fmt: str | None, role: str) -> str:
+def attach_source(con, source, name: str, fmt: str | None, role: str,
+                  cols: Columns = Columns()) -> str:
     """Make `source` (a path, DuckDB relation, Arrow table or pandas/polars DataFrame) the view
-    or table `name` in `con`. Returns a description of the source for messages."""
+    or table `name` in `con`. A TREC file's columns get the names in `cols`. Returns a
+    description of the source for messages."""
     if isinstance(source, (str, Path)):
         path = str(source)
         if not _has_glob(path) and not Path(path).exists():
             raise InputError(f"{role} file {path} does not exist")
-        reader = READERS[format_of(path, fmt, role)]
+        fmt = format_of(path, fmt, role)
+        if fmt == "trec":
+            reader, value = TREC_READERS[role]
+            select = (f"user_id AS {ident(cols.user)}, item_id AS {ident(cols.item)}, "
+                      f"{value} AS {ident(getattr(cols, value))}")
+        else:
+            reader, select = READERS[fmt], "*"
         try:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}({literal(path)})")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {select} "
+                        f"FROM {reader}({literal(path)})")
         except duckdb.Error as exc:
             raise InputError(f"cannot read {role} file {path}: {_first_line(exc)}") from None
         return f"{role} file {path}"
@@ -172,8 +185,8 @@ class Loaded(NamedTuple):
 
 def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> Loaded:
     """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns."""
-    recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations")
-    rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance")
+    recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
+    rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
     for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
         try:
             empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable, Optional, Union
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional, Union
 
 from .errors import InputError
 
@@ -14,6 +15,7 @@ IDCG_CUTOFFS = ("k", "list")
 DUPLICATES = ("error", "first")
 RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
                  "scores": "ndcg_ranked_scores"}
+TIES = ("trec", "average")
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 Cutoff = Optional[int]  # None means no cutoff ("all")
@@ -54,6 +56,48 @@ def _cutoff(piece) -> tuple:
     return (k,)
 
 
+def parse_gain_map(value: Union[str, Mapping, Iterable, None]) -> Optional[tuple]:
+    """A gain map from "LEVEL=GAIN,..." text, a {level: gain} mapping or (level, gain) pairs, as a
+    tuple of (level, gain) float pairs; None or an empty mapping means no map."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        pairs = [_gain_pair(piece) for piece in value.split(",")]
+    else:
+        items = value.items() if isinstance(value, Mapping) else value
+        pairs = [_gain_pair(pair) for pair in items]
+        if not pairs:
+            return None
+    levels = [level for level, _ in pairs]
+    for level in levels:
+        if levels.count(level) > 1:
+            raise InputError(f"gain map lists relevance level {level:g} twice", usage=True)
+    return tuple(pairs)
+
+
+def _gain_pair(piece) -> tuple:
+    """One LEVEL=GAIN piece (text) or (level, gain) pair, as two finite floats."""
+    try:
+        if isinstance(piece, str):
+            level, gain = piece.split("=")
+        else:
+            level, gain = piece
+        level, gain = _number(level), _number(gain)
+    except (TypeError, ValueError):
+        raise InputError(f"gain map piece {piece!r} is not LEVEL=GAIN with two numbers, "
+                         f"as in 1=3,2=9,4=4.5", usage=True) from None
+    return level, gain
+
+
+def _number(text) -> float:
+    if isinstance(text, bool):
+        raise ValueError(text)
+    number = float(text.strip() if isinstance(text, str) else text)
+    if not math.isfinite(number):
+        raise ValueError(text)
+    return number
+
+
 def label(k: Cutoff) -> str:
     """How a cutoff appears in metric names: 10 -> '10', None -> 'all'."""
     return "all" if k is None else str(k)
@@ -70,11 +114,16 @@ class Options:
     empty: str = "zero"
     max_depth: Optional[int] = None
     duplicates: str = "error"
+    ties: str = "trec"
+    gain_map: Optional[tuple] = None
+    judged_only: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "k", parse_cutoffs(self.k))
+        object.__setattr__(self, "gain_map", parse_gain_map(self.gain_map))
         for name, allowed in (("gain", GAINS), ("missing", MISSING), ("empty", EMPTY),
-                              ("idcg_cutoff", IDCG_CUTOFFS), ("duplicates", DUPLICATES)):
+                              ("idcg_cutoff", IDCG_CUTOFFS), ("duplicates", DUPLICATES),
+                              ("ties", TIES)):
             value = getattr(self, name)
             if value not in allowed:
                 raise InputError(f"{name} {value!r} is not one of: {', '.join(allowed)}", usage=True)
@@ -82,6 +131,8 @@ class Options:
                 isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int)
                 or self.max_depth < 1):
             raise InputError(f"max_depth {self.max_depth!r} is not an integer >= 1", usage=True)
+        if not isinstance(self.judged_only, bool):
+            raise InputError(f"judged_only {self.judged_only!r} is not True or False", usage=True)
 
     @property
     def metrics(self) -> list:
@@ -91,24 +142,40 @@ class Options:
         """The cutoffs as a SQL list literal; NULL stands for 'all'."""
         return "[" + ", ".join("NULL" if k is None else str(int(k)) for k in self.k) + "]::BIGINT[]"
 
-    def depth_sql(self) -> str:
-        """How many items of each ranking can count, as the SQL that ndcg_depth computes."""
+    def ties_for(self, layout: str) -> str:
+        """Only a ranking by score has ties: lists and ranks are taken as given."""
+        return self.ties if layout == "scores" else "trec"
+
+    def depth_sql(self, layout: str) -> str:
+        """How many items of each ranking to read, as the SQL that ndcg_depth computes."""
         depth = "NULL" if self.max_depth is None else str(int(self.max_depth))
-        return f"ndcg_depth({self.ks_sql()}, {depth})"
+        return (f"ndcg_depth({self.ks_sql()}, {depth}, judged_only := "
+                f"{str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}')")
+
+    def gain_map_sql(self) -> str:
+        """The gain map as a SQL MAP(DOUBLE, DOUBLE) literal, or NULL."""
+        if self.gain_map is None:
+            return "NULL"
+        levels = ", ".join(repr(level) for level, _ in self.gain_map)
+        gains = ", ".join(repr(gain) for _, gain in self.gain_map)
+        return f"MAP([{levels}]::DOUBLE[], [{gains}]::DOUBLE[])"
 
     def ranked_cte(self, layout: str, recs: str = "ndcg_recs") -> str:
         """SQL CTEs that end in `ndcg_ranked_`: the ranked items of `recs` (in `layout`) that can
         count. With duplicates 'first', repeats are dropped before the depth cut."""
         macro = RANKED_MACROS[layout]
+        ties = f", ties := '{self.ties}'" if layout == "scores" else ""
+        depth = self.depth_sql(layout)
         if self.duplicates == "first":
-            return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL)), "
-                    f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', "
-                    f"depth := {self.depth_sql()}))")
-        return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {self.depth_sql()}))"
+            return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL{ties})), "
+                    f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {depth}))")
+        return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {depth}{ties}))"
 
-    def user_scores_args(self) -> str:
-        """The named arguments of ndcg_user_scores for these options."""
-        return f"ks := {self.ks_sql()}, gain := '{self.gain}', idcg_cutoff := '{self.idcg_cutoff}'"
+    def user_scores_args(self, layout: str) -> str:
+        """The named arguments of ndcg_user_scores for these options and recommendation layout."""
+        return (f"ks := {self.ks_sql()}, gain := '{self.gain}', "
+                f"idcg_cutoff := '{self.idcg_cutoff}', gain_map := {self.gain_map_sql()}, "
+                f"judged_only := {str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}'")
 
     def evaluated_args(self) -> str:
         """The named arguments of ndcg_evaluated for these options."""

@@ -7,3 +7,4 @@
 .read sql/ndcg_core.sql
 .read sql/ndcg_tables.sql
 .read sql/ndcg_lists.sql
+.read sql/ndcg_trec.sql

@@ -50,13 +50,16 @@ WITH
         SEMI JOIN query_table(judged) AS j
             ON j.user_id = r.user_id AND j.item_id = r.item_id AND j.relevance >= 0
         WHERE judged_only
+        UNION ALL
+        -- judged_only: a row at rank 0 with no item keeps each user that had a ranking
+        SELECT DISTINCT user_id, NULL, 0 FROM query_table(ranked) WHERE judged_only AND rank = 1
     ),
     entries AS (
-        -- the ranked items that gain something, and one row at rank 1 marking each ranked user
+        -- the ranked items that gain something, and a row at rank 1 (or 0) marking each user
         SELECT r.user_id, r.item_id, r.rank, g.item_gain
         FROM ranking AS r
         LEFT JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
-        WHERE g.item_gain <> 0 OR r.rank = 1
+        WHERE g.item_gain <> 0 OR r.rank <= 1
     ),
     repeats AS (
         -- a judged item twice in one ranking would count twice: stop (checked once, on few rows)
@@ -69,7 +72,7 @@ WITH
         SELECT user_id, rank, rank - 1 + row_number() OVER (PARTITION BY user_id, rank) AS pos,
                count(*) OVER (PARTITION BY user_id, rank) AS group_size
         FROM ranking
-        WHERE ties = 'average'
+        WHERE ties = 'average' AND item_id IS NOT NULL
     ),
     dcg AS (
         SELECT e.user_id, c.depth, sum(e.item_gain * ndcg_discount(e.rank)) AS dcg
@@ -79,8 +82,8 @@ WITH
         UNION ALL
         SELECT e.user_id, c.depth, sum(e.item_gain * ndcg_discount(p.pos) / p.group_size) AS dcg
         FROM entries AS e
-        JOIN tie_positions AS p ON p.user_id = e.user_id AND p.rank = e.rank
-        JOIN cutoffs AS c ON p.pos <= c.depth
+        LEFT JOIN tie_positions AS p ON p.user_id = e.user_id AND p.rank = e.rank
+        JOIN cutoffs AS c ON coalesce(p.pos, e.rank) <= c.depth
         WHERE ties = 'average' AND (SELECT ok FROM repeats)
         GROUP BY e.user_id, c.depth
     ),
@@ -100,7 +103,7 @@ WITH
         )
     ),
     lengths AS (
-        SELECT user_id, count(*) AS n
+        SELECT user_id, count(item_id) AS n
         FROM ranking
         WHERE idcg_cutoff = 'list'
         GROUP BY user_id

@@ -49,8 +49,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
 -- Returns user_id, item_id, rank (1-based), the first `depth` of each user (NULL: all).
 -- ties 'trec' (default): rank is the position. 'average': items with equal scores share the rank
 -- of their group's first position (SQL's rank()), for ndcg_user_scores to average their
--- discounts; a group that starts within depth is kept whole. Stops on a NULL user, item or score
--- and on a NaN score.
+-- discounts. Stops on a NULL user, item or score and on a NaN score.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'trec') AS TABLE
     SELECT user_id, item_id,
            CASE ties WHEN 'trec' THEN position WHEN 'average' THEN tie_rank
@@ -65,7 +64,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
                            AND NOT isnan(score::DOUBLE),
                   ndcg_row_problem('score', user_id, item_id))
     )
-    WHERE depth IS NULL OR (CASE ties WHEN 'average' THEN tie_rank ELSE position END) <= depth;
+    WHERE depth IS NULL OR position <= depth;
 
 -- ndcg_first_occurrence(ranked, depth): ranked as user_id, item_id, rank, where an item may
 -- appear more than once in a ranking. Keeps each item's first occurrence, closes up the ranks
@@ -73,7 +72,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
 CREATE OR REPLACE TEMP MACRO ndcg_first_occurrence(ranked, depth := NULL) AS TABLE
     SELECT user_id, item_id, position AS rank
     FROM (
-        SELECT user_id, item_id, row_number() OVER (PARTITION BY user_id ORDER BY first_rank) AS position
+        SELECT user_id, item_id, rank() OVER (PARTITION BY user_id ORDER BY first_rank) AS position
         FROM (SELECT user_id, item_id, min(rank) AS first_rank FROM query_table(ranked)
               GROUP BY user_id, item_id)
     )

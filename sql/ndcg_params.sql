@@ -27,12 +27,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_gain(relevance, gain) AS
 -- ndcg_discount(rank): the position discount 1 / log2(rank + 1) for a 1-based rank.
 CREATE OR REPLACE TEMP MACRO ndcg_discount(rank) AS 1.0 / log2(rank + 1);
 
--- ndcg_depth(ks, max_depth, judged_only): how many items of each ranking can count: the largest
--- cutoff in ks (a BIGINT list, NULL = no cutoff), no more than max_depth. NULL means the whole
--- ranking (a cutoff of 'all' and no max_depth). With judged_only the cutoffs apply after unjudged
--- items are taken out, so only max_depth limits the ranking read.
-CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false) AS
-    CASE WHEN judged_only OR list_count(ks) < len(ks) THEN max_depth::BIGINT
+-- ndcg_depth(ks, max_depth, judged_only, ties): how many items of each ranking to read: the
+-- largest cutoff in ks (a BIGINT list, NULL = no cutoff), no more than max_depth. NULL means the
+-- whole ranking (a cutoff of 'all' and no max_depth). With judged_only or ties 'average' the
+-- items below the largest cutoff can count too (they move up, or share a tie that reaches above
+-- the cutoff): then only max_depth cuts.
+CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, ties := 'trec') AS
+    CASE WHEN judged_only OR ties = 'average' OR list_count(ks) < len(ks) THEN max_depth::BIGINT
          ELSE least(list_max(ks), coalesce(max_depth::BIGINT, 9223372036854775807)) END;
 
 -- ndcg_top_n(ks): the largest cutoff in ks (a BIGINT list, NULL = no cutoff) when every cutoff is

@@ -1,5 +1,7 @@
 """Door 3: the Python API, in the caller's own DuckDB connection and on every input kind."""
 
+import re
+
 import duckdb
 import pandas as pd
 import polars as pl
@@ -113,3 +115,42 @@ def test_script_is_the_files_under_sql():
     script = ndcg_duck.script()
     for path in sorted((ROOT / "sql").glob("ndcg_*.sql")):
         assert path.read_text(encoding="utf-8").strip() in script
+
+
+def test_trec_files_from_python():
+    # trec_eval's test run and qrels; query 301's ndcg_cut_10 is 0.1518 in out.test.aq
+    data = ROOT / "tests" / "data" / "trec_eval"
+    result = ndcg_duck.evaluate(data / "results.test", str(data / "qrels.test"), k=10,
+                                recs_format="trec", rels_format="trec")
+    by_query = {row["user_id"]: row["ndcg@10"] for row in result.per_user.to_pylist()}
+    assert sorted(by_query) == ["301", "302", "303"]
+    assert by_query["301"] == pytest.approx(0.1518, abs=5e-5)
+
+
+def test_trec_run_against_csv_judgments_with_own_column_names(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 0.9 t\n", encoding="utf-8")
+    rels = tmp_path / "rels.csv"
+    rels.write_text("qid,doc,grade\n1,a,1\n", encoding="utf-8")
+    result = ndcg_duck.evaluate(run, rels, k="all", recs_format="trec", user_col="qid",
+                                item_col="doc", relevance_col="grade")
+    # b scores higher, so a is second: 1 / log2(3)
+    assert result.summary["ndcg@all"] == pytest.approx(0.6309298, abs=1e-6)
+    assert result.per_user.column_names[0] == "qid"
+
+
+@pytest.mark.parametrize("gain_map", ["1=3,2=9", {1: 3, 2: 9}, [(1, 3), (2.0, 9.0)]])
+def test_gain_map_forms(gain_map):
+    result = ndcg_duck.evaluate(recs_arrow(), rels_arrow(), k=3, gain_map=gain_map)
+    want = reference.evaluate(RANKINGS, JUDGMENTS, 3, gain_map={1.0: 3.0, 2.0: 9.0})
+    assert result.summary["ndcg@3"] == pytest.approx(reference.mean_ndcg(want), rel=1e-12)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"ties": "random"}, "ties 'random' is not one of: trec, average"),
+    ({"judged_only": "yes"}, "judged_only 'yes' is not True or False"),
+    ({"gain_map": {1: "x"}}, "gain map piece (1, 'x') is not LEVEL=GAIN"),
+])
+def test_bad_new_options_raise_the_documented_error(options, message):
+    with pytest.raises(ndcg_duck.InputError, match=re.escape(message)):
+        ndcg_duck.evaluate(recs_arrow(), rels_arrow(), **options)

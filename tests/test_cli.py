@@ -148,5 +148,75 @@ def test_missing_file_is_a_data_error():
 def test_sql_command_prints_every_macro():
     script = run("sql").output
     for name in ("ndcg_per_user", "ndcg_mean", "ndcg_per_user_ranks", "ndcg_per_user_scores",
-                 "ndcg_scores", "ndcg_list", "ndcg_items"):
+                 "ndcg_scores", "ndcg_list", "ndcg_items", "ndcg_trec_run", "ndcg_trec_qrels"):
         assert f"CREATE OR REPLACE TEMP MACRO {name}(" in script
+
+
+def trec_files(tmp_path, run_lines, qrels_lines):
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("".join(line + "\n" for line in run_lines), encoding="utf-8")
+    qrels.write_text("".join(line + "\n" for line in qrels_lines), encoding="utf-8")
+    return str(run), str(qrels)
+
+
+TREC_FLAGS = ["--recs-format", "trec", "--rels-format", "trec"]
+
+
+@pytest.mark.parametrize("ties, expected", [("trec", "1.0000"), ("average", "0.7103")])
+def test_trec_files_and_ties(tmp_path, ties, expected):
+    # TV1: d1, d2, d3 all score 1.0, d3 relevant. trec_eval: 1.0 (d3 first, by doc id
+    # descending); scikit-learn's tie average: 0.7103. The rank column is ignored, blank lines
+    # and words after the tag too, and fields may be separated by tabs and runs of spaces.
+    run, qrels = trec_files(tmp_path, ["q1 Q0 d1 1 1.0 tag some words", "",
+                                       "q1\tQ0   d2 2  1.0\ttag", "q1 Q0 d3 3 1.0 tag"],
+                            ["q1 0 d3 1", "q1 0 d9 0"])
+    output = run_cli_ok(["eval", run, qrels, *TREC_FLAGS, "-k", "all", "--ties", ties])
+    assert output == f"ndcg@all  {expected}\nusers     1\n"
+
+
+def test_gain_map_option(tmp_path):
+    # TV10: a=1, b=2 ranked a, b with gains 1 -> 3.5, 2 -> 3.0: the ranking is ideal, 1.0
+    # (trec_eval prints 1.0354); without the map b should come first: 0.8597
+    run, qrels = trec_files(tmp_path, ["q1 Q0 a 1 2.0 t", "q1 Q0 b 2 1.0 t"],
+                            ["q1 0 a 1", "q1 0 b 2"])
+    mapped = run_cli_ok(["eval", run, qrels, *TREC_FLAGS, "--gain-map", "1=3.5,2=3.0"])
+    assert mapped == "ndcg@10  1.0000\nusers    1\n"
+    assert run_cli_ok(["eval", run, qrels, *TREC_FLAGS]) == "ndcg@10  0.8597\nusers    1\n"
+
+
+def test_judged_only_option(tmp_path):
+    # TV11: qrels a=1, b=0; run u (unjudged), b, a: 0.5; -J: 0.6309
+    run, qrels = trec_files(tmp_path, ["q1 Q0 u 1 3 t", "q1 Q0 b 2 2 t", "q1 Q0 a 3 1 t"],
+                            ["q1 0 a 1", "q1 0 b 0"])
+    assert run_cli_ok(["eval", run, qrels, *TREC_FLAGS]) == "ndcg@10  0.5000\nusers    1\n"
+    assert run_cli_ok(["eval", run, qrels, *TREC_FLAGS, "--judged-only"]) == (
+        "ndcg@10  0.6309\nusers    1\n")
+
+
+def run_cli_ok(args):
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("value, piece", [("1=3,x=2", "'x=2'"), ("1=3,,2=9", "''"),
+                                          ("1=3=4", "'1=3=4'"), ("2", "'2'"), ("1=inf", "'1=inf'")])
+def test_bad_gain_map_is_a_usage_error(value, piece):
+    result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--gain-map", value])
+    assert result.exit_code == 2
+    assert (f"Error: Invalid value for '--gain-map': gain map piece {piece} is not LEVEL=GAIN "
+            f"with two numbers, as in 1=3,2=9,4=4.5\n") in result.output
+
+
+def test_gain_map_listing_a_level_twice_is_a_usage_error():
+    result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--gain-map", "1=3,1.0=4"])
+    assert result.exit_code == 2
+    assert "gain map lists relevance level 1 twice" in result.output
+
+
+def test_bad_trec_line_is_a_data_error(tmp_path):
+    run, qrels = trec_files(tmp_path, ["q1 Q0 a 1 high t"], ["q1 0 a 1"])
+    result = CliRunner().invoke(cli, ["eval", run, qrels, *TREC_FLAGS])
+    assert result.exit_code == 1
+    assert 'a TREC run line is "query Q0 doc rank score tag", not: q1 Q0 a 1 high t' in result.output
+    assert "Traceback" not in result.output

@@ -1,5 +1,6 @@
 """ndcg-duck against the plain-Python reference on random data: every gain, every layout,
-every option, several cutoffs at once, integer and string ids."""
+every option (gain map, ties, judged-only, max depth included), several cutoffs at once,
+integer and string ids."""
 
 import math
 
@@ -79,7 +80,12 @@ def check(result, expected, ks):
         assert result.summary["users"] == len(expected[k])
 
 
-@settings(max_examples=60, deadline=None)
+GAIN_MAPS = st.none() | st.dictionaries(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]),
+                                        st.sampled_from([-1.0, 0.0, 0.5, 3.0, 7.25]),
+                                        min_size=1, max_size=3)
+
+
+@settings(max_examples=120, deadline=None)
 @given(data=datasets(),
        layout=st.sampled_from(["lists", "ranks", "scores"]),
        gain=st.sampled_from(["linear", "exponential", "binary"]),
@@ -88,19 +94,29 @@ def check(result, expected, ks):
        idcg_cutoff=st.sampled_from(["k", "list"]),
        ks=st.lists(st.sampled_from([1, 2, 3, 5, 10, 20, None]), min_size=1, max_size=3,
                    unique=True),
-       tie_scores=st.booleans())
-def test_matches_reference(data, layout, gain, missing, empty, idcg_cutoff, ks, tie_scores):
+       tie_scores=st.booleans(),
+       ties=st.sampled_from(["trec", "average"]),
+       gain_map=GAIN_MAPS,
+       judged_only=st.booleans(),
+       max_depth=st.sampled_from([None, 1, 2, 4]))
+def test_matches_reference(data, layout, gain, missing, empty, idcg_cutoff, ks, tie_scores, ties,
+                           gain_map, judged_only, max_depth):
     rankings, judgments = data
     scores = {(u, i): float(pos % 3 if tie_scores else -pos)
               for u, items in rankings.items() for pos, i in enumerate(items)}
-    ordered = trec_order(rankings, scores) if layout == "scores" else rankings
-    expected = {k: reference.evaluate(ordered, judgments, k, gain, missing, idcg_cutoff, empty)
+    ordered, ordered_scores = rankings, None
+    if layout == "scores":  # only a ranking by score has ties
+        ordered = trec_order(rankings, scores)
+        ordered_scores = {u: [scores[(u, i)] for i in items] for u, items in ordered.items()}
+    options = dict(ties=ties, gain_map=gain_map, judged_only=judged_only, max_depth=max_depth)
+    expected = {k: reference.evaluate(ordered, judgments, k, gain, missing, idcg_cutoff, empty,
+                                      scores=ordered_scores, **options)
                 for k in ks}
     if not expected[ks[0]]:
         return
     result = ndcg_duck.evaluate(recs_table(rankings, layout, scores), rels_table(judgments),
                                 k=["all" if k is None else k for k in ks], gain=gain,
-                                missing=missing, empty=empty, idcg_cutoff=idcg_cutoff)
+                                missing=missing, empty=empty, idcg_cutoff=idcg_cutoff, **options)
     check(result, expected, ks)
 
 
@@ -109,3 +125,10 @@ def test_reference_agrees_with_a_hand_computation():
     dcg, idcg, ndcg = reference.user_scores(["a", "b", "c"], {"a": 3, "b": 2, "c": 1}, None)
     assert dcg == pytest.approx(3 + 2 / math.log2(3) + 0.5)
     assert idcg == dcg and ndcg == 1.0
+
+
+def test_reference_tie_average_matches_scikit_learn_on_tv1():
+    # guards the oracle: TV1 of ndcg-variants.md, scikit-learn's tie-averaged value 0.7103
+    dcg, idcg, ndcg = reference.user_scores(["d3", "d2", "d1"], {"d3": 1}, None,
+                                            scores=[1.0, 1.0, 1.0], ties="average")
+    assert ndcg == pytest.approx(0.7103, abs=5e-5)

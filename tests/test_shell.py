@@ -90,3 +90,16 @@ def test_printed_sql_runs_anywhere(tmp_path):
                           input=SETUP.replace(".read sql/ndcg.sql", ".read ndcg.sql")
                           + "SELECT round(ndcg, 4) FROM ndcg_mean('recs', 'rels');", timeout=60)
     assert done.stdout.splitlines()[1:] == ["0.4322"], done.stderr
+
+
+def test_trec_files_and_new_options_from_the_shell():
+    # trec_eval's test files through the SQL macros: query 302's ndcg_cut_10 is 0.7530 and its
+    # ndcg (no cutoff) 0.6617 in out.test.aq; the gain map 1=3 leaves binary qrels unchanged
+    rows = shell("CREATE VIEW run AS FROM ndcg_trec_run('tests/data/trec_eval/results.test');\n"
+                 "CREATE VIEW qrels AS FROM ndcg_trec_qrels('tests/data/trec_eval/qrels.test');\n"
+                 "SELECT user_id, round(ndcg, 4) FROM ndcg_per_user_scores('run', 'qrels', k := 10)"
+                 " WHERE user_id = '302' UNION ALL "
+                 "SELECT user_id, round(ndcg, 4) FROM ndcg_per_user_scores('run', 'qrels', "
+                 "k := 'all', gain_map := MAP {1: 3, 2: 9, 4: 4.5}, ties := 'trec', "
+                 "judged_only := false) WHERE user_id = '302';")
+    assert rows[1:] == [["302", "0.753"], ["302", "0.6617"]]

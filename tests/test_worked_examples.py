@@ -134,3 +134,74 @@ def test_tv14_ideal_cut_at_k():
     all_ideal = sum(1 / __import__("math").log2(i + 2) for i in range(12))
     top_ten = sum(1 / __import__("math").log2(i + 2) for i in range(10))
     assert summary["ndcg@all"] == pytest.approx(top_ten / all_ideal, rel=1e-12)
+
+
+def _scored(items, scores):
+    return pa.table({"user_id": ["q1"] * len(items), "item_id": items, "score": scores})
+
+
+def _judged(judgments):
+    return pa.table({"user_id": ["q1"] * len(judgments), "item_id": list(judgments),
+                     "relevance": list(judgments.values())})
+
+
+@pytest.mark.parametrize("relevant, trec_eval, ranx", [("d3", 1.0, 0.5), ("d1", 0.5, 1.0)])
+def test_tv1_ties(relevant, trec_eval, ranx):
+    # d1, d2, d3 all score 1.0. trec_eval/pytrec_eval: ties by doc id descending (d3, d2, d1);
+    # ranx keeps the run's order (d1, d2, d3), which the list layout gives as is
+    recs, rels = _scored(["d1", "d2", "d3"], [1.0] * 3), _judged({relevant: 1})
+    assert ndcg_duck.evaluate(recs, rels, k="all").summary["ndcg@all"] == pytest.approx(
+        trec_eval, abs=5e-5)
+    lists = pa.table({"user_id": ["q1"], "items": [["d1", "d2", "d3"]]})
+    assert ndcg_duck.evaluate(lists, rels, k="all").summary["ndcg@all"] == pytest.approx(
+        ranx, abs=5e-5)
+
+
+def test_tv1_ties_averaged_as_scikit_learn():
+    # scikit-learn / torchmetrics: every tied item gets the mean discount of the tie, 0.7103
+    recs, rels = _scored(["d1", "d2", "d3"], [1.0] * 3), _judged({"d3": 1})
+    summary = ndcg_duck.evaluate(recs, rels, k="all", ties="average").summary
+    assert summary["ndcg@all"] == pytest.approx(0.7103, abs=5e-5)
+
+
+def test_tv2_scikit_learn_scores_only_the_items_it_is_given():
+    # scikit-learn's ideal comes from the relevances of the items passed to it: 1.0
+    recs = _scored(["a", "x"], [3.0, 2.0])
+    assert ndcg_duck.evaluate(recs, _judged({"a": 1, "x": 0}), ties="average").summary[
+        "ndcg@10"] == pytest.approx(1.0)
+
+
+def test_tv4_torchmetrics_skip():
+    # torchmetrics empty_target_action 'skip' (and 'pos'): 1.0 -- a user with no relevant item
+    # is left out with --empty skip
+    recs = pa.table({"user_id": ["q1", "q2"], "items": [["a"], ["b"]]})
+    rels = pa.table({"user_id": ["q1", "q2"], "item_id": ["a", "b"], "relevance": [0, 1]})
+    summary = ndcg_duck.evaluate(recs, rels, empty="skip").summary
+    assert summary["ndcg@10"] == pytest.approx(1.0)
+    assert summary["users"] == 1
+
+
+def test_tv7_truncated_relevance_gives_trec_eval_and_ranx():
+    # trec_eval and ranx truncate 1.5, 2.7 to 1, 2: 0.8597 (ndcg-duck's exact value is 0.8785)
+    recs = pa.table({"user_id": ["q1"], "items": [["a", "b"]]})
+    rels = pa.table({"user_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 2]})
+    assert ndcg_duck.evaluate(recs, rels).summary["ndcg@10"] == pytest.approx(0.8597, abs=5e-5)
+
+
+def test_tv10_gain_map_is_exact(con):
+    # gains 1 -> 3.5, 2 -> 3.0 for a=1, b=2 ranked a, b: the ranking is ideal, exactly 1.0
+    # (trec_eval prints 1.0354: it orders its ideal list by level, comparing gains as integers)
+    con.execute("CREATE TABLE r AS SELECT 'q1' AS user_id, ['a', 'b'] AS items")
+    con.execute("CREATE TABLE j AS FROM (VALUES ('q1', 'a', 1), ('q1', 'b', 2)) "
+                "t(user_id, item_id, relevance)")
+    ndcg, = row(con, "SELECT ndcg FROM ndcg_per_user('r', 'j', gain_map := MAP {1: 3.5, 2: 3.0})")
+    assert ndcg == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("judged_only, expected", [(False, 0.5), (True, 0.6309)])
+def test_tv11_judged_only(judged_only, expected):
+    # qrels a=1, b=0; run u (unjudged), b, a: 0.5; trec_eval -J drops u: 0.6309
+    recs = pa.table({"user_id": ["q1"], "items": [["u", "b", "a"]]})
+    rels = pa.table({"user_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    summary = ndcg_duck.evaluate(recs, rels, judged_only=judged_only).summary
+    assert summary["ndcg@10"] == pytest.approx(expected, abs=5e-5)
