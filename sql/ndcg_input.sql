@@ -51,18 +51,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
 -- of their group's first position (SQL's rank()), for ndcg_user_scores to average their
 -- discounts. Stops on a NULL user, item or score and on a NaN score.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'trec') AS TABLE
-    SELECT user_id, item_id,
-           CASE ties WHEN 'trec' THEN position WHEN 'average' THEN tie_rank
-           ELSE error('ndcg-duck: ties must be trec or average, not ' || ties::VARCHAR) END AS rank
+    WITH scored AS (
+        SELECT user_id, item_id, score
+        FROM query_table(recs)
+        WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
+                           AND NOT isnan(score::DOUBLE),
+                  ndcg_row_problem('score', user_id, item_id))
+    )
+    SELECT user_id, item_id, position AS rank
+    FROM (
+        SELECT user_id, item_id,
+               row_number() OVER (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
+                   AS position
+        FROM scored
+        WHERE ties <> 'average'
+    )
+    WHERE depth IS NULL OR position <= depth
+    UNION ALL
+    SELECT user_id, item_id, tie_rank AS rank
     FROM (
         SELECT user_id, item_id,
                row_number() OVER (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
                    AS position,
                rank() OVER (PARTITION BY user_id ORDER BY score DESC) AS tie_rank
-        FROM query_table(recs)
-        WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
-                           AND NOT isnan(score::DOUBLE),
-                  ndcg_row_problem('score', user_id, item_id))
+        FROM scored
+        WHERE ties = 'average'
     )
     WHERE depth IS NULL OR position <= depth;
 
