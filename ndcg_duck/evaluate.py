@@ -67,8 +67,7 @@ def scores_sql(options: Options, layout: str) -> str:
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
          per_user: bool) -> Evaluation:
-    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_judged AS "
-                "FROM ndcg_judged_checked('ndcg_rels')")
+    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
     if loaded.layout == "lists":
         repeated = con.sql("FROM ndcg_repeated_users('ndcg_recs')").fetchall()
         if repeated:

@@ -9,11 +9,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 -- ndcg_show(value): a value as text for a message; NULL shows as NULL.
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
--- ndcg_judged_checked(rels): rels as user_id, item_id, relevance (numbers). Returns one row per
--- judged (user, item). Stops on a NULL user, item or relevance, a NaN or infinite relevance, or
--- an item judged twice with different values; the same value given twice is kept once.
+-- ndcg_judged_checked(rels): rels as user_id, item_id, relevance (numbers), row by row. Stops on a
+-- NULL user, item or relevance and on a NaN or infinite relevance. (An item judged twice is
+-- caught by ndcg_user_scores when it is ranked; finding every repeat would take a grouping as
+-- costly as the evaluation itself.)
 CREATE OR REPLACE TEMP MACRO ndcg_judged_checked(rels) AS TABLE
-    SELECT user_id, item_id, min(relevance) AS relevance
+    SELECT user_id, item_id, relevance
     FROM query_table(rels)
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
               'relevance: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id'
@@ -22,12 +23,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_checked(rels) AS TABLE
                       || ')' END || ' (NULL): fill it in or drop the row')
       AND ndcg_require(isfinite(relevance::DOUBLE),
               'relevance: user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
-              || ' has relevance ' || ndcg_show(relevance) || ': give a finite number')
-    GROUP BY user_id, item_id
-    HAVING ndcg_require(min(relevance) = max(relevance),
-              'relevance: user ' || ndcg_show(user_id) || ' has item ' || ndcg_show(item_id)
-              || ' judged twice, as ' || ndcg_show(min(relevance)) || ' and '
-              || ndcg_show(max(relevance)) || ': keep one judgment per (user, item)');
+              || ' has relevance ' || ndcg_show(relevance) || ': give a finite number');
 
 -- ndcg_repeated_users(recs): recs nested (user_id, items). Returns the users with more than one
 -- row (at most one), with how many rows they have: each user's ranking must be one list.
@@ -47,3 +43,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
 CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS
     'recommendations: user ' || ndcg_show(user_id) || ' ranks item ' || ndcg_show(item_id)
     || ' twice: remove the repeat, or keep the first occurrence with --duplicates first';
+
+-- ndcg_repeat_problem(user_id, item_id, ranks, relevances): the message for a judged item that
+-- appears twice among a user's ranked items: ranked twice, or judged twice.
+CREATE OR REPLACE TEMP MACRO ndcg_repeat_problem(user_id, item_id, lowest_rank, highest_rank,
+        lowest_relevance, highest_relevance) AS
+    CASE WHEN lowest_rank <> highest_rank THEN ndcg_twice(user_id, item_id)
+         ELSE 'relevance: user ' || ndcg_show(user_id) || ' has item ' || ndcg_show(item_id)
+              || ' judged twice, as ' || ndcg_show(lowest_relevance) || ' and '
+              || ndcg_show(highest_relevance) || ': keep one judgment per (user, item)' END;

@@ -19,7 +19,8 @@
 --   rank are a tie group over positions rank .. rank + size - 1, and each gets the mean discount
 --   of those positions (within the cutoff). The ideal DCG comes from the judged gains, best first,
 --   cut at k (idcg_cutoff 'k') or at min(k, the user's ranking length) ('list').
---   Stops when a judged item appears twice in one ranking: it would count twice.
+--   Stops when a judged item appears twice among a user's ranked items (ranked twice, or judged
+--   twice): it would count twice.
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(ranked, judged, ks := [10], gain := 'linear',
         idcg_cutoff := 'k', gain_map := NULL, judged_only := false, ties := 'trec') AS TABLE
 WITH
@@ -31,11 +32,12 @@ WITH
           AND ndcg_option('ties', ties, ['trec', 'average'])
     ),
     gains AS (
-        SELECT user_id, item_id, ndcg_gain(relevance, gain) AS item_gain
+        SELECT user_id, item_id, relevance, ndcg_gain(relevance, gain) AS item_gain
         FROM query_table(judged)
         WHERE gain_map IS NULL
         UNION ALL
-        SELECT j.user_id, j.item_id, coalesce(m.gain, ndcg_gain(j.relevance, gain)) AS item_gain
+        SELECT j.user_id, j.item_id, j.relevance,
+               coalesce(m.gain, ndcg_gain(j.relevance, gain)) AS item_gain
         FROM query_table(judged) AS j
         LEFT JOIN ndcg_gain_levels(gain_map) AS m ON m.relevance = j.relevance
         WHERE gain_map IS NOT NULL
@@ -56,15 +58,19 @@ WITH
     ),
     entries AS (
         -- the ranked items that gain something, and a row at rank 1 (or 0) marking each user
-        SELECT r.user_id, r.item_id, r.rank, g.item_gain
+        SELECT r.user_id, r.item_id, r.rank, g.item_gain, g.relevance
         FROM ranking AS r
         LEFT JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
         WHERE g.item_gain <> 0 OR r.rank <= 1
     ),
     repeats AS (
-        -- a judged item twice in one ranking would count twice: stop (checked once, on few rows)
-        SELECT ndcg_require(count(*) = 0, ndcg_twice(first(user_id), first(item_id))) AS ok
-        FROM (SELECT user_id, item_id FROM entries WHERE item_gain IS NOT NULL
+        -- a judged item twice among the ranked items (ranked twice, or judged twice) would count
+        -- twice: stop (checked once, on the few ranked items that gain something)
+        SELECT ndcg_require(count(*) = 0, ndcg_repeat_problem(first(user_id), first(item_id),
+                   first(lowest_rank), first(highest_rank), first(lowest), first(highest))) AS ok
+        FROM (SELECT user_id, item_id, min(rank) AS lowest_rank, max(rank) AS highest_rank,
+                     min(relevance) AS lowest, max(relevance) AS highest
+              FROM entries WHERE item_gain IS NOT NULL
               GROUP BY user_id, item_id HAVING count(*) > 1)
     ),
     tie_positions AS (

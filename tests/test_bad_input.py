@@ -223,12 +223,15 @@ def test_user_with_two_lists(tmp_path, rels):
         in result.output
 
 
-def test_same_judgment_twice_is_accepted_once(tmp_path, recs):
+def test_same_judgment_twice_of_a_ranked_item(tmp_path, recs):
+    # a repeat among the ranked items would count twice: stop (finding repeats of unranked items
+    # would cost a grouping of every judgment; README, "Errors")
     path = write_csv(tmp_path / "rels.csv",
                      "user_id,item_id,relevance\nu1,a,1\nu1,a,1\nu2,c,1\n")
-    result = run("eval", recs, path, "--format", "json")
-    assert result.exit_code == 0
-    assert json.loads(result.output)["ndcg@10"] == pytest.approx(1.0)
+    result = run("eval", recs, path)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: relevance file {path}: user u1 has item a judged twice, "
+                             f"as 1 and 1: keep one judgment per (user, item)\n")
 
 
 def test_conflicting_judgments(tmp_path, recs):
