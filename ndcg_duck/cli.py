@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import functools
+import sys
 
 import click
+import duckdb
 
 from . import inputs, options, output
 from .errors import InputError
 from .evaluate import evaluate
+from .progress import progress
 from .sqlfiles import script
 
 
@@ -87,6 +90,17 @@ metric_options = _apply([
 ])
 
 
+engine_options = _apply([
+    click.option("--threads", type=click.IntRange(min=1), help="DuckDB worker threads."),
+    click.option("--memory-limit", help="Memory DuckDB may use before it spills to disk, "
+                                         "e.g. 4GB."),
+    click.option("--temp-dir", type=click.Path(file_okay=False),
+                 help="Where DuckDB spills what does not fit in --memory-limit."),
+    click.option("--quiet", is_flag=True,
+                 help="No progress on stderr (shown only on a terminal, after 2 seconds)."),
+])
+
+
 def _user_errors(fn):
     """Turn InputError into click's usage (exit 2) or data (exit 1) errors."""
     @functools.wraps(fn)
@@ -112,12 +126,13 @@ def cli():
 @metric_options
 @column_options
 @format_options
+@engine_options
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="How to print the summary.")
 @_user_errors
-def eval_command(recs, relevance, per_user, fmt, **settings):
+def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -127,7 +142,9 @@ def eval_command(recs, relevance, per_user, fmt, **settings):
     """
     if per_user:
         output.check_output_path(per_user)
-    result = evaluate(recs, relevance, per_user=bool(per_user), **settings)
+    con = duckdb.connect()
+    with progress(con, enabled=not quiet and sys.stderr.isatty()):
+        result = evaluate(recs, relevance, per_user=bool(per_user), con=con, **settings)
     if per_user:
         output.write_table(result.per_user, per_user)
     click.echo(output.format_summary(result.summary, fmt, settings["missing"]), nl=False)

@@ -26,14 +26,16 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
              max_depth=None, duplicates="error", ties="trec", gain_map=None, judged_only=False,
              user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
              score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
-             per_user=True, con=None) -> Evaluation:
+             per_user=True, threads=None, memory_limit=None, temp_dir=None,
+             con=None) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
     recs and rels are paths (Parquet, CSV, JSON; globs allowed), DuckDB relations, Arrow tables
     or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
     k is a cutoff, 'all', 'trec', or a list of them. gain_map is "LEVEL=GAIN,..." text or a
     {level: gain} dict. Raises InputError for bad input or options. `con` is the DuckDB
-    connection to work in (a new one by default).
+    connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
+    temp_dir (where DuckDB spills what does not fit) are set on it.
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
@@ -41,12 +43,27 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
                           score=score_col, relevance=relevance_col)
     con = con if con is not None else duckdb.connect()
+    _configure(con, threads, memory_limit, temp_dir)
     register(con)
     loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
     try:
         return _run(con, options, loaded, cols.user, per_user)
     except duckdb.Error as exc:
         raise InputError(_message(exc, loaded)) from None
+
+
+def _configure(con, threads, memory_limit, temp_dir) -> None:
+    """DuckDB's own limits: worker threads, memory before spilling, and where to spill."""
+    settings = {"threads": threads, "memory_limit": memory_limit, "temp_directory": temp_dir}
+    for name, value in settings.items():
+        if value is None:
+            continue
+        try:
+            con.execute(f"SET {name} = {inputs.literal(str(value))}")
+        except duckdb.Error as exc:
+            flag = {"temp_directory": "temp_dir"}.get(name, name)
+            raise InputError(f"{flag} {value!r}: {str(exc).strip().splitlines()[0]}",
+                             usage=True) from None
 
 
 def _message(exc: Exception, loaded: inputs.Loaded) -> str:
