@@ -93,7 +93,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
                              f"one list, or use one row per item with a rank")
     ranked = options.ranked_cte(loaded.layout)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {ranked} "
-                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', {options.user_scores_args(loaded.layout)})")
+                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', 'ndcg_recs', "
+                f"{options.user_scores_args(loaded.layout)})")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(

@@ -8,8 +8,9 @@
 -- Each optional step sits in its own UNION ALL branch behind a constant condition, so that with
 -- the default options DuckDB's optimizer drops it from the plan.
 
--- ndcg_user_scores(ranked, judged, ks, gain, idcg_cutoff, gain_map, judged_only, ties): every user
--- of either side, with their scores at each cutoff.
+-- ndcg_user_scores(ranked, judged, users, ks, gain, idcg_cutoff, gain_map, judged_only, ties):
+-- every user of either side, with their scores at each cutoff. users: user_id of every user that
+-- has recommendations (repeats allowed), even an empty ranking.
 -- Returns user_id, k (NULL for 'all'), dcg, idcg, ndcg, judged (the user has judgments) and ranked
 -- (the user has at least one ranked item): one row per user and cutoff.
 --   Gains: gain_map, a MAP from relevance level to gain (NULL: none), gives the listed levels their
@@ -21,7 +22,7 @@
 --   cut at k (idcg_cutoff 'k') or at min(k, the user's ranking length) ('list').
 --   Stops when a judged item appears twice among a user's ranked items (ranked twice, or judged
 --   twice): it would count twice.
-CREATE OR REPLACE TEMP MACRO ndcg_user_scores(ranked, judged, ks := [10], gain := 'linear',
+CREATE OR REPLACE TEMP MACRO ndcg_user_scores(ranked, judged, users, ks := [10], gain := 'linear',
         idcg_cutoff := 'k', gain_map := NULL, judged_only := false, ties := 'trec') AS TABLE
 WITH
     cutoffs AS (
@@ -52,16 +53,13 @@ WITH
         SEMI JOIN query_table(judged) AS j
             ON j.user_id = r.user_id AND j.item_id = r.item_id AND j.relevance >= 0
         WHERE judged_only
-        UNION ALL
-        -- judged_only: a row at rank 0 with no item keeps each user that had a ranking
-        SELECT DISTINCT user_id, NULL, 0 FROM query_table(ranked) WHERE judged_only AND rank = 1
     ),
     entries AS (
-        -- the ranked items that gain something, and a row at rank 1 (or 0) marking each user
+        -- the ranked items that gain something
         SELECT r.user_id, r.item_id, r.rank, g.item_gain, g.relevance
         FROM ranking AS r
-        LEFT JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
-        WHERE g.item_gain <> 0 OR r.rank <= 1
+        JOIN gains AS g ON g.user_id = r.user_id AND g.item_id = r.item_id
+        WHERE g.item_gain <> 0
     ),
     repeats AS (
         -- a judged item twice among the ranked items (ranked twice, or judged twice) would count
@@ -70,7 +68,7 @@ WITH
                    first(lowest_rank), first(highest_rank), first(lowest), first(highest))) AS ok
         FROM (SELECT user_id, item_id, min(rank) AS lowest_rank, max(rank) AS highest_rank,
                      min(relevance) AS lowest, max(relevance) AS highest
-              FROM entries WHERE item_gain IS NOT NULL
+              FROM entries
               GROUP BY user_id, item_id HAVING count(*) > 1)
     ),
     tie_positions AS (
@@ -78,7 +76,7 @@ WITH
         SELECT user_id, rank, rank - 1 + row_number() OVER (PARTITION BY user_id, rank) AS pos,
                count(*) OVER (PARTITION BY user_id, rank) AS group_size
         FROM ranking
-        WHERE ties = 'average' AND item_id IS NOT NULL
+        WHERE ties = 'average'
     ),
     dcg AS (
         SELECT e.user_id, c.depth, sum(e.item_gain * ndcg_discount(e.rank)) AS dcg
@@ -88,10 +86,17 @@ WITH
         UNION ALL
         SELECT e.user_id, c.depth, sum(e.item_gain * ndcg_discount(p.pos) / p.group_size) AS dcg
         FROM entries AS e
-        LEFT JOIN tie_positions AS p ON p.user_id = e.user_id AND p.rank = e.rank
-        JOIN cutoffs AS c ON coalesce(p.pos, e.rank) <= c.depth
+        JOIN tie_positions AS p ON p.user_id = e.user_id AND p.rank = e.rank
+        JOIN cutoffs AS c ON p.pos <= c.depth
         WHERE ties = 'average' AND (SELECT ok FROM repeats)
         GROUP BY e.user_id, c.depth
+    ),
+    present AS (
+        -- every user with recommendations, at every cutoff, with its DCG (0 without hits)
+        SELECT u.user_id, c.depth, coalesce(d.dcg, 0.0) AS dcg
+        FROM (SELECT DISTINCT user_id FROM query_table(users)) AS u
+        CROSS JOIN cutoffs AS c
+        LEFT JOIN dcg AS d ON d.user_id = u.user_id AND d.depth = c.depth
     ),
     ideal AS (
         -- each judged user's positive gains, best first, as discounted parts of the ideal DCG
@@ -109,7 +114,7 @@ WITH
         )
     ),
     lengths AS (
-        SELECT user_id, count(item_id) AS n
+        SELECT user_id, count(*) AS n
         FROM ranking
         WHERE idcg_cutoff = 'list'
         GROUP BY user_id
@@ -132,7 +137,7 @@ SELECT coalesce(i.user_id, d.user_id) AS user_id,
        i.user_id IS NOT NULL AS judged,
        d.user_id IS NOT NULL AS ranked
 FROM idcg AS i
-FULL OUTER JOIN dcg AS d ON d.user_id = i.user_id AND d.depth = i.depth
+FULL OUTER JOIN present AS d ON d.user_id = i.user_id AND d.depth = i.depth
 JOIN cutoffs AS c ON c.depth = coalesce(i.depth, d.depth);
 
 -- ndcg_evaluated(user_scores, missing, empty): the rows of a ndcg_user_scores result that count.
@@ -149,13 +154,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_evaluated(user_scores, missing := 'zero', empt
                   AND ndcg_option('empty', empty, ['zero', 'skip']));
 
 -- ndcg_scores(ranked, judged, ks, gain, missing, idcg_cutoff, empty, gain_map, judged_only, ties):
--- the per-user scores of the evaluated users (see ndcg_user_scores and ndcg_evaluated).
+-- the per-user scores of the evaluated users (see ndcg_user_scores and ndcg_evaluated); the users
+-- with recommendations are those with a ranked item.
 -- Returns user_id, k (NULL for 'all'), dcg, idcg, ndcg: one row per evaluated user and cutoff.
 CREATE OR REPLACE TEMP MACRO ndcg_scores(ranked, judged, ks := [10], gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', gain_map := NULL,
         judged_only := false, ties := 'trec') AS TABLE
     WITH ndcg_all_ AS (
-        FROM ndcg_user_scores(ranked, judged, ks := ks, gain := gain, idcg_cutoff := idcg_cutoff,
+        FROM ndcg_user_scores(ranked, judged, ranked, ks := ks, gain := gain, idcg_cutoff := idcg_cutoff,
                               gain_map := gain_map, judged_only := judged_only, ties := ties))
     FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
 

@@ -13,20 +13,26 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user(recs, rels, k := 10, gain := 'linear'
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_lists(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only)))
+        FROM ndcg_ranked_lists(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only))),
+    ndcg_all_ AS (
+        FROM ndcg_user_scores('ndcg_ranked_', rels, recs, ks := [ndcg_cutoff(k)], gain := gain,
+                              idcg_cutoff := idcg_cutoff, gain_map := gain_map,
+                              judged_only := judged_only, ties := 'trec'))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_scores('ndcg_ranked_', rels, [ndcg_cutoff(k)], gain, missing, idcg_cutoff, empty,
-                     gain_map := gain_map, judged_only := judged_only);
+    FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
 
 -- ndcg_per_user_ranks(recs, rels, ...): recs long (user_id, item_id, rank).
 CREATE OR REPLACE TEMP MACRO ndcg_per_user_ranks(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only)))
+        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only))),
+    ndcg_all_ AS (
+        FROM ndcg_user_scores('ndcg_ranked_', rels, recs, ks := [ndcg_cutoff(k)], gain := gain,
+                              idcg_cutoff := idcg_cutoff, gain_map := gain_map,
+                              judged_only := judged_only, ties := 'trec'))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_scores('ndcg_ranked_', rels, [ndcg_cutoff(k)], gain, missing, idcg_cutoff, empty,
-                     gain_map := gain_map, judged_only := judged_only);
+    FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
 
 -- ndcg_per_user_scores(recs, rels, ...): recs long (user_id, item_id, score), ranked by score
 -- descending; equal scores ordered by item id descending, as text (ties 'trec'), or tie-averaged
@@ -36,10 +42,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_scores(recs, rels, k := 10, gain := '
         gain_map := NULL, judged_only := false, ties := 'trec') AS TABLE
     WITH ndcg_ranked_ AS (
         FROM ndcg_ranked_scores(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only, ties),
-                               ties := ties))
+                               ties := ties)),
+    ndcg_all_ AS (
+        FROM ndcg_user_scores('ndcg_ranked_', rels, recs, ks := [ndcg_cutoff(k)], gain := gain,
+                              idcg_cutoff := idcg_cutoff, gain_map := gain_map,
+                              judged_only := judged_only, ties := ties))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_scores('ndcg_ranked_', rels, [ndcg_cutoff(k)], gain, missing, idcg_cutoff, empty, ties := ties,
-                     gain_map := gain_map, judged_only := judged_only);
+    FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
 
 -- ndcg_mean(recs, rels, ...) and its _ranks and _scores twins: one row, ndcg (the mean NDCG
 -- over evaluated users; NULL when none) and users (how many were evaluated).
