@@ -1,0 +1,43 @@
+"""The README's examples run as shown."""
+
+import subprocess
+
+from click.testing import CliRunner
+
+from conftest import ROOT
+from ndcg_duck.cli import cli
+from test_shell import duckdb_binary
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(language):
+    """The fenced blocks of the README in `language` ('' for plain ones), in order."""
+    found, current, lang = [], None, None
+    for line in README.splitlines(keepends=True):
+        if line.startswith("```"):
+            if current is None:
+                current, lang = [], line[3:].strip()
+            else:
+                if lang == language:
+                    found.append("".join(current))
+                current = None
+        elif current is not None:
+            current.append(line)
+    return found
+
+
+def test_every_sql_block_runs_in_the_shell():
+    for block in blocks("sql"):
+        script = block if block.lstrip().startswith(".read") else ".read sql/ndcg.sql\n" + block
+        done = subprocess.run([duckdb_binary(), "-csv"], input=script, text=True, cwd=ROOT,
+                              capture_output=True, timeout=60)
+        assert done.returncode == 0 and not done.stderr, (block, done.stderr)
+
+
+def test_the_printed_example_output_is_what_the_cli_prints():
+    command, printed = blocks("sh")[0], blocks("")[0]
+    args = command.split("ndcg-duck ", 1)[1].split()
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0
+    assert result.output == printed
