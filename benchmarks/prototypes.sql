@@ -262,3 +262,41 @@ SELECT count(*), sum(relevance / log2(pos + 1)) FROM (
 SELECT count(*), sum(list_sum(top[1:{DEPTH}])) FROM (
     SELECT user_id, list(relevance ORDER BY relevance DESC) AS top
     FROM ndcg_rels WHERE relevance > 0 GROUP BY user_id);
+
+-- name: position_lookup
+-- No unnest of the rankings and no (user, item) hash join: each judgment row finds its rank
+-- with list_position() in its user's top-max(k) list (a join on user_id alone, 1 row per user on
+-- the build side). The ideal list from max(gain, max(k)) per user.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    tops AS (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs),
+    judged AS (
+        SELECT j.user_id, j.relevance::DOUBLE AS item_gain, list_position(t.top, j.item_id) AS rank
+        FROM ndcg_rels AS j LEFT JOIN tops AS t ON t.user_id = j.user_id
+        WHERE j.relevance > 0),
+    per_user AS (
+        SELECT user_id,
+               sum(item_gain / log2(rank + 1)) FILTER (WHERE rank <= 5) AS d5,
+               sum(item_gain / log2(rank + 1)) FILTER (WHERE rank <= 10) AS d10,
+               sum(item_gain / log2(rank + 1)) FILTER (WHERE rank <= 20) AS d20,
+               max(item_gain, {DEPTH}) AS best
+        FROM judged GROUP BY user_id),
+    users AS (
+        SELECT e.user_id, p.d5, p.d10, p.d20,
+               list_transform(coalesce(p.best, []), lambda g, i: g / log2(i + 1)) AS parts
+        FROM (SELECT DISTINCT user_id FROM ndcg_rels) AS e LEFT JOIN per_user AS p USING (user_id)),
+    wide AS (
+        SELECT user_id, d5, d10, d20,
+               coalesce(list_sum(parts[1:5]), 0.0) AS i5, coalesce(list_sum(parts[1:10]), 0.0) AS i10,
+               coalesce(list_sum(parts[1:20]), 0.0) AS i20
+        FROM users)
+SELECT user_id, k, coalesce(dcg, 0.0) AS dcg, idcg,
+       CASE WHEN idcg > 0 THEN coalesce(dcg, 0.0) / idcg ELSE 0.0 END AS ndcg
+FROM (
+    SELECT user_id, 5 AS k, d5 AS dcg, i5 AS idcg FROM wide
+    UNION ALL SELECT user_id, 10, d10, i10 FROM wide
+    UNION ALL SELECT user_id, 20, d20, i20 FROM wide);
+
+-- floor: rank lookup alone: judgments joined to their user's top 20 on user_id, list_position
+SELECT count(*), sum(list_position(t.top, j.item_id)) FROM ndcg_rels AS j
+JOIN (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs) AS t ON t.user_id = j.user_id;
