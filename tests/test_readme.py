@@ -41,3 +41,9 @@ def test_the_printed_example_output_is_what_the_cli_prints():
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0
     assert result.output == printed
+
+
+def test_every_python_block_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for block in blocks("python"):
+        exec(compile(block, "README.md", "exec"), {})
