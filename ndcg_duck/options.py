@@ -134,10 +134,6 @@ class Options:
         if not isinstance(self.judged_only, bool):
             raise InputError(f"judged_only {self.judged_only!r} is not True or False", usage=True)
 
-    @property
-    def metrics(self) -> list:
-        return [f"ndcg@{label(k)}" for k in self.k]
-
     def ks_sql(self) -> str:
         """The cutoffs as a SQL list literal; NULL stands for 'all'."""
         return "[" + ", ".join("NULL" if k is None else str(int(k)) for k in self.k) + "]::BIGINT[]"
