@@ -96,7 +96,10 @@ def run_once(cmd: list, timeout: float) -> dict:
     load = loadavg()
     start = time.perf_counter()
     try:
-        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=HERE)
+        # cwd: DuckDB spills to .tmp/ under the working directory; keep that in the ignored data dir
+        work = HERE / "data" / "work"
+        work.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=work)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timeout after {timeout:.0f} s",
                 "wall": time.perf_counter() - start}
@@ -148,7 +151,7 @@ def fmt(x, digits=2):
 
 
 def bench_size(users: int, tools: list, args, flags: set) -> dict:
-    data = args.data_dir / f"u{users}_s{args.seed}" if args.data_dir else generate.default_dir(users, args.seed)
+    data = args.data_dir.resolve() / f"u{users}_s{args.seed}" if args.data_dir else generate.default_dir(users, args.seed)
     generate.generate(users, args.seed, data)
     recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
     meta = json.loads((data / "meta.json").read_text())
