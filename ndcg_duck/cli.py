@@ -83,6 +83,9 @@ metric_options = _apply([
                  help="Cut the ideal list at k, or at min(k, length of the user's ranking)."),
     click.option("--max-depth", type=click.IntRange(min=1), default=None,
                  help="Only the first N items of each ranking count."),
+    click.option("--unique-judgments", is_flag=True,
+                 help="The relevance file has at most one row per (user, item): skip the check "
+                      "for repeated judgments (faster on large files; a repeat would count twice)."),
     click.option("--duplicates", type=click.Choice(options.DUPLICATES), default="error",
                  show_default=True,
                  help="An item twice in one ranking: stop with an error, or keep its first "

@@ -24,6 +24,7 @@ class Evaluation(NamedTuple):
 
 def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
              max_depth=None, duplicates="error", ties="trec", gain_map=None, judged_only=False,
+             unique_judgments=False,
              user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
              score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
              per_user=True, threads=None, memory_limit=None, temp_dir=None,
@@ -33,13 +34,14 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     recs and rels are paths (Parquet, CSV, JSON; globs allowed), DuckDB relations, Arrow tables
     or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
     k is a cutoff, 'all', 'trec', or a list of them. gain_map is "LEVEL=GAIN,..." text or a
-    {level: gain} dict. Raises InputError for bad input or options. `con` is the DuckDB
+    {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
+    the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
     connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
     temp_dir (where DuckDB spills what does not fit) are set on it.
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
-                      judged_only=judged_only)
+                      judged_only=judged_only, unique_judgments=unique_judgments)
     cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
                           score=score_col, relevance=relevance_col)
     con = con if con is not None else duckdb.connect()
@@ -85,15 +87,9 @@ def scores_sql(options: Options, layout: str) -> str:
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
          per_user: bool) -> Evaluation:
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    if loaded.layout == "lists":
-        repeated = con.sql("FROM ndcg_repeated_users('ndcg_recs')").fetchall()
-        if repeated:
-            user, times = repeated[0]
-            raise InputError(f"{loaded.recs_what}: user {user} has {times} rows; give each user "
-                             f"one list, or use one row per item with a rank")
     ranked = options.ranked_cte(loaded.layout)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {ranked} "
-                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', 'ndcg_recs', "
+                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', "
                 f"{options.user_scores_args(loaded.layout)})")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")

@@ -117,6 +117,7 @@ class Options:
     ties: str = "trec"
     gain_map: Optional[tuple] = None
     judged_only: bool = False
+    unique_judgments: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "k", parse_cutoffs(self.k))
@@ -131,8 +132,9 @@ class Options:
                 isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int)
                 or self.max_depth < 1):
             raise InputError(f"max_depth {self.max_depth!r} is not an integer >= 1", usage=True)
-        if not isinstance(self.judged_only, bool):
-            raise InputError(f"judged_only {self.judged_only!r} is not True or False", usage=True)
+        for name in ("judged_only", "unique_judgments"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} {getattr(self, name)!r} is not True or False", usage=True)
 
     def ks_sql(self) -> str:
         """The cutoffs as a SQL list literal; NULL stands for 'all'."""
@@ -171,7 +173,8 @@ class Options:
         """The named arguments of ndcg_user_scores for these options and recommendation layout."""
         return (f"ks := {self.ks_sql()}, gain := '{self.gain}', "
                 f"idcg_cutoff := '{self.idcg_cutoff}', gain_map := {self.gain_map_sql()}, "
-                f"judged_only := {str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}'")
+                f"judged_only := {str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}', "
+                f"unique_judgments := {str(self.unique_judgments).lower()}")
 
     def evaluated_args(self) -> str:
         """The named arguments of ndcg_evaluated for these options."""

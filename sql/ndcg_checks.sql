@@ -1,5 +1,5 @@
--- Input checks. The core assumes clean input: one judgment per (user, item), no NULLs, no item
--- twice in a ranking. These macros read their input once and stop the query with an error that
+-- Input checks. The core assumes clean input: no NULLs, one ranking per user, no item twice in a
+-- ranking. These macros read their input once and stop the query with an error that
 -- names the user, the item and the value, instead of returning a wrong number.
 
 -- ndcg_require(ok, message): true when ok is true; otherwise stops the query with message.
@@ -10,9 +10,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
 -- ndcg_judged_checked(rels): rels as user_id, item_id, relevance (numbers), row by row. Stops on a
--- NULL user, item or relevance and on a NaN or infinite relevance. (An item judged twice is
--- caught by ndcg_user_scores when it is ranked; finding every repeat would take a grouping as
--- costly as the evaluation itself.)
+-- NULL user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are
+-- handled by ndcg_judged_gains.)
 CREATE OR REPLACE TEMP MACRO ndcg_judged_checked(rels) AS TABLE
     SELECT user_id, item_id, relevance
     FROM query_table(rels)
@@ -43,12 +42,3 @@ CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
 CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS
     'recommendations: user ' || ndcg_show(user_id) || ' ranks item ' || ndcg_show(item_id)
     || ' twice: remove the repeat, or keep the first occurrence with --duplicates first';
-
--- ndcg_repeat_problem(user_id, item_id, ranks, relevances): the message for a judged item that
--- appears twice among a user's ranked items: ranked twice, or judged twice.
-CREATE OR REPLACE TEMP MACRO ndcg_repeat_problem(user_id, item_id, lowest_rank, highest_rank,
-        lowest_relevance, highest_relevance) AS
-    CASE WHEN lowest_rank <> highest_rank THEN ndcg_twice(user_id, item_id)
-         ELSE 'relevance: user ' || ndcg_show(user_id) || ' has item ' || ndcg_show(item_id)
-              || ' judged twice, as ' || ndcg_show(lowest_relevance) || ' and '
-              || ndcg_show(highest_relevance) || ': keep one judgment per (user, item)' END;

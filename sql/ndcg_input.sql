@@ -1,5 +1,5 @@
--- Input edge: DuckDB list handling that turns each input layout into the plain tables the core
--- reads. Everything after this file is plain SQL over (user_id, item_id, rank) rows.
+-- Input edge: DuckDB list handling that turns each input layout into what the core reads: each
+-- user's ranking as one list of item ids.
 
 -- ndcg_cutoffs(ks): a list of cutoffs (BIGINT, NULL = no cutoff; ndcg_cutoff makes them) as a
 -- table of one column k, one row per distinct cutoff. Stops on a cutoff below 1.
@@ -8,28 +8,34 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
     WHERE ndcg_require(k IS NULL OR k >= 1,
                        'cutoff k must be an integer >= 1 or ''all'', not ' || k::VARCHAR);
 
+-- Every edge returns one row per user with recommendations: user_id, items (a LIST of item ids in
+-- rank order, cut to the first `depth`; NULL depth: all) and ranks (NULL, or for tie averaging a
+-- LIST giving each item the position of its tie group's first item). The core finds a judged
+-- item's rank with list_position(items, item).
+
 -- ndcg_ranked_lists(recs, depth): recs has user_id and items, a LIST of item ids in rank order
--- (a NULL list counts as empty). Returns user_id, item_id, rank (1-based) for the first `depth`
--- items of each list (NULL: all). Stops on a NULL user or item.
+-- (a NULL list counts as empty), one row per user. Stops on a NULL user, a NULL item among the
+-- first `depth`, and a user with two rows.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
-    SELECT user_id, item_id, rank
+    SELECT user_id, items, NULL::BIGINT[] AS ranks
     FROM (
-        SELECT user_id, unnest(top) AS item_id, generate_subscripts(top, 1) AS rank
-        FROM (
-            SELECT user_id, list_slice(items, 1, coalesce(depth, len(items))) AS top
-            FROM query_table(recs)
-            WHERE ndcg_require(user_id IS NOT NULL, 'recommendations: a row has no user id (NULL)')
-        )
+        SELECT user_id, list_slice(items, 1, coalesce(depth, len(items))) AS items
+        FROM query_table(recs)
+        WHERE ndcg_require(user_id IS NOT NULL, 'recommendations: a row has no user id (NULL)')
     )
-    WHERE ndcg_require(item_id IS NOT NULL, 'recommendations: user ' || ndcg_show(user_id)
-                       || ' has a NULL item in its list: drop it or fill it in');
+    WHERE ndcg_require(coalesce(list_count(items) = len(items), true),
+                       'recommendations: user ' || ndcg_show(user_id)
+                       || ' has a NULL item in its list: drop it or fill it in')
+      AND (SELECT ndcg_require(count(*) = 0, 'recommendations: user ' || ndcg_show(first(user_id))
+                               || ' has ' || first(times) || ' rows: give each user one list, '
+                               || 'or use one row per item with a rank')
+           FROM ndcg_repeated_users(recs));
 
 -- ndcg_ranked_ranks(recs, depth): recs has user_id, item_id and rank, a number that orders each
--- user's items (smallest first; gaps and any starting value are fine). Returns user_id, item_id,
--- rank as 1-based positions, the first `depth` of each user (NULL: all).
+-- user's items (smallest first; gaps and any starting value are fine).
 -- Stops on a NULL user, item or rank, and on two items at one rank.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
-    SELECT user_id, item_id, position AS rank
+    SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks
     FROM (
         SELECT user_id, item_id, rank AS given,
                row_number() OVER by_rank AS position,
@@ -42,14 +48,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
     WHERE ndcg_require(previous IS NULL OR previous <> given,
               'recommendations: user ' || ndcg_show(user_id) || ' has two items at rank '
               || ndcg_show(given) || ': give each item its own rank')
-      AND (depth IS NULL OR position <= depth);
+      AND (depth IS NULL OR position <= depth)
+    GROUP BY user_id;
 
 -- ndcg_ranked_scores(recs, depth, ties): recs has user_id, item_id and score. Items are ranked by
 -- score descending, ties broken by item id descending compared as text (trec_eval's rule).
--- Returns user_id, item_id, rank (1-based), the first `depth` of each user (NULL: all).
--- ties 'trec' (default): rank is the position. 'average': items with equal scores share the rank
--- of their group's first position (SQL's rank()), for ndcg_user_scores to average their
--- discounts. Stops on a NULL user, item or score and on a NaN score.
+-- ties 'average' also returns ranks: items with equal scores share their group's first position
+-- (SQL's rank()), for the core to average their discounts. Stops on a NULL user, item or score
+-- and on a NaN score.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'trec') AS TABLE
     WITH scored AS (
         SELECT user_id, item_id, score
@@ -58,7 +64,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
                            AND NOT isnan(score::DOUBLE),
                   ndcg_row_problem('score', user_id, item_id))
     )
-    SELECT user_id, item_id, position AS rank
+    SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks
     FROM (
         SELECT user_id, item_id,
                row_number() OVER (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
@@ -67,8 +73,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
         WHERE ties <> 'average'
     )
     WHERE depth IS NULL OR position <= depth
+    GROUP BY user_id
     UNION ALL
-    SELECT user_id, item_id, tie_rank AS rank
+    SELECT user_id, list(item_id ORDER BY position) AS items,
+           list(tie_rank ORDER BY position) AS ranks
     FROM (
         SELECT user_id, item_id,
                row_number() OVER (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
@@ -77,19 +85,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
         FROM scored
         WHERE ties = 'average'
     )
-    WHERE depth IS NULL OR position <= depth;
+    WHERE depth IS NULL OR position <= depth
+    GROUP BY user_id;
 
--- ndcg_first_occurrence(ranked, depth): ranked as user_id, item_id, rank, where an item may
--- appear more than once in a ranking. Keeps each item's first occurrence, closes up the ranks
--- (1, 2, ...) and keeps the first `depth` of each user (NULL: all).
+-- ndcg_first_occurrence(ranked, depth): an edge's result (user_id, items, ranks) whose lists may
+-- hold an item more than once. Keeps each item's first occurrence, closes up the positions (and
+-- the tie ranks) and cuts each list to its first `depth` items (NULL: all).
 CREATE OR REPLACE TEMP MACRO ndcg_first_occurrence(ranked, depth := NULL) AS TABLE
-    SELECT user_id, item_id, position AS rank
+    SELECT user_id, list_slice(kept, 1, coalesce(depth, len(kept))) AS items,
+           list_slice(list_transform(kept_ranks, lambda r: list_position(kept_ranks, r)), 1,
+                      coalesce(depth, len(kept))) AS ranks
     FROM (
-        SELECT user_id, item_id, rank() OVER (PARTITION BY user_id ORDER BY first_rank) AS position
-        FROM (SELECT user_id, item_id, min(rank) AS first_rank FROM query_table(ranked)
-              GROUP BY user_id, item_id)
-    )
-    WHERE depth IS NULL OR position <= depth;
+        SELECT user_id,
+               list_filter(items, lambda item, i: list_position(items, item) = i) AS kept,
+               list_filter(ranks, lambda r, i: list_position(items, items[i]) = i) AS kept_ranks
+        FROM query_table(ranked)
+    );
 
 -- ndcg_gain_levels(gain_map): a MAP from relevance level to gain (NULL: no map) as a table of
 -- relevance, gain (both DOUBLE), one row per listed level.

@@ -15,7 +15,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user(recs, rels, k := 10, gain := 'linear'
     WITH ndcg_ranked_ AS (
         FROM ndcg_ranked_lists(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only))),
     ndcg_all_ AS (
-        FROM ndcg_user_scores('ndcg_ranked_', rels, recs, ks := [ndcg_cutoff(k)], gain := gain,
+        FROM ndcg_user_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain,
                               idcg_cutoff := idcg_cutoff, gain_map := gain_map,
                               judged_only := judged_only, ties := 'trec'))
     SELECT user_id, dcg, idcg, ndcg
@@ -28,7 +28,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_ranks(recs, rels, k := 10, gain := 'l
     WITH ndcg_ranked_ AS (
         FROM ndcg_ranked_ranks(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only))),
     ndcg_all_ AS (
-        FROM ndcg_user_scores('ndcg_ranked_', rels, recs, ks := [ndcg_cutoff(k)], gain := gain,
+        FROM ndcg_user_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain,
                               idcg_cutoff := idcg_cutoff, gain_map := gain_map,
                               judged_only := judged_only, ties := 'trec'))
     SELECT user_id, dcg, idcg, ndcg
@@ -44,7 +44,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_scores(recs, rels, k := 10, gain := '
         FROM ndcg_ranked_scores(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only, ties),
                                ties := ties)),
     ndcg_all_ AS (
-        FROM ndcg_user_scores('ndcg_ranked_', rels, recs, ks := [ndcg_cutoff(k)], gain := gain,
+        FROM ndcg_user_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain,
                               idcg_cutoff := idcg_cutoff, gain_map := gain_map,
                               judged_only := judged_only, ties := ties))
     SELECT user_id, dcg, idcg, ndcg

@@ -219,28 +219,36 @@ def test_user_with_two_lists(tmp_path, rels):
     path = nested(tmp_path, ["u1", "u2", "u1"], [["a"], ["c"], ["b"]])
     result = run("eval", path, rels)
     assert result.exit_code == 1
-    assert f"recommendations file {path}: user u1 has 2 rows; give each user one list" \
+    assert f"recommendations file {path}: user u1 has 2 rows: give each user one list" \
         in result.output
 
 
-def test_same_judgment_twice_of_a_ranked_item(tmp_path, recs):
-    # a repeat among the ranked items would count twice: stop (finding repeats of unranked items
-    # would cost a grouping of every judgment; README, "Errors")
-    path = write_csv(tmp_path / "rels.csv",
-                     "user_id,item_id,relevance\nu1,a,1\nu1,a,1\nu2,c,1\n")
-    result = run("eval", recs, path)
-    assert result.exit_code == 1
-    assert result.output == (f"Error: relevance file {path}: user u1 has item a judged twice, "
-                             f"as 1 and 1: keep one judgment per (user, item)\n")
+def test_same_judgment_twice_counts_once(tmp_path, recs):
+    # a ranked item (a) and an unranked one (z) each judged twice with one value: counted once
+    path = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\n"
+                     "u1,a,1\nu1,z,3\nu1,a,1\nu1,z,3\nu2,c,1\n")
+    result = run("eval", recs, path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    # u1: a at rank 1 (gain 1); ideal 3, 1 -> 1 / (3 + 1/log2 3); u2: c at rank 1 -> 1
+    u1 = 1 / (3 + 1 / math.log2(3))
+    assert json.loads(result.output)["ndcg@10"] == pytest.approx((u1 + 1) / 2, rel=1e-12)
 
 
-def test_conflicting_judgments(tmp_path, recs):
+@pytest.mark.parametrize("item", ["a", "z"])  # ranked, and not ranked
+def test_conflicting_judgments(tmp_path, recs, item):
     path = write_csv(tmp_path / "rels.csv",
-                     "user_id,item_id,relevance\nu1,a,1\nu1,a,3\nu2,c,1\n")
+                     f"user_id,item_id,relevance\nu1,{item},1\nu1,{item},3\nu2,c,1\n")
     result = run("eval", recs, path)
     assert result.exit_code == 1
-    assert result.output == (f"Error: relevance file {path}: user u1 has item a judged twice, "
-                             f"as 1 and 3: keep one judgment per (user, item)\n")
+    assert result.output == (f"Error: relevance file {path}: user u1 has item {item} judged "
+                             f"twice, as 1 and 3: keep one judgment per (user, item)\n")
+
+
+def test_unique_judgments_skips_the_check_only(recs, rels):
+    checked = run("eval", recs, rels, "-k", "1,all", "--format", "json")
+    trusted = run("eval", recs, rels, "-k", "1,all", "--format", "json", "--unique-judgments")
+    assert trusted.exit_code == 0 and checked.exit_code == 0
+    assert json.loads(trusted.output) == json.loads(checked.output)
 
 
 # --- empty and mismatched inputs --------------------------------------------------------------

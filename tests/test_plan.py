@@ -1,6 +1,7 @@
 """The default options must cost nothing for the optional steps: DuckDB's optimizer drops the
 branches for tie averaging, judged-only and the gain map from the plan (they sit behind constant
-conditions in sql/ndcg_core.sql and sql/ndcg_input.sql)."""
+conditions in sql/ndcg_core.sql and sql/ndcg_input.sql), and unique_judgments drops the grouping
+that finds repeated judgments."""
 
 import json
 import re
@@ -23,8 +24,8 @@ RELS = pa.table({"user_id": [1], "item_id": [1], "relevance": [1]})
 
 # what each optional step puts in a plan: its windows and joins
 MARKERS = {
-    "ties": re.compile(r'"(rank|count(_star)?)\(\) over', re.IGNORECASE),
-    "judged_only": re.compile(r'"join type": "semi"', re.IGNORECASE),
+    "ties": re.compile(r'rank\(\) over \(partition by user_id order by score', re.IGNORECASE),
+    "judged_only": re.compile(r'partition by user_id, counts', re.IGNORECASE),
     "gain_map": re.compile(r'"conditions": "[^"]*relevance[^"]*"', re.IGNORECASE),
 }
 ENABLE = {"ties": {"ties": "average"}, "judged_only": {"judged_only": True},
@@ -52,3 +53,12 @@ def test_each_marker_finds_its_step(step):
     # the check above can fail: with the option on, its step is in the plan
     layout = "scores" if step == "ties" else "lists"
     assert MARKERS[step].search(plan_text(layout, **ENABLE[step]))
+
+
+# the grouping of every (user, item) judgment that finds repeats: min and max of the relevance
+REPEATS = re.compile(r'"Groups": \["#0", "#1"\], "Aggregates": \["min\(#2\)", "max\(#3\)"\]')
+
+
+def test_unique_judgments_drops_the_repeat_check():
+    assert REPEATS.search(plan_text("lists"))
+    assert not REPEATS.search(plan_text("lists", unique_judgments=True))
