@@ -40,7 +40,7 @@ import codever  # noqa: E402
 import generate  # noqa: E402
 
 RESULTS = Path(os.environ.get("NDCG_BENCH_RESULTS", HERE / "results"))
-ALL_TOOLS = ["cli", "api", "scan", "polars", "pandas", "pytrec_eval", "ranx"]
+ALL_TOOLS = ["cli", "cli_unique", "api", "scan", "polars", "pandas", "pytrec_eval", "ranx"]
 SLOW_PEERS = {"pandas", "pytrec_eval", "ranx"}
 TOLERANCE = 1e-9
 TIME = "/usr/bin/time"
@@ -62,8 +62,10 @@ def cli_flags(exe: str) -> set:
 
 
 def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> list:
-    if tool == "cli":
+    if tool in ("cli", "cli_unique"):
         cmd = [ndcg_duck_exe(), "eval", recs, rels, "-k", "5,10,20", "--format", "json"]
+        if tool == "cli_unique":
+            cmd.append("--unique-judgments")
         for flag, value in (("--threads", args.threads), ("--memory-limit", args.memory_limit)):
             if value:
                 if flag in flags:
@@ -85,7 +87,7 @@ def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> l
 def parse_result(tool: str, stdout: str) -> dict:
     line = [ln for ln in stdout.strip().splitlines() if ln.startswith("{")][-1]
     data = json.loads(line)
-    if tool == "cli":
+    if tool in ("cli", "cli_unique"):
         return {"ndcg@10": data["ndcg@10"], "users": data["users"]}
     return data
 
@@ -253,7 +255,8 @@ def table(result: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-LABELS = {"cli": "ndcg-duck CLI (k=5,10,20)", "api": "ndcg-duck Python API (k=5,10,20)",
+LABELS = {"cli": "ndcg-duck CLI (k=5,10,20)",
+          "cli_unique": "ndcg-duck CLI --unique-judgments (k=5,10,20)", "api": "ndcg-duck Python API (k=5,10,20)",
           "scan": "scan floor (DuckDB)", "polars": "polars (hand-written, k=10)",
           "pandas": "pandas (hand-written, k=10)", "pytrec_eval": "pytrec_eval ndcg_cut_10",
           "ranx": "ranx ndcg@10"}
@@ -312,7 +315,7 @@ def main(argv=None):
     sizes = [parse_size(s) for s in args.users.split(",") if s.strip()]
     args.code = codever.activate(args.rev)
     print(f"measuring ndcg-duck {args.code}", file=sys.stderr)
-    flags = cli_flags(ndcg_duck_exe()) if "cli" in tools else set()
+    flags = cli_flags(ndcg_duck_exe()) if any(t.startswith("cli") for t in tools) else set()
     RESULTS.mkdir(parents=True, exist_ok=True)
     ok = True
     tables = []
