@@ -98,8 +98,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
     ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
-    means = dict(con.sql("SELECT k, ndcg FROM ndcg_summary('ndcg_result')").fetchall())
-    (users,), = con.sql("SELECT count(DISTINCT user_id) FROM ndcg_result").fetchall()
+    rows = con.sql("SELECT k, ndcg, users FROM ndcg_summary('ndcg_result')").fetchall()
+    means = {k: mean for k, mean, _ in rows}
+    users = max((count for _, _, count in rows), default=0)
     summary = {f"ndcg@{label(k)}": means.get(k) for k in options.k}
     summary.update(users=users, users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)

@@ -190,11 +190,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_summary(scores) AS TABLE
     GROUP BY k;
 
 -- ndcg_coverage(user_scores): how the users of the two sides overlap, from ndcg_user_scores.
--- Returns users_judged, users_ranked, users_unranked (judged but with no ranked item) and
--- users_unjudged (ranked but absent from the judgments, so not evaluated).
+-- Returns users_judged, users_ranked, users_unranked (judged but with no recommendations) and
+-- users_unjudged (with recommendations but absent from the judgments, so not evaluated).
 CREATE OR REPLACE TEMP MACRO ndcg_coverage(user_scores) AS TABLE
-    SELECT count(*) FILTER (WHERE judged) AS users_judged,
-           count(*) FILTER (WHERE ranked) AS users_ranked,
-           count(*) FILTER (WHERE judged AND NOT ranked) AS users_unranked,
-           count(*) FILTER (WHERE ranked AND NOT judged) AS users_unjudged
-    FROM (SELECT DISTINCT user_id, judged, ranked FROM query_table(user_scores));
+    -- every user has one row per cutoff
+    SELECT judged // cutoffs AS users_judged, ranked // cutoffs AS users_ranked,
+           unranked // cutoffs AS users_unranked, unjudged // cutoffs AS users_unjudged
+    FROM (SELECT count(*) FILTER (WHERE judged) AS judged,
+                 count(*) FILTER (WHERE ranked) AS ranked,
+                 count(*) FILTER (WHERE judged AND NOT ranked) AS unranked,
+                 count(*) FILTER (WHERE ranked AND NOT judged) AS unjudged,
+                 greatest(count(DISTINCT coalesce(k, 0)), 1) AS cutoffs
+          FROM query_table(user_scores));
