@@ -42,12 +42,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_gains(judged, gain := 'linear', gain_ma
     FROM once AS j LEFT JOIN ndcg_gain_levels(gain_map) AS m ON m.relevance = j.relevance
     WHERE gain_map IS NOT NULL;
 
--- ndcg_looked_up(ranked, judged, gain, gain_map, ties, unique_judgments): every user of either side: one row per
--- judgment (or one row for a user without any), with where its item stands in the user's ranking.
--- Returns user_id, item_id, relevance, item_gain, seen_at (the item's 1-based position; NULL: not
--- ranked), tie and tie_size (with ties 'average': the tie rank at `seen_at` and how many items share
--- it; else NULL), length (the ranking's length), in_judged and in_ranked (which sides have the user).
--- Stops on a judged item that is ranked twice.
+-- ndcg_looked_up(ranked, judged, gain, gain_map, ties, unique_judgments): every user of either
+-- side: one row per judgment (or one row for a user without any), with where its item stands in
+-- the user's ranking. Returns user_id, item_id, relevance, item_gain, seen_at (the item's 1-based
+-- position; NULL: not ranked), tie and tie_size (with ties 'average': the tie rank at `seen_at`
+-- and how many items share it; else NULL), length (the ranking's length), in_judged and
+-- in_ranked (which sides have the user). Stops on a judged item that is ranked twice.
 CREATE OR REPLACE TEMP MACRO ndcg_looked_up(ranked, judged, gain := 'linear', gain_map := NULL,
         ties := 'trec', unique_judgments := false) AS TABLE
     SELECT user_id, item_id, relevance, item_gain, seen_at,
@@ -57,21 +57,24 @@ CREATE OR REPLACE TEMP MACRO ndcg_looked_up(ranked, judged, gain := 'linear', ga
            length, in_judged, in_ranked
     FROM (
         SELECT coalesce(j.user_id, r.user_id) AS user_id, j.item_id, j.relevance, j.item_gain,
-               -- the item's first position; a second one stops the query (it would not count)
-               CASE WHEN list_position(r.items, j.item_id) IS NULL THEN NULL
-                    WHEN list_contains(r.items[list_position(r.items, j.item_id) + 1:], j.item_id)
-                    THEN error('ndcg-duck: ' || ndcg_twice(j.user_id, j.item_id))
-                    ELSE list_position(r.items, j.item_id) END AS seen_at,
+               -- the item's first position; a second one stops the query (it would not count).
+               -- DuckDB computes the repeated list_position once per row.
+               CASE WHEN list_position(r.items, j.item_id) IS NOT NULL
+                         AND ndcg_require(NOT coalesce(list_contains(r.items[
+                                 list_position(r.items, j.item_id) + 1:], j.item_id), false),
+                             ndcg_twice(j.user_id, j.item_id))
+                    THEN list_position(r.items, j.item_id) END AS seen_at,
                len(r.items) AS length, r.ranks,
                j.user_id IS NOT NULL AS in_judged, r.user_id IS NOT NULL AS in_ranked
         FROM ndcg_judged_gains(judged, gain, gain_map, unique_judgments) AS j
         FULL OUTER JOIN query_table(ranked) AS r ON r.user_id = j.user_id
     );
 
--- ndcg_placed(ranked, judged, gain, gain_map, judged_only, ties, unique_judgments): ndcg_looked_up's rows with each
--- ranked item's place: pos (its rank, or its tie group's first position) and size (1, or the
--- size of its tie group). judged_only takes unjudged items (no judgment, or a negative relevance)
--- out of each ranking first: the items below move up, and length counts the items left.
+-- ndcg_placed(ranked, judged, gain, gain_map, judged_only, ties, unique_judgments):
+-- ndcg_looked_up's rows with each ranked item's place: pos (its rank, or its tie group's first
+-- position) and size (1, or the size of its tie group). judged_only takes unjudged items (no
+-- judgment, or a negative relevance) out of each ranking first: the items below move up, and
+-- length counts the items left.
 CREATE OR REPLACE TEMP MACRO ndcg_placed(ranked, judged, gain := 'linear', gain_map := NULL,
         judged_only := false, ties := 'trec', unique_judgments := false) AS TABLE
     SELECT user_id, item_id, item_gain, in_judged, in_ranked, length,
@@ -83,15 +86,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_placed(ranked, judged, gain := 'linear', gain_
            count(*) FILTER (WHERE counts) OVER (PARTITION BY user_id) AS length,
            CASE WHEN counts THEN rank() OVER (PARTITION BY user_id, counts ORDER BY place) END,
            CASE WHEN counts THEN count(*) OVER (PARTITION BY user_id, counts, place) END
-    FROM (SELECT *, seen_at IS NOT NULL AND relevance >= 0 AS counts, coalesce(tie, seen_at) AS place
+    FROM (SELECT *, seen_at IS NOT NULL AND relevance >= 0 AS counts,
+                 coalesce(tie, seen_at) AS place
           FROM ndcg_looked_up(ranked, judged, gain, gain_map, ties, unique_judgments)
           WHERE judged_only);
 
--- ndcg_user_parts(ranked, judged, ks, gain, gain_map, judged_only, ties, unique_judgments): one
--- row per user of
--- either side: in_judged, in_ranked, length, hits (a LIST of {pos, size, gain}: the ranked items that
--- gain something) and best (the user's positive gains, best first; with every cutoff a number
--- no larger than 100 only the first max(ks), by DuckDB's top-N aggregate).
+-- ndcg_user_parts(ranked, judged, ks, gain, gain_map, judged_only, ties, unique_judgments): one row
+-- per user of either side: in_judged, in_ranked, length, hits (a LIST of {pos, size, gain}: the
+-- ranked items that gain something) and best (the user's positive gains, best first; with every
+-- cutoff a number no larger than 100 only the first max(ks), by DuckDB's top-N aggregate).
 CREATE OR REPLACE TEMP MACRO ndcg_user_parts(ranked, judged, ks := [10], gain := 'linear',
         gain_map := NULL, judged_only := false, ties := 'trec', unique_judgments := false) AS TABLE
     SELECT user_id, bool_or(in_judged) AS in_judged, bool_or(in_ranked) AS in_ranked,
@@ -112,15 +115,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_parts(ranked, judged, ks := [10], gain :=
     GROUP BY user_id;
 
 -- ndcg_user_scores(ranked, judged, ks, gain, idcg_cutoff, gain_map, judged_only, ties,
--- unique_judgments): every user
--- of either side, with their scores at each cutoff. Returns user_id, k (NULL for 'all'), dcg,
--- idcg, ndcg, judged (the user has judgments) and ranked (the user has recommendations, even an
--- empty list): one row per user and cutoff.
---   Gains and unique_judgments: see ndcg_judged_gains; gains <= 0 never enter the ideal list. judged_only: see
---   ndcg_placed. ties 'trec': every item has its own position; 'average': the items of a tie
---   group (positions pos .. pos + size - 1) each get the mean discount of those positions that
---   are within the cutoff. The ideal DCG comes from the judged gains, best first, cut at k
---   (idcg_cutoff 'k') or at min(k, the ranking's length) ('list').
+-- unique_judgments): every user of either side, with their scores at each cutoff. Returns user_id,
+-- k (NULL for 'all'), dcg, idcg, ndcg, judged (the user has judgments) and ranked (the user has
+-- recommendations, even an empty list): one row per user and cutoff.
+--   Gains and unique_judgments: see ndcg_judged_gains; gains <= 0 never enter the ideal list.
+--   judged_only: see ndcg_placed. ties 'trec': every item has its own position; 'average': the
+--   items of a tie group (positions pos .. pos + size - 1) each get the mean discount of those
+--   positions that are within the cutoff. The ideal DCG comes from the judged gains, best first,
+--   cut at k (idcg_cutoff 'k') or at min(k, the ranking's length) ('list').
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(ranked, judged, ks := [10], gain := 'linear',
         idcg_cutoff := 'k', gain_map := NULL, judged_only := false, ties := 'trec',
         unique_judgments := false) AS TABLE
@@ -135,7 +137,8 @@ WITH
     parts AS (
         SELECT user_id, in_judged, in_ranked, length, hits,
                list_transform(best, lambda g, i: g * ndcg_discount(i)) AS ideal
-        FROM ndcg_user_parts(ranked, judged, ks, gain, gain_map, judged_only, ties, unique_judgments)
+        FROM ndcg_user_parts(ranked, judged, ks, gain, gain_map, judged_only, ties,
+                             unique_judgments)
     ),
     sums AS (
         SELECT p.user_id, c.k, p.in_judged, p.in_ranked,
