@@ -99,6 +99,9 @@ engine_options = _apply([
                                          "e.g. 4GB."),
     click.option("--temp-dir", type=click.Path(file_okay=False),
                  help="Where DuckDB spills what does not fit in --memory-limit."),
+    click.option("--batch-users", type=click.IntRange(min=1), metavar="N",
+                 help="Evaluate at most N users per query, by ranges of user ids (default: as "
+                      "many as the memory limit allows)."),
     click.option("--quiet", is_flag=True,
                  help="No progress on stderr (shown only on a terminal, after 2 seconds)."),
 ])

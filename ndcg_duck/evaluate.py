@@ -8,7 +8,7 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
-from . import inputs
+from . import batches, inputs
 from .errors import InputError
 from .options import Options, label
 from .sqlfiles import register
@@ -27,7 +27,7 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
              unique_judgments=False,
              user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
              score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
-             per_user=True, threads=None, memory_limit=None, temp_dir=None,
+             per_user=True, threads=None, memory_limit=None, temp_dir=None, batch_users=None,
              con=None) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
@@ -37,7 +37,9 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
     the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
     connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
-    temp_dir (where DuckDB spills what does not fit) are set on it.
+    temp_dir (where DuckDB spills what does not fit) are set on it. A large evaluation runs in
+    batches of users (ranges of user ids) that fit the memory limit; batch_users sets how many
+    users a batch holds.
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
@@ -48,8 +50,12 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     _configure(con, threads, memory_limit, temp_dir)
     register(con)
     loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
+    if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
+                                    or batch_users < 1):
+        raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
+                         usage=True)
     try:
-        return _run(con, options, loaded, cols.user, per_user)
+        return _run(con, options, loaded, cols.user, per_user, batch_users)
     except duckdb.Error as exc:
         raise InputError(_message(exc, loaded)) from None
 
@@ -84,13 +90,19 @@ def scores_sql(options: Options, layout: str) -> str:
             f"'ndcg_rels', {options.user_scores_args(layout)}, {options.evaluated_args()})")
 
 
-def _run(con, options: Options, loaded: inputs.Loaded, user_col: str,
-         per_user: bool) -> Evaluation:
+def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
+         batch_users: Optional[int]) -> Evaluation:
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    ranked = options.ranked_cte(loaded.layout)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {ranked} "
-                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', "
-                f"{options.user_scores_args(loaded.layout)})")
+    ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
+    ranges = batches.user_ranges(con, "ndcg_recs", batch_users or batches.users_per_batch(con))
+    for number, users in enumerate(ranges):
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
+        con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged_batch AS "
+                    "FROM ndcg_judged_checked('ndcg_rels_batch')")
+        into = "CREATE OR REPLACE TEMP TABLE ndcg_all AS" if number == 0 else "INSERT INTO ndcg_all"
+        con.execute(f"{into} WITH {ranked} FROM ndcg_user_scores('ndcg_ranked_', "
+                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)})")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(

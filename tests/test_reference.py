@@ -1,6 +1,6 @@
 """ndcg-duck against the plain-Python reference on random data: every gain, every layout,
 every option (gain map, ties, judged-only, max depth included), several cutoffs at once,
-integer and string ids."""
+integer and string ids, in one batch of users or several."""
 
 import math
 
@@ -98,9 +98,10 @@ GAIN_MAPS = st.none() | st.dictionaries(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.
        ties=st.sampled_from(["trec", "average"]),
        gain_map=GAIN_MAPS,
        judged_only=st.booleans(),
-       max_depth=st.sampled_from([None, 1, 2, 4]))
+       max_depth=st.sampled_from([None, 1, 2, 4]),
+       batch_users=st.sampled_from([None, None, 1, 2, 3]))
 def test_matches_reference(data, layout, gain, missing, empty, idcg_cutoff, ks, tie_scores, ties,
-                           gain_map, judged_only, max_depth):
+                           gain_map, judged_only, max_depth, batch_users):
     rankings, judgments = data
     scores = {(u, i): float(pos % 3 if tie_scores else -pos)
               for u, items in rankings.items() for pos, i in enumerate(items)}
@@ -116,7 +117,8 @@ def test_matches_reference(data, layout, gain, missing, empty, idcg_cutoff, ks, 
         return
     result = ndcg_duck.evaluate(recs_table(rankings, layout, scores), rels_table(judgments),
                                 k=["all" if k is None else k for k in ks], gain=gain,
-                                missing=missing, empty=empty, idcg_cutoff=idcg_cutoff, **options)
+                                missing=missing, empty=empty, idcg_cutoff=idcg_cutoff,
+                                batch_users=batch_users, **options)
     check(result, expected, ks)
 
 

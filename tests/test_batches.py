@@ -1,0 +1,89 @@
+"""Batches of users: the ranges cover every row once, and a batched run is the unbatched one.
+(The reference test runs every option in batches of 1, 2 and 3 users as well.)"""
+
+import duckdb
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+import ndcg_duck
+from conftest import ROOT, row
+from ndcg_duck import batches
+from ndcg_duck.cli import cli
+
+RECS = str(ROOT / "examples" / "recs.parquet")
+LONG = str(ROOT / "examples" / "recs_long.csv")
+RELS = str(ROOT / "examples" / "relevance.csv")
+
+
+@pytest.mark.parametrize("ids", [[5, 1, 9, 3, 3, 7, None, 2, 8],
+                                 ["b", "a,b", "é", "a", "a", "z", None, "B", "10"]])
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 100])
+def test_ranges_take_every_row_once(ids, size):
+    con = duckdb.connect()
+    con.register("recs", pa.table({"user_id": ids}))
+    ranges = batches.user_ranges(con, "recs", size)
+    taken = [row(con, f"SELECT count(*) FROM recs WHERE {users}")[0] for users in ranges]
+    assert sum(taken) == len(ids)
+    if size < len(set(ids)) - 1:
+        assert len(ranges) > 1
+    assert row(con, f"SELECT count(*) FROM recs WHERE user_id IS NULL AND {ranges[0]}") == (1,)
+
+
+@pytest.mark.parametrize("recs", [RECS, LONG])
+def test_batched_cli_prints_what_one_batch_prints(recs, tmp_path):
+    runner = CliRunner()
+    one = runner.invoke(cli, ["eval", recs, RELS, "-k", "1,5,all"])
+    assert one.exit_code == 0, one.output
+    for size in ("1", "2", "4"):
+        out = tmp_path / f"users_{size}.csv"
+        batched = runner.invoke(cli, ["eval", recs, RELS, "-k", "1,5,all", "--batch-users", size,
+                                      "--per-user", str(out)])
+        assert batched.exit_code == 0, batched.output
+        assert batched.output == one.output
+        assert out.read_text() == (tmp_path / "users_1.csv").read_text()
+
+
+def test_a_bad_row_stops_the_batched_run_as_it_stops_one_batch():
+    recs = pa.table({"user_id": ["a", "b", "c", "d"], "items": [["x"], ["y"], ["z"], ["x", "x"]]})
+    rels = pa.table({"user_id": ["a", "b", None], "item_id": ["x", "y", "z"],
+                     "relevance": [1, 1, 1]})
+    for size in (None, 1):
+        with pytest.raises(ndcg_duck.InputError, match="relevance .*: a row has no user id"):
+            ndcg_duck.evaluate(recs, rels, batch_users=size)
+    judged_twice = pa.table({"user_id": ["a", "d"], "item_id": ["x", "x"], "relevance": [1, 1]})
+    with pytest.raises(ndcg_duck.InputError, match="user d ranks item x twice"):
+        ndcg_duck.evaluate(recs, judged_twice, batch_users=1)
+
+
+def test_the_memory_limit_sets_the_batch_size():
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '3GB'")
+    assert batches.users_per_batch(con) == pytest.approx(3e9 / batches.BYTES_PER_USER, rel=0.05)  # shown as 2.7 GiB
+    con.execute("SET memory_limit = '1MB'")
+    assert batches.users_per_batch(con) == batches.FEWEST_USERS
+
+
+def test_a_small_memory_limit_splits_the_run(monkeypatch):
+    seen = []
+    split = batches.user_ranges
+    monkeypatch.setattr(batches, "user_ranges", lambda *args: seen.append(split(*args)) or seen[-1])
+    monkeypatch.setattr(batches, "FEWEST_USERS", 2)
+    one = ndcg_duck.evaluate(RECS, RELS, k=[3, 10])
+    monkeypatch.setattr(batches, "BYTES_PER_USER", 10**9)
+    batched = ndcg_duck.evaluate(RECS, RELS, k=[3, 10], memory_limit="1GB")
+    assert [len(ranges) for ranges in seen] == [1, 3]
+    assert batched.per_user.equals(one.per_user)
+    assert batched.summary == pytest.approx(one.summary, rel=1e-12)  # the mean's order of sums
+
+
+@pytest.mark.parametrize("size", [0, -1, 2.5, "10", True])
+def test_batch_users_must_be_a_positive_whole_number(size):
+    with pytest.raises(ndcg_duck.InputError, match="batch_users"):
+        ndcg_duck.evaluate(RECS, RELS, batch_users=size)
+
+
+def test_batch_users_zero_is_a_cli_usage_error():
+    result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--batch-users", "0"])
+    assert result.exit_code == 2
+    assert "--batch-users" in result.output
