@@ -37,9 +37,9 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
     the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
     connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
-    temp_dir (where DuckDB spills what does not fit) are set on it. A large evaluation runs in
-    batches of users (ranges of user ids) that fit the memory limit; batch_users sets how many
-    users a batch holds.
+    temp_dir (where DuckDB spills what does not fit) are set on it. Large Parquet or in-memory
+    recommendations are evaluated in batches of users (ranges of user ids) that fit the memory
+    limit; batch_users sets how many users a batch holds (for any input).
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
@@ -94,7 +94,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
          batch_users: Optional[int]) -> Evaluation:
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
     ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
-    ranges = batches.user_ranges(con, "ndcg_recs", batch_users or batches.users_per_batch(con))
+    # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
+    size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
+    ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
     for number, users in enumerate(ranges):
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")

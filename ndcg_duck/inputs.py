@@ -80,10 +80,11 @@ def _has_glob(path: str) -> bool:
 
 
 def attach_source(con, source, name: str, fmt: str | None, role: str,
-                  cols: Columns = Columns()) -> str:
+                  cols: Columns = Columns()) -> tuple[str, bool]:
     """Make `source` (a path, DuckDB relation, Arrow table or pandas/polars DataFrame) the view
     or table `name` in `con`. A TREC file's columns get the names in `cols`. Returns a
-    description of the source for messages."""
+    description of the source for messages, and whether its rows can be counted without
+    parsing it (Parquet, or data in memory)."""
     if isinstance(source, (str, Path)):
         path = str(source)
         if not _has_glob(path) and not Path(path).exists():
@@ -100,7 +101,7 @@ def attach_source(con, source, name: str, fmt: str | None, role: str,
                         f"FROM {reader}({literal(path)})")
         except duckdb.Error as exc:
             raise InputError(f"cannot read {role} file {path}: {_first_line(exc)}") from None
-        return f"{role} file {path}"
+        return f"{role} file {path}", fmt == "parquet"
     try:
         if isinstance(source, duckdb.DuckDBPyRelation):
             source = source.to_arrow_table()
@@ -110,7 +111,7 @@ def attach_source(con, source, name: str, fmt: str | None, role: str,
     except Exception as exc:  # duckdb raises several types for objects it cannot scan
         raise InputError(f"cannot use {role} of type {type(source).__name__}: pass a path, a "
                          f"DuckDB relation, an Arrow table or a pandas/polars DataFrame") from None
-    return f"{role} ({type(source).__name__})"
+    return f"{role} ({type(source).__name__})", True
 
 
 def _first_line(exc: Exception) -> str:
@@ -181,12 +182,14 @@ class Loaded(NamedTuple):
     layout: str  # of the recommendations: 'lists', 'ranks' or 'scores'
     recs_what: str  # how messages name the recommendations, e.g. "recommendations file x.csv"
     rels_what: str
+    recs_countable: bool  # Parquet or in memory: counting its rows costs next to nothing
 
 
 def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> Loaded:
     """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns."""
-    recs_what = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
-    rels_what = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
+    recs_what, countable = attach_source(con, recs, "ndcg_recs_src", recs_format,
+                                         "recommendations", cols)
+    rels_what, _ = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
     for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
         try:
             empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
@@ -227,7 +230,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> 
                     f"{items} AS items FROM ndcg_rels_src")
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
-    return Loaded(layout, recs_what, rels_what)
+    return Loaded(layout, recs_what, rels_what, countable)
 
 
 def _as_text(left: str, right: str) -> bool:

@@ -75,6 +75,8 @@ def test_a_small_memory_limit_splits_the_run(monkeypatch):
     assert [len(ranges) for ranges in seen] == [1, 3]
     assert batched.per_user.equals(one.per_user)
     assert batched.summary == pytest.approx(one.summary, rel=1e-12)  # the mean's order of sums
+    ndcg_duck.evaluate(LONG, RELS, memory_limit="1GB")  # a CSV is not read once more to count
+    assert len(seen) == 2
 
 
 @pytest.mark.parametrize("size", [0, -1, 2.5, "10", True])
