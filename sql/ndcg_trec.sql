@@ -3,14 +3,14 @@
 -- are ignored (some runs carry comments there).
 
 -- ndcg_trec_words(path): each non-blank line of the text file(s) at path, and its words.
--- Returns line (VARCHAR) and words (VARCHAR list).
+-- Returns filename, line (VARCHAR) and words (VARCHAR list).
 CREATE OR REPLACE TEMP MACRO ndcg_trec_words(path) AS TABLE
-    SELECT line, words
+    SELECT filename, line, words
     FROM (
-        SELECT line, regexp_extract_all(line, '\S+') AS words
+        SELECT filename, line, regexp_extract_all(line, '\S+') AS words
         -- chr(31), the unit separator, never occurs in a TREC file: each line is one value
         FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(31),
-                      quote = '', escape = '', auto_detect = false)
+                      quote = '', escape = '', auto_detect = false, filename = true)
     )
     WHERE len(words) > 0;
 
@@ -21,8 +21,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_run(path) AS TABLE
     SELECT words[1] AS user_id, words[3] AS item_id,
            CASE WHEN len(words) >= 5 AND TRY_CAST(words[5] AS DOUBLE) IS NOT NULL
                 THEN words[5]::DOUBLE
-                ELSE error('ndcg-duck: a TREC run line is "query Q0 doc rank score tag", not: '
-                           || line) END AS score
+                ELSE error('ndcg-duck: ' || filename || ': a TREC run line is '
+                           || '"query Q0 doc rank score tag", not: ' || line) END AS score
     FROM ndcg_trec_words(path);
 
 -- ndcg_trec_qrels(path): relevance judgments (qrels), lines `query iteration doc relevance`.
@@ -31,6 +31,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels(path) AS TABLE
     SELECT words[1] AS user_id, words[3] AS item_id,
            CASE WHEN len(words) >= 4 AND TRY_CAST(words[4] AS DOUBLE) IS NOT NULL
                 THEN words[4]::DOUBLE
-                ELSE error('ndcg-duck: a TREC qrels line is "query iteration doc relevance", not: '
-                           || line) END AS relevance
+                ELSE error('ndcg-duck: ' || filename || ': a TREC qrels line is '
+                           || '"query iteration doc relevance", not: ' || line) END AS relevance
     FROM ndcg_trec_words(path);
