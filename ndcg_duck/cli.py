@@ -53,9 +53,9 @@ column_options = _apply([
 
 format_options = _apply([
     click.option("--recs-format", type=click.Choice(inputs.FORMATS),
-                 help="Format of RECS when its extension does not say."),
+                 help="Format of RECS when its extension does not say; trec: a TREC run."),
     click.option("--rels-format", type=click.Choice(inputs.FORMATS),
-                 help="Format of RELEVANCE when its extension does not say."),
+                 help="Format of RELEVANCE when its extension does not say; trec: TREC qrels."),
 ])
 
 metric_options = _apply([
