@@ -44,16 +44,16 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
                       judged_only=judged_only, unique_judgments=unique_judgments)
+    if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
+                                    or batch_users < 1):
+        raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
+                         usage=True)
     cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
                           score=score_col, relevance=relevance_col)
     con = con if con is not None else duckdb.connect()
     _configure(con, threads, memory_limit, temp_dir)
     register(con)
     loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
-    if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
-                                    or batch_users < 1):
-        raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
-                         usage=True)
     try:
         return _run(con, options, loaded, cols.user, per_user, batch_users)
     except duckdb.Error as exc:

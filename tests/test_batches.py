@@ -81,8 +81,9 @@ def test_a_small_memory_limit_splits_the_run(monkeypatch):
 
 @pytest.mark.parametrize("size", [0, -1, 2.5, "10", True])
 def test_batch_users_must_be_a_positive_whole_number(size):
-    with pytest.raises(ndcg_duck.InputError, match="batch_users"):
-        ndcg_duck.evaluate(RECS, RELS, batch_users=size)
+    with pytest.raises(ndcg_duck.InputError, match="batch_users") as raised:
+        ndcg_duck.evaluate("no-such-file.parquet", RELS, batch_users=size)  # checked first
+    assert raised.value.usage
 
 
 def test_batch_users_zero_is_a_cli_usage_error():
