@@ -13,26 +13,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user(recs, rels, k := 10, gain := 'linear'
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_lists(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only))),
-    ndcg_all_ AS (
-        FROM ndcg_user_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain,
-                              idcg_cutoff := idcg_cutoff, gain_map := gain_map,
-                              judged_only := judged_only, ties := 'trec'))
+        FROM ndcg_ranked_lists(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only)))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
+    FROM ndcg_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain, missing := missing,
+                     idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
+                     judged_only := judged_only, ties := 'trec');
 
 -- ndcg_per_user_ranks(recs, rels, ...): recs long (user_id, item_id, rank).
 CREATE OR REPLACE TEMP MACRO ndcg_per_user_ranks(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only))),
-    ndcg_all_ AS (
-        FROM ndcg_user_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain,
-                              idcg_cutoff := idcg_cutoff, gain_map := gain_map,
-                              judged_only := judged_only, ties := 'trec'))
+        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only)))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
+    FROM ndcg_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain, missing := missing,
+                     idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
+                     judged_only := judged_only, ties := 'trec');
 
 -- ndcg_per_user_scores(recs, rels, ...): recs long (user_id, item_id, score), ranked by score
 -- descending; equal scores ordered by item id descending, as text (ties 'trec'), or tie-averaged
@@ -42,13 +38,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_scores(recs, rels, k := 10, gain := '
         gain_map := NULL, judged_only := false, ties := 'trec') AS TABLE
     WITH ndcg_ranked_ AS (
         FROM ndcg_ranked_scores(recs, depth := ndcg_depth([ndcg_cutoff(k)], max_depth, judged_only, ties),
-                               ties := ties)),
-    ndcg_all_ AS (
-        FROM ndcg_user_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain,
-                              idcg_cutoff := idcg_cutoff, gain_map := gain_map,
-                              judged_only := judged_only, ties := ties))
+                               ties := ties))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_evaluated('ndcg_all_', missing := missing, empty := empty);
+    FROM ndcg_scores('ndcg_ranked_', rels, ks := [ndcg_cutoff(k)], gain := gain, missing := missing,
+                     idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
+                     judged_only := judged_only, ties := ties);
 
 -- ndcg_mean(recs, rels, ...) and its _ranks and _scores twins: one row, ndcg (the mean NDCG
 -- over evaluated users; NULL when none) and users (how many were evaluated).
