@@ -135,7 +135,8 @@ WITH
           AND ndcg_option('ties', ties, ['trec', 'average'])
     ),
     parts AS (
-        SELECT user_id, in_judged, in_ranked, length, hits,
+        -- hits sorted by position, so each sum adds in the same order however the rows arrived
+        SELECT user_id, in_judged, in_ranked, length, list_sort(hits) AS hits,
                list_transform(best, lambda g, i: g * ndcg_discount(i)) AS ideal
         FROM ndcg_user_parts(ranked, judged, ks, gain, gain_map, judged_only, ties,
                              unique_judgments)
@@ -188,7 +189,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_scores(ranked, judged, ks := [10], gain := 'li
 -- ndcg_summary(scores): the mean over users of a ndcg_scores result, per cutoff.
 -- Returns k, ndcg (the mean NDCG), dcg and idcg (their means) and users (how many were averaged).
 CREATE OR REPLACE TEMP MACRO ndcg_summary(scores) AS TABLE
-    SELECT k, avg(ndcg) AS ndcg, avg(dcg) AS dcg, avg(idcg) AS idcg, count(*) AS users
+    SELECT k, fsum(ndcg) / count(*) AS ndcg, fsum(dcg) / count(*) AS dcg,
+           fsum(idcg) / count(*) AS idcg, count(*) AS users
     FROM query_table(scores)
     GROUP BY k;
 

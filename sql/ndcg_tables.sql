@@ -49,7 +49,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_scores(recs, rels, k := 10, gain := '
 CREATE OR REPLACE TEMP MACRO ndcg_mean(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false) AS TABLE
-    SELECT avg(ndcg) AS ndcg, count(*) AS users
+    SELECT fsum(ndcg) / count(*) AS ndcg, count(*) AS users
     FROM ndcg_per_user(recs, rels, k := k, gain := gain, missing := missing,
                        idcg_cutoff := idcg_cutoff, empty := empty, max_depth := max_depth,
                        gain_map := gain_map, judged_only := judged_only);
@@ -57,7 +57,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_mean(recs, rels, k := 10, gain := 'linear',
 CREATE OR REPLACE TEMP MACRO ndcg_mean_ranks(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false) AS TABLE
-    SELECT avg(ndcg) AS ndcg, count(*) AS users
+    SELECT fsum(ndcg) / count(*) AS ndcg, count(*) AS users
     FROM ndcg_per_user_ranks(recs, rels, k := k, gain := gain, missing := missing,
                              idcg_cutoff := idcg_cutoff, empty := empty, max_depth := max_depth,
                              gain_map := gain_map, judged_only := judged_only);
@@ -65,7 +65,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_mean_ranks(recs, rels, k := 10, gain := 'linea
 CREATE OR REPLACE TEMP MACRO ndcg_mean_scores(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, ties := 'trec') AS TABLE
-    SELECT avg(ndcg) AS ndcg, count(*) AS users
+    SELECT fsum(ndcg) / count(*) AS ndcg, count(*) AS users
     FROM ndcg_per_user_scores(recs, rels, k := k, gain := gain, missing := missing,
                               idcg_cutoff := idcg_cutoff, empty := empty, max_depth := max_depth,
                               gain_map := gain_map, judged_only := judged_only, ties := ties);
