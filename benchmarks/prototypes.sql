@@ -300,3 +300,19 @@ FROM (
 -- floor: rank lookup alone: judgments joined to their user's top 20 on user_id, list_position
 SELECT count(*), sum(list_position(t.top, j.item_id)) FROM ndcg_rels AS j
 JOIN (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs) AS t ON t.user_id = j.user_id;
+
+-- floor: repeats found by grouping every judgment
+-- Repeated judgments, exactly: every judgment grouped by (user, item).
+SELECT count(*) FROM (
+    SELECT user_id, item_id, count(*) AS n FROM ndcg_rels GROUP BY user_id, item_id) WHERE n > 1;
+
+-- floor: repeats found by a signature pre-check
+-- Repeated judgments, exactly, by a pre-check: a 1024-bit signature of each user's hashed item ids
+-- (a repeat sets a bit twice, so a user with as many bits as judgments has none), then grouping
+-- only the judgments of the users it flags
+SELECT count(*) FROM (
+    SELECT user_id, item_id, count(*) AS n FROM ndcg_rels
+    SEMI JOIN (SELECT user_id FROM ndcg_rels GROUP BY user_id
+               HAVING bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*))
+        AS flagged USING (user_id)
+    GROUP BY user_id, item_id) WHERE n > 1;
