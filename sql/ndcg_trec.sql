@@ -14,23 +14,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_words(path) AS TABLE
     )
     WHERE len(words) > 0;
 
+-- ndcg_trec_number(words, n, filename, line, form): the n-th word of a line as a DOUBLE; stops,
+-- naming the file, the form its lines take and the line, when there is no such word or it is not
+-- a number.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_number(words, n, filename, line, form) AS
+    CASE WHEN len(words) >= n AND TRY_CAST(words[n] AS DOUBLE) IS NOT NULL
+         THEN words[n]::DOUBLE
+         ELSE error('ndcg-duck: ' || filename || ': a TREC ' || form || ', not: ' || line) END;
+
 -- ndcg_trec_run(path): a run, lines `query Q0 doc rank score tag`.
 -- Returns user_id (query), item_id (doc) and score (DOUBLE): the long layout ranked by score, for
 -- ndcg_ranked_scores and the _scores macros. The rank column is ignored, as trec_eval does.
 CREATE OR REPLACE TEMP MACRO ndcg_trec_run(path) AS TABLE
     SELECT words[1] AS user_id, words[3] AS item_id,
-           CASE WHEN len(words) >= 5 AND TRY_CAST(words[5] AS DOUBLE) IS NOT NULL
-                THEN words[5]::DOUBLE
-                ELSE error('ndcg-duck: ' || filename || ': a TREC run line is '
-                           || '"query Q0 doc rank score tag", not: ' || line) END AS score
+           ndcg_trec_number(words, 5, filename, line,
+                            'run line is "query Q0 doc rank score tag"') AS score
     FROM ndcg_trec_words(path);
 
 -- ndcg_trec_qrels(path): relevance judgments (qrels), lines `query iteration doc relevance`.
 -- Returns user_id (query), item_id (doc) and relevance (DOUBLE; used exactly, never truncated).
 CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels(path) AS TABLE
     SELECT words[1] AS user_id, words[3] AS item_id,
-           CASE WHEN len(words) >= 4 AND TRY_CAST(words[4] AS DOUBLE) IS NOT NULL
-                THEN words[4]::DOUBLE
-                ELSE error('ndcg-duck: ' || filename || ': a TREC qrels line is '
-                           || '"query iteration doc relevance", not: ' || line) END AS relevance
+           ndcg_trec_number(words, 4, filename, line,
+                            'qrels line is "query iteration doc relevance"') AS relevance
     FROM ndcg_trec_words(path);

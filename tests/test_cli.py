@@ -221,3 +221,12 @@ def test_bad_trec_line_is_a_data_error(tmp_path):
     assert result.output == (f"Error: evaluation failed: Invalid Input Error: ndcg-duck: {run}: "
                              f'a TREC run line is "query Q0 doc rank score tag", not: '
                              f"q1 Q0 a 1 high t\n")
+
+
+def test_bad_trec_qrels_line_is_a_data_error(tmp_path):
+    run, qrels = trec_files(tmp_path, ["q1 Q0 a 1 2.5 t"], ["q1 0 a"])
+    result = CliRunner().invoke(cli, ["eval", run, qrels, *TREC_FLAGS])
+    assert result.exit_code == 1
+    assert result.output == (f"Error: evaluation failed: Invalid Input Error: ndcg-duck: {qrels}: "
+                             f'a TREC qrels line is "query iteration doc relevance", not: '
+                             f"q1 0 a\n")
