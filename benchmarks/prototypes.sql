@@ -239,6 +239,94 @@ FROM (
     UNION ALL SELECT user_id, 10, d10, i10 FROM wide
     UNION ALL SELECT user_id, 20, d20, i20 FROM wide);
 
+-- name: lists_first
+-- Each user's judgments gathered into one list first (one GROUP BY), then one 1:1 join of those
+-- lists to the users' top-max(k) lists, so no ranking is copied into every judgment row; ranks,
+-- DCG and the ideal list by lambdas per user. Judgments taken as unique (--unique-judgments).
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    judged AS (
+        SELECT user_id, list({'item': item_id, 'gain': relevance::DOUBLE}) AS js
+        FROM ndcg_rels GROUP BY user_id),
+    users AS (
+        SELECT j.user_id,
+               list_filter(list_transform(j.js, lambda x: {'pos': list_position(t.top, x.item),
+                                                           'gain': x.gain}),
+                           lambda h: h.pos IS NOT NULL AND h.gain <> 0) AS hits,
+               list_transform(list_reverse_sort(list_filter(list_transform(j.js, lambda x: x.gain),
+                                                             lambda g: g > 0))[1:{DEPTH}],
+                              lambda g, i: g / log2(i + 1)) AS ideal
+        FROM judged AS j
+        LEFT JOIN (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs) AS t USING (user_id)),
+    sums AS (
+        SELECT u.user_id, c.k,
+               coalesce(list_sum(list_transform(list_filter(u.hits, lambda h: h.pos <= c.k),
+                                                lambda h: h.gain / log2(h.pos + 1))), 0.0) AS dcg,
+               coalesce(list_sum(u.ideal[1:c.k]), 0.0) AS idcg
+        FROM users AS u CROSS JOIN cutoffs AS c)
+SELECT user_id, k, dcg, idcg, CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END AS ndcg
+FROM sums;
+
+-- name: lists_first_checked
+-- As lists_first, with the repeat check on the gathered lists: a user whose judged items are not
+-- all distinct stops the query (the exact check counts repeats; naming the values would need more).
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    judged AS (
+        SELECT user_id, list({'item': item_id, 'gain': relevance::DOUBLE}) AS js
+        FROM ndcg_rels GROUP BY user_id),
+    users AS (
+        SELECT j.user_id,
+               list_filter(list_transform(j.js, lambda x: {'pos': list_position(t.top, x.item),
+                                                           'gain': x.gain}),
+                           lambda h: h.pos IS NOT NULL AND h.gain <> 0) AS hits,
+               list_transform(list_reverse_sort(list_filter(list_transform(j.js, lambda x: x.gain),
+                                                             lambda g: g > 0))[1:{DEPTH}],
+                              lambda g, i: g / log2(i + 1)) AS ideal
+        FROM judged AS j
+        LEFT JOIN (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs) AS t USING (user_id)
+        WHERE CASE WHEN len(list_distinct(list_transform(j.js, lambda x: x.item))) = len(j.js)
+                   THEN true ELSE error('repeated judgment') END),
+    sums AS (
+        SELECT u.user_id, c.k,
+               coalesce(list_sum(list_transform(list_filter(u.hits, lambda h: h.pos <= c.k),
+                                                lambda h: h.gain / log2(h.pos + 1))), 0.0) AS dcg,
+               coalesce(list_sum(u.ideal[1:c.k]), 0.0) AS idcg
+        FROM users AS u CROSS JOIN cutoffs AS c)
+SELECT user_id, k, dcg, idcg, CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END AS ndcg
+FROM sums;
+
+-- name: lists_first_deduped
+-- As lists_first, with the whole repeat contract on the gathered lists: list_distinct over the
+-- {item, gain} pairs counts a (user, item) judged twice with one value once, and a user whose
+-- remaining items are not all distinct has an item with two values and stops the query.
+WITH
+    cutoffs AS (SELECT unnest({KS}) AS k),
+    judged AS (
+        SELECT user_id, js, list_transform(js, lambda x: x.item) AS judged_items
+        FROM (SELECT user_id, list_distinct(list({'item': item_id, 'gain': relevance::DOUBLE})) AS js
+              FROM ndcg_rels GROUP BY user_id)),
+    users AS (
+        SELECT j.user_id,
+               list_filter(list_transform(j.js, lambda x: {'pos': list_position(t.top, x.item),
+                                                           'gain': x.gain}),
+                           lambda h: h.pos IS NOT NULL AND h.gain <> 0) AS hits,
+               list_transform(list_reverse_sort(list_filter(list_transform(j.js, lambda x: x.gain),
+                                                             lambda g: g > 0))[1:{DEPTH}],
+                              lambda g, i: g / log2(i + 1)) AS ideal
+        FROM judged AS j
+        LEFT JOIN (SELECT user_id, items[1:{DEPTH}] AS top FROM ndcg_recs) AS t USING (user_id)
+        WHERE CASE WHEN len(list_distinct(j.judged_items)) = len(j.judged_items)
+                   THEN true ELSE error('an item judged twice with two values') END),
+    sums AS (
+        SELECT u.user_id, c.k,
+               coalesce(list_sum(list_transform(list_filter(u.hits, lambda h: h.pos <= c.k),
+                                                lambda h: h.gain / log2(h.pos + 1))), 0.0) AS dcg,
+               coalesce(list_sum(u.ideal[1:c.k]), 0.0) AS idcg
+        FROM users AS u CROSS JOIN cutoffs AS c)
+SELECT user_id, k, dcg, idcg, CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END AS ndcg
+FROM sums;
+
 -- Pieces, not whole evaluations (timed, not checked): what each stage costs on its own.
 
 -- floor: read recs, slice to 20, unnest with ranks
