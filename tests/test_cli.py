@@ -214,19 +214,13 @@ def test_gain_map_listing_a_level_twice_is_a_usage_error():
     assert "gain map lists relevance level 1 twice" in result.output
 
 
-def test_bad_trec_line_is_a_data_error(tmp_path):
-    run, qrels = trec_files(tmp_path, ["q1 Q0 a 1 high t"], ["q1 0 a 1"])
-    result = CliRunner().invoke(cli, ["eval", run, qrels, *TREC_FLAGS])
+@pytest.mark.parametrize("run_line, qrels_line, bad, form", [
+    ("q1 Q0 a 1 high t", "q1 0 a 1", "run", '"query Q0 doc rank score tag", not: q1 Q0 a 1 high t'),
+    ("q1 Q0 a 1 2.5 t", "q1 0 a", "qrels", '"query iteration doc relevance", not: q1 0 a'),
+])
+def test_bad_trec_line_is_a_data_error(tmp_path, run_line, qrels_line, bad, form):
+    files = dict(zip(["run", "qrels"], trec_files(tmp_path, [run_line], [qrels_line])))
+    result = CliRunner().invoke(cli, ["eval", files["run"], files["qrels"], *TREC_FLAGS])
     assert result.exit_code == 1
-    assert result.output == (f"Error: evaluation failed: Invalid Input Error: ndcg-duck: {run}: "
-                             f'a TREC run line is "query Q0 doc rank score tag", not: '
-                             f"q1 Q0 a 1 high t\n")
-
-
-def test_bad_trec_qrels_line_is_a_data_error(tmp_path):
-    run, qrels = trec_files(tmp_path, ["q1 Q0 a 1 2.5 t"], ["q1 0 a"])
-    result = CliRunner().invoke(cli, ["eval", run, qrels, *TREC_FLAGS])
-    assert result.exit_code == 1
-    assert result.output == (f"Error: evaluation failed: Invalid Input Error: ndcg-duck: {qrels}: "
-                             f'a TREC qrels line is "query iteration doc relevance", not: '
-                             f"q1 0 a\n")
+    assert result.output == (f"Error: evaluation failed: Invalid Input Error: ndcg-duck: "
+                             f"{files[bad]}: a TREC {bad} line is {form}\n")
