@@ -17,6 +17,19 @@ RECS = {
     "eli": ["s60", "s61", "s62", "s63", "s64", "s65", "s66", "s67", "s68", "s69"],
 }
 
+# A second model's recommendations for the same listeners, to compare with the first.
+RECS_NEW = {
+    "ana": ["s01", "s08", "s03", "s07", "s12", "s04", "s05", "s09", "s02", "s14"],
+    "ben": ["s29", "s22", "s21", "s25", "s03", "s28", "s07", "s24", "s26", "s23"],
+    "chloé": ["s41", "s47", "s40", "s49", "s44", "s42", "s43", "s45", "s48", "s46"],
+    "dev": ["s50", "s51", "s52", "s53", "s54", "s55", "s56", "s57", "s58", "s90"],
+    "eli": ["s60", "s61", "s62", "s63", "s64", "s65", "s66", "s67", "s68", "s69"],
+}
+
+# How much each listener listens: a segment to break results down by (fay has none).
+ACTIVITY = [("ana", "heavy"), ("ben", "heavy"), ("chloé", "light"), ("dev", "light"),
+            ("eli", "light")]
+
 # Held-out listening, graded: 3 = on repeat, 2 = saved, 1 = played through, 0 = skipped.
 RELEVANCE = [
     ("ana", "s01", 3), ("ana", "s03", 2), ("ana", "s04", 1), ("ana", "s08", 3), ("ana", "s02", 0),
@@ -31,6 +44,12 @@ def main():
     users = list(RECS)
     pq.write_table(pa.table({"user_id": users, "items": [RECS[u] for u in users]}),
                    HERE / "recs.parquet")
+    pq.write_table(pa.table({"user_id": users, "items": [RECS_NEW[u] for u in users]}),
+                   HERE / "recs_new.parquet")
+    with open(HERE / "listeners.csv", "w", encoding="utf-8") as out:
+        out.write("user_id,activity\n")
+        for row in ACTIVITY:
+            out.write(",".join(row) + "\n")
     with open(HERE / "recs.json", "w", encoding="utf-8") as out:
         json.dump([{"user_id": u, "items": RECS[u]} for u in users], out, ensure_ascii=False,
                   indent=1)

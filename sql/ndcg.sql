@@ -8,3 +8,5 @@
 .read sql/ndcg_tables.sql
 .read sql/ndcg_lists.sql
 .read sql/ndcg_trec.sql
+.read sql/ndcg_segments.sql
+.read sql/ndcg_compare.sql

@@ -1,0 +1,313 @@
+"""compare(): score several runs on the same users and compare them, overall and by segment.
+
+Each run is scored by `evaluate` (the same macros, options and checks as `ndcg-duck eval`). The
+per-user tables are joined on the user in DuckDB, which also computes every mean, variance and
+count (sql/ndcg_compare.sql); `stats` turns those into intervals and p-values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Optional
+
+import duckdb
+import pyarrow as pa
+
+from . import segments as segmenting
+from . import stats
+from .errors import InputError
+from .evaluate import evaluate
+from .inputs import ident, literal
+from .sqlfiles import register
+
+ALL = "(all)"
+
+
+class Comparison(NamedTuple):
+    """rows: one dict per metric x segment x run (and, with several baselines, per pair), as
+    ROW_FIELDS; per_user: a table of each paired user's values per run and the differences (or
+    None); info: what was compared and how (baseline, pairs, test, correction, family, users,
+    runs, notes)."""
+
+    rows: list
+    per_user: Optional[pa.Table]
+    info: dict
+
+
+ROW_FIELDS = ("metric", "cutoff", "segment", "run", "baseline", "users", "mean", "ci_low",
+              "ci_high", "diff", "diff_ci_low", "diff_ci_high", "rel_diff", "d_z", "wins", "ties",
+              "losses", "p_value", "p_adjusted", "significant", "tested", "note", "test",
+              "correction", "family", "users_without_recommendations")
+
+
+def compare(rels, runs, k=10, *, baseline=None, all_pairs=False, test="t", correction=None,
+            n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
+            segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
+            memory_limit=None, temp_dir=None, **options) -> Comparison:
+    """Compare the runs (a {name: recs} mapping, or (name, recs) pairs, in order; recs as
+    `evaluate` takes them) on the judgments `rels`.
+
+    Every run is scored on the same users (with missing='skip', the users every run has). The
+    first run (or `baseline`) is compared with each other run; all_pairs=True compares every
+    pair. test: 't' (paired t-test), 'randomization' (paired sign flip, n_resamples, seed),
+    'bootstrap' or 'none'; correction: 'holm' (the default for more than one test),
+    'bonferroni' or 'none', over every test made. ci is the level of the intervals, alpha that
+    of `significant`. segments (a path or table with a user column and the column `by`) breaks
+    every result down by segment; a segment with fewer than min_users users gets means but no
+    test. per_user=True returns each user's values and differences; plot='out.png' draws the
+    sorted per-user differences and the per-segment differences. Other keyword arguments (k,
+    gain, missing, user_col, ...) are evaluate's. Needs scipy (pip install 'ndcg-duck[compare]').
+    """
+    stats.require("scipy", "compare")
+    if plot is not None:
+        stats.require("matplotlib", "--plot")
+    runs = _runs(runs)
+    names = [name for name, _ in runs]
+    pairs = _pairs(names, baseline, all_pairs)
+    _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by)
+    if plot is not None:
+        from . import plot as plotting
+
+        plotting.check_path(plot)
+    con = duckdb.connect()
+    register(con)
+    user_col = options.get("user_col", "user_id")
+    where = None
+    if segments is not None:
+        where = segmenting.attach(con, segments, by, user_col, segments_format)
+    tables, summaries = [], []
+    for name, recs in runs:
+        result = evaluate(recs, rels, k, con=con, per_user=True, threads=threads,
+                          memory_limit=memory_limit, temp_dir=temp_dir, **options)
+        tables.append(result.per_user)
+        summaries.append(result.summary)
+    metrics = [c for c in tables[0].column_names if c in summaries[0]]
+    users = _pair_users(con, tables, metrics, where)
+    aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
+    info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
+                     for name, summary in zip(names, summaries)},
+            "users": users["paired"], "users_left_out": users["left_out"],
+            "baseline": None if all_pairs else names[pairs[0][0]],
+            "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
+            "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
+            "n_resamples": n_resamples, "seed": seed, "by": by}
+    rows = _rows(con, aggregates, names, pairs, metrics, info)
+    _correct(rows, correction, alpha, info)
+    table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
+    if plot is not None:
+        from . import plot as plotting
+
+        plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
+    return Comparison(rows, table, info)
+
+
+def _runs(runs) -> list:
+    items = list(runs.items()) if isinstance(runs, dict) else [tuple(run) for run in runs]
+    names = [name for name, _ in items]
+    if len(items) < 2:
+        raise InputError("compare needs at least two runs: give --run NAME=PATH twice or more",
+                         usage=True)
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"run name {name!r}: give each run a name, as in --run base=recs.parquet",
+                             usage=True)
+        if names.count(name) > 1:
+            raise InputError(f"run name {name!r} is given twice: give each run its own name",
+                             usage=True)
+    return items
+
+
+def _pairs(names: list, baseline, all_pairs: bool) -> list:
+    """The (reference, run) index pairs to compare: the baseline against every other run, or every
+    pair in the order given."""
+    if all_pairs:
+        if baseline is not None:
+            raise InputError("--baseline and --all-pairs do not go together: --all-pairs compares "
+                             "every pair", usage=True)
+        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    if baseline is None:
+        base = 0
+    elif baseline in names:
+        base = names.index(baseline)
+    else:
+        raise InputError(f"--baseline {baseline!r} is not one of the runs: "
+                         f"{', '.join(names)}", usage=True)
+    return [(base, j) for j in range(len(names)) if j != base]
+
+
+def _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by) -> None:
+    if test not in stats.TESTS:
+        raise InputError(f"test {test!r} is not one of: {', '.join(stats.TESTS)}", usage=True)
+    if correction is not None and correction not in stats.CORRECTIONS:
+        raise InputError(f"correction {correction!r} is not one of: "
+                         f"{', '.join(stats.CORRECTIONS)}", usage=True)
+    for name, value in (("n_resamples", n_resamples), ("min_users", min_users), ("seed", seed)):
+        low = 0 if name == "seed" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InputError(f"{name} {value!r} is not an integer >= {low}", usage=True)
+    for name, value in (("alpha", alpha), ("ci", ci)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise InputError(f"{name} {value!r} is not a number between 0 and 1", usage=True)
+    if (segments is None) != (by is None):
+        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
+
+
+def _column(run: int, metric: str) -> str:
+    return ident(f"{run}:{metric}")
+
+
+def _pair_users(con, tables, metrics, segments: Optional[str]) -> dict:
+    """Join the runs' per-user tables into ndcg_cmp_paired: the users every run has, their
+    segment, and each run's metrics. Returns the paired users and how many were left out."""
+    views = []
+    for run, table in enumerate(tables):
+        con.register(f"ndcg_cmp_arrow{run}", table)
+        user = ident(table.column_names[0])
+        values = ", ".join(f"{ident(m)} AS {_column(run, m)}" for m in metrics)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_cmp_run{run} AS SELECT {user} AS user_id, "
+                    f"{values} FROM ndcg_cmp_arrow{run}")
+        views.append(f"ndcg_cmp_run{run}")
+    joined = " JOIN ".join(f"{view}" + ("" if i == 0 else " USING (user_id)")
+                           for i, view in enumerate(views))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_cmp_joined AS SELECT * FROM {joined}")
+    if segments is None:
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_cmp_paired AS FROM ndcg_cmp_joined")
+    else:
+        segmenting.join(con, "ndcg_cmp_joined", "ndcg_cmp_paired", segments)
+    (paired,), = con.sql("SELECT count(*) FROM ndcg_cmp_paired").fetchall()
+    (everyone,), = con.sql(" UNION ".join(f"SELECT user_id FROM {v}" for v in views)
+                           .join(("SELECT count(*) FROM (", ")"))).fetchall()
+    return {"paired": paired, "left_out": everyone - paired}
+
+
+def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
+    """One SQL pass over the paired users: each run's spread and each pair's paired aggregates
+    per metric, overall and per segment. Returns (segment, {key: struct}) rows, overall first."""
+    columns = []
+    for m in metrics:
+        for run in range(runs):
+            columns.append(f"ndcg_spread({_column(run, m)}) AS {ident(f's|{run}|{m}')}")
+        for i, j in pairs:
+            columns.append(f"ndcg_paired({_column(j, m)}, {_column(i, m)}) "
+                           f"AS {ident(f'p|{i}|{j}|{m}')}")
+    if with_segments:
+        query = (f"SELECT CASE WHEN grouping(segment) = 1 THEN {literal(ALL)} ELSE segment END, "
+                 f"{', '.join(columns)} FROM ndcg_cmp_paired GROUP BY GROUPING SETS ((), (segment)) "
+                 f"ORDER BY grouping(segment) DESC, segment = ndcg_unknown_segment(), segment")
+    else:
+        query = f"SELECT {literal(ALL)}, {', '.join(columns)} FROM ndcg_cmp_paired"
+    result = con.sql(query)
+    names = result.columns
+    return [(row[0], dict(zip(names[1:], row[1:]))) for row in result.fetchall()]
+
+
+def split_metric(name: str):
+    """'ndcg@10' -> ('ndcg', '10'); 'mrr' -> ('mrr', None)."""
+    metric, _, cutoff = name.partition("@")
+    return metric, (cutoff or None)
+
+
+def _rows(con, aggregates, names, pairs, metrics, info) -> list:
+    level, test = info["ci"], info["test"]
+    rows = []
+    for m in metrics:
+        metric, cutoff = split_metric(m)
+        for segment, values in aggregates:
+            small = segment != ALL and values[f"s|0|{m}"]["users"] < info["min_users"]
+            note = (f"fewer than {info['min_users']} users: means only, not tested"
+                    if small else None)
+            for run, name in enumerate(names):
+                spread = values[f"s|{run}|{m}"]
+                row = _row(metric, cutoff, segment, name, None, spread, level, small, note, info)
+                own = [i for i, j in pairs if j == run] if info["baseline"] is not None else []
+                if own:  # against a baseline: the run's row carries the comparison
+                    i = own[0]
+                    _compare(con, row, values[f"p|{i}|{run}|{m}"], names[i], (i, run, m), segment,
+                             level, test, small, info)
+                rows.append(row)
+            if info["baseline"] is None:  # every pair: a row per pair after the runs' own rows
+                for i, j in pairs:
+                    row = _row(metric, cutoff, segment, names[j], names[i], None, level, small,
+                               note, info)
+                    _compare(con, row, values[f"p|{i}|{j}|{m}"], names[i], (i, j, m), segment,
+                             level, test, small, info)
+                    rows.append(row)
+    return rows
+
+
+def _row(metric, cutoff, segment, run, against, spread, level, small, note, info) -> dict:
+    row = dict.fromkeys(ROW_FIELDS)
+    row.update(metric=metric, cutoff=cutoff, segment=segment, run=run, baseline=against,
+               tested=False, note=note, test=info["test"],
+               users_without_recommendations=info["runs"][run].get("users_without_recommendations"))
+    if spread is not None:
+        row.update(users=spread["users"], mean=spread["mean"])
+        if not small:
+            row["ci_low"], row["ci_high"] = stats.t_interval(spread["mean"], spread["var"],
+                                                             spread["users"], level)
+    return row
+
+
+def _compare(con, row, paired, against, key, segment, level, test, small, info) -> None:
+    """Fill row's comparison with the run `against` from the paired aggregates (and, for the
+    resampling tests, the per-user differences)."""
+    n, diff, var = paired["users"], paired["diff_mean"], paired["diff_var"]
+    row.update(baseline=against, users=n, diff=diff, wins=paired["wins"], ties=paired["ties"],
+               losses=paired["losses"])
+    if row["mean"] is None:
+        row["mean"] = paired["mean"]
+    base = paired["base_mean"]
+    row["rel_diff"] = diff / base if base else None
+    if small or n == 0:
+        return
+    row["d_z"] = diff / math.sqrt(var) if var else None
+    row["diff_ci_low"], row["diff_ci_high"] = stats.t_interval(diff, var, n, level)
+    if test == "none":
+        return
+    if test == "t":
+        row["p_value"] = stats.t_test(diff, var, n)
+    else:
+        diffs = _differences(con, key, segment, nonzero=test == "randomization")
+        if test == "randomization":
+            row["p_value"] = stats.randomization(diffs, info["n_resamples"], info["seed"])
+        elif n >= 2 and var:
+            row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap(
+                diffs, info["n_resamples"], info["seed"], level)
+    if row["p_value"] is None:
+        row["note"] = "every difference is the same: no test"
+    else:
+        row["tested"] = True
+
+
+def _differences(con, key, segment: str, nonzero: bool):
+    i, j, m = key
+    d = f"{_column(j, m)} - {_column(i, m)}"
+    where = [] if segment == ALL else [f"segment = {literal(segment)}"]
+    if nonzero:
+        where.append(f"{d} <> 0")
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    return con.sql(f"SELECT {d} AS d FROM ndcg_cmp_paired{clause}").fetchnumpy()["d"]
+
+
+def _correct(rows, correction, alpha, info) -> None:
+    tested = [row for row in rows if row["tested"]]
+    if correction is None:
+        correction = "holm" if len(tested) > 1 else "none"
+    adjusted = stats.adjust([row["p_value"] for row in tested], correction)
+    for row, p in zip(tested, adjusted):
+        row["p_adjusted"] = p
+        row["significant"] = p < alpha
+    for row in rows:
+        row.update(correction=correction, family=len(tested))
+    info.update(correction=correction, family=len(tested))
+
+
+def _per_user(con, names, pairs, metrics, user_col: str, with_segments: bool) -> pa.Table:
+    """Each paired user: the user id, the segment, then per metric each run's value and each
+    pair's difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
+    columns = [f"user_id AS {ident(user_col)}"] + (["segment"] if with_segments else [])
+    for m in metrics:
+        columns += [f"{_column(run, m)} AS {ident(f'{m} {name}')}" for run, name in enumerate(names)]
+        columns += [f"{_column(j, m)} - {_column(i, m)} AS {ident(f'{m} {names[j]}-{names[i]}')}"
+                    for i, j in pairs]
+    return con.sql(f"SELECT {', '.join(columns)} FROM ndcg_cmp_paired ORDER BY user_id").to_arrow_table()

@@ -1,0 +1,103 @@
+"""Segments: a table of users and the group each belongs to, to break every result down by group.
+
+`attach` loads the table (a path in any supported format, or a table in memory) as the view
+ndcg_segments (user_id, segment: text), checked by sql/ndcg_segments.sql: one segment per user.
+`by_segment` gives the per-segment means of a per-user table, for `ndcg-duck eval --segments`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from . import inputs
+from .errors import InputError
+from .inputs import ident, literal
+
+ALL = "(all)"
+FORMATS = ("parquet", "csv", "json")
+
+
+def attach(con, source, by: str, user_col: str = "user_id", fmt=None) -> str:
+    """Create ndcg_segments (user_id, segment) in `con` from `source`, whose columns `user_col`
+    and `by` give each user's segment. Returns how messages name the source."""
+    if isinstance(source, (str, Path)):
+        path = str(source)
+        if fmt is None:
+            suffixes = [s.lower() for s in Path(path).suffixes if s.lower() not in (".gz", ".zst")]
+            fmt = inputs.EXTENSIONS.get(suffixes[-1] if suffixes else "")
+        if fmt not in FORMATS:
+            raise InputError(f"cannot tell the format of segments file {path} from its "
+                             f"extension: use a .parquet, .csv or .json name", usage=True)
+    what, _ = inputs.attach_source(con, source, "ndcg_segments_src", fmt, "segments")
+    found = [row[0] for row in con.sql("DESCRIBE ndcg_segments_src").fetchall()]
+    for column, flag in ((user_col, "--user-col"), (by, "--by")):
+        if column not in found:
+            raise InputError(f"{what}: no column {column!r} (columns found: {', '.join(found)}); "
+                             f"name it with {flag}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_segments_in AS SELECT {ident(user_col)} AS "
+                f"user_id, {ident(by)} AS segment FROM ndcg_segments_src")
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments AS "
+                    "FROM ndcg_segment_of('ndcg_segments_in')")
+    except duckdb.Error as exc:
+        text = str(exc).strip().splitlines()[0]
+        raise InputError(f"{what}: {text.split('ndcg-duck: segments: ', 1)[-1]}") from None
+    return what
+
+
+def _type(con, relation: str) -> str:
+    return {name: kind for name, kind, *_ in con.sql(f"DESCRIBE {relation}").fetchall()}["user_id"]
+
+
+def join(con, per_user: str, into: str, what: str) -> None:
+    """Create the table `into`: every row of the relation `per_user` (user_id, values) and its
+    user's segment. Ids typed differently on the two sides are compared as text. Stops when no
+    user of per_user has a segment (almost always mismatched ids)."""
+    ids = ""
+    if _type(con, per_user) != _type(con, "ndcg_segments"):
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments AS "
+                    "SELECT user_id::VARCHAR AS user_id, segment FROM ndcg_segments")
+        ids = " REPLACE (user_id::VARCHAR AS user_id)"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_segments_users AS "
+                f"SELECT *{ids} FROM {per_user}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {into} AS "
+                f"FROM ndcg_by_segment('ndcg_segments_users', 'ndcg_segments')")
+    (placed, users), = con.sql(f"SELECT count(*) FILTER (WHERE segment <> ndcg_unknown_segment()), "
+                               f"count(*) FROM {into}").fetchall()
+    has_rows = con.sql("SELECT 1 FROM ndcg_segments WHERE segment <> ndcg_unknown_segment() "
+                       "LIMIT 1").fetchall()
+    if users and not placed and has_rows:
+        (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments").fetchall()
+        (ours,), = con.sql(f"SELECT min(user_id)::VARCHAR FROM {into}").fetchall()
+        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
+                         f"{theirs!r}, here like {ours!r}): check --user-col and that the files "
+                         f"use the same ids")
+
+
+def by_segment(per_user, summary: dict, segments, by: str, user_col: str = "user_id",
+               fmt=None) -> list:
+    """The mean of each metric per segment of the per-user table `per_user` (from evaluate):
+    a list of {'segment', 'users', METRIC: mean, ...}, everyone ('(all)') first, then the
+    segments by name, '(unknown)' last."""
+    con = duckdb.connect()
+    from .sqlfiles import register
+
+    register(con)
+    what = attach(con, segments, by, user_col, fmt)
+    metrics = [c for c in per_user.column_names if c in summary]
+    con.register("ndcg_seg_arrow", per_user)
+    values = ", ".join(ident(m) for m in metrics)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_seg_per_user AS SELECT "
+                f"{ident(per_user.column_names[0])} AS user_id, {values} FROM ndcg_seg_arrow")
+    join(con, "ndcg_seg_per_user", "ndcg_seg_joined", what)
+    means = ", ".join(f"fsum({ident(m)}) / count(*) AS {ident(m)}" for m in metrics)
+    result = con.sql(
+        f"SELECT CASE WHEN grouping(segment) = 1 THEN {literal(ALL)} ELSE segment END AS segment, "
+        f"count(*) AS users, {means} FROM ndcg_seg_joined GROUP BY GROUPING SETS ((), (segment)) "
+        f"ORDER BY grouping(segment) DESC, segment = ndcg_unknown_segment(), segment")
+    names = result.columns
+    rows = [dict(zip(names, row)) for row in result.fetchall()]
+    con.close()
+    return rows

@@ -1,0 +1,160 @@
+"""Statistics for comparing runs: intervals, paired tests and corrections for multiple tests.
+
+Means, variances and counts come from SQL (sql/ndcg_compare.sql); this module turns them into
+intervals and p-values with scipy (the `compare` extra), and corrects p-values over a family.
+
+- t interval of a mean: mean +- t_{(1+level)/2, n-1} * sqrt(var / n).
+- Paired t-test on the differences d: t = mean(d) / sqrt(var(d) / n), two-sided, n - 1 degrees
+  of freedom.
+- Randomization test (paired sign flip; Fisher 1935, for IR Smucker et al. 2007): under the null
+  hypothesis each user's difference is as likely to have either sign. The statistic is |sum d|;
+  p = (count + 1) / (B + 1) where count is how many of B random sign flips give a statistic at
+  least as large (Phipson and Smyth 2010): never 0. When 2^m <= B (m users with a non-zero
+  difference) every sign assignment is enumerated instead and p = count / 2^m, exactly.
+- Bootstrap (percentile interval of the mean difference, Efron and Tibshirani 1993, 13.3); its
+  test shifts the bootstrap distribution to the null (ibid. 16.4): p = (count + 1) / (B + 1) with
+  count the resamples whose mean is at least |mean(d)| away from mean(d).
+- Holm (1979) step-down and Bonferroni corrections of p-values over a family of tests.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import List, Optional, Sequence, Tuple
+
+from .errors import InputError
+
+TESTS = ("t", "randomization", "bootstrap", "none")
+CORRECTIONS = ("holm", "bonferroni", "none")
+INSTALL = "pip install 'ndcg-duck[compare]'"
+# Work per batch of resamples, in values drawn: bounds memory whatever the number of users.
+BATCH_VALUES = 4_000_000
+BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
+
+
+def require(module: str, feature: str):
+    """Import `module` (scipy, matplotlib) or stop with what to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"{feature} needs {module}, which is not installed: {INSTALL}") from None
+
+
+def _scipy_stats():
+    return require("scipy", "compare").stats
+
+
+def t_interval(mean: float, var: Optional[float], n: int, level: float) -> Tuple[Optional[float], Optional[float]]:
+    """The t interval of a mean from n values with sample variance var; (None, None) when it
+    cannot be computed (fewer than 2 values)."""
+    if n < 2 or var is None or mean is None:
+        return None, None
+    half = float(_scipy_stats().t.ppf((1 + level) / 2, n - 1)) * math.sqrt(max(var, 0.0) / n)
+    return mean - half, mean + half
+
+
+def t_test(diff_mean: float, diff_var: Optional[float], n: int) -> Optional[float]:
+    """The two-sided p-value of the paired t-test from the mean and sample variance of the n
+    differences; None when there is nothing to test (fewer than 2 users, or every difference
+    the same)."""
+    if n < 2 or diff_var is None or diff_var <= 0:
+        return None
+    t = diff_mean / math.sqrt(diff_var / n)
+    return float(2 * _scipy_stats().t.sf(abs(t), n - 1))
+
+
+def _count_extreme(null, observed: float, scale: float) -> int:
+    """How many values of `null` are at least `observed` (both absolute), allowing for rounding."""
+    import numpy as np
+
+    return int(np.count_nonzero(np.abs(null) >= observed - 1e-9 * scale))
+
+
+def _rng_keyword(function) -> str:
+    """scipy 1.15 renamed random_state to rng."""
+    return "rng" if "rng" in inspect.signature(function).parameters else "random_state"
+
+
+def randomization(diffs, n_resamples: int, seed: int) -> float:
+    """The two-sided p-value of the paired sign-flip test on the per-user differences."""
+    import numpy as np
+
+    stats = _scipy_stats()
+    d = np.asarray(diffs, dtype=float)
+    d = d[d != 0]  # a difference of 0 is the same under either sign
+    m = d.size
+    if m == 0:
+        return 1.0
+    observed, scale = abs(float(d.sum())), float(np.abs(d).sum())
+    if m < 63 and 2 ** m <= n_resamples:  # every sign assignment: exact
+        result = stats.permutation_test((d,), _sum, permutation_type="samples", vectorized=True,
+                                        n_resamples=n_resamples)
+        null = result.null_distribution
+        return _count_extreme(null, observed, scale) / null.size
+    return (_count_extreme(_sign_flips(d, n_resamples, seed), observed, scale) + 1) / (n_resamples + 1)
+
+
+def _sign_flips(d, n_resamples: int, seed: int):
+    """sum(s_i * d_i) for n_resamples random sign vectors s (each sign +1 or -1 with chance 1/2).
+
+    Each user's sign is one bit of a random byte: a byte picks one of the 256 signed sums of a
+    group of 8 users, tabled once, so a resample costs m/8 look-ups. The groups are taken a block
+    at a time (a block's table fits in the CPU cache) for all resamples at once. (scipy's
+    permutation_test draws the same distribution, but at 100,000 users it takes minutes.)
+    The random stream depends only on the seed and the number of users, never on threads.
+    """
+    import numpy as np
+
+    groups = -(-d.size // 8)
+    padded = np.zeros(groups * 8)
+    padded[:d.size] = d
+    signs = ((np.arange(256)[:, None] >> np.arange(8)) & 1) * 2.0 - 1.0  # byte -> 8 signs
+    table = padded.reshape(groups, 8) @ signs.T  # group, byte -> signed sum of the group
+    rng = np.random.default_rng(seed)
+    totals = np.zeros(n_resamples)
+    for first in range(0, groups, BLOCK_GROUPS):
+        block = table[first:first + BLOCK_GROUPS]
+        codes = rng.integers(0, 256, size=(n_resamples, block.shape[0]), dtype=np.uint8)
+        totals += np.take(block.ravel(), codes + np.arange(block.shape[0]) * 256).sum(axis=1)
+    return totals
+
+
+def _sum(x, axis=-1):
+    import numpy as np
+
+    return np.sum(x, axis=axis)
+
+
+def bootstrap(diffs, n_resamples: int, seed: int, level: float) -> Tuple[float, float, float]:
+    """The bootstrap test of mean(diffs) = 0 and the percentile interval of the mean: (p, low,
+    high), from one set of n_resamples resamples."""
+    import numpy as np
+
+    stats = _scipy_stats()
+    d = np.asarray(diffs, dtype=float)
+    result = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
+                             confidence_level=level, method="percentile",
+                             batch=max(1, BATCH_VALUES // max(d.size, 1)),
+                             **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)})
+    mean = float(d.mean())
+    count = _count_extreme(result.bootstrap_distribution - mean, abs(mean), float(np.abs(d).mean()))
+    return ((count + 1) / (n_resamples + 1), float(result.confidence_interval.low),
+            float(result.confidence_interval.high))
+
+
+def adjust(pvalues: Sequence[float], method: str) -> List[float]:
+    """p-values corrected for the family they form: 'holm' (step-down), 'bonferroni' or 'none'."""
+    m = len(pvalues)
+    if method == "none":
+        return list(pvalues)
+    if method == "bonferroni":
+        return [min(1.0, m * p) for p in pvalues]
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda i: pvalues[i])):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
