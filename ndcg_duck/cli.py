@@ -9,6 +9,7 @@ import click
 import duckdb
 
 from . import inputs, options, output
+from .compare_options import apply, plot_option, segment_options
 from .errors import InputError
 from .evaluate import evaluate
 from .progress import progress
@@ -137,8 +138,10 @@ def cli():
               help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="How to print the summary.")
+@apply(segment_options)
+@plot_option
 @_user_errors
-def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
+def eval_command(recs, relevance, per_user, fmt, quiet, segments, by, plot, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -148,18 +151,26 @@ def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
     """
     if per_user:
         output.check_output_path(per_user)
+    from .cli_compare import check_eval_extras, eval_extras
+
+    check_eval_extras(segments, by, plot)
     con = duckdb.connect()
     with progress(con, enabled=not quiet and sys.stderr.isatty()):
-        result = evaluate(recs, relevance, per_user=bool(per_user), con=con, **settings)
+        result = evaluate(recs, relevance, per_user=bool(per_user or segments or plot), con=con,
+                          **settings)
     if per_user:
         output.write_table(result.per_user, per_user)
-    click.echo(output.format_summary(result.summary, fmt, settings["missing"]), nl=False)
+    shown = output.format_summary(result.summary, fmt, settings["missing"])
+    click.echo(eval_extras(result, shown, settings, segments, by, plot, fmt), nl=False)
 
 
 @cli.command(name="sql")
 def sql_command():
     """Print the macro SQL, to run in another DuckDB session or embed in a pipeline."""
     click.echo(script(), nl=False)
+
+
+from . import cli_compare  # noqa: E402,F401  (adds the compare command)
 
 
 def main():

@@ -1,0 +1,129 @@
+"""`ndcg-duck compare`, and what `ndcg-duck eval` does with --segments and --plot."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import compare_report, output, stats
+from .cli import (_user_errors, cli, column_options, engine_options, format_options,
+                  metric_options)
+from .compare_options import apply, plot_option, segment_options
+from .errors import InputError
+
+
+def _run_pair(text: str) -> tuple:
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise InputError(f"--run {text!r}: give NAME=PATH, as in --run base=recs.parquet",
+                         usage=True)
+    return name.strip(), path.strip()
+
+
+@cli.command(name="compare")
+@click.argument("relevance")
+@click.option("--run", "runs", multiple=True, metavar="NAME=PATH",
+              help="A run to compare: its name and its recommendations file (any layout eval "
+                   "reads). Repeat: two or more; the first is the baseline.")
+@click.option("--baseline", metavar="NAME", help="The run the others are compared with "
+                                                 "(default: the first).")
+@click.option("--all-pairs", is_flag=True, help="Compare every pair of runs instead.")
+@click.option("--test", type=click.Choice(stats.TESTS), default="t", show_default=True,
+              help="Paired test: t-test, randomization (sign flips), bootstrap, or none.")
+@click.option("--correction", type=click.Choice(stats.CORRECTIONS),
+              help="Correction of p-values over every test made (runs x metrics x segments). "
+                   "Default: holm when there is more than one test.")
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Resamples of the randomization and bootstrap tests.")
+@click.option("--seed", type=click.IntRange(min=0), default=42, show_default=True,
+              help="Seed of the randomization and bootstrap tests.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Significance level (marked with *).")
+@click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True, help="Level of the confidence intervals.")
+@apply(segment_options)
+@click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Segments with fewer users get means but no test.")
+@metric_options
+@column_options
+@format_options
+@engine_options
+@click.option("--per-user", "per_user", metavar="OUT",
+              help="Write each user's values per run and the differences to OUT (.parquet, "
+                   ".csv, .json, .jsonl).")
+@plot_option
+@click.option("--format", "fmt", type=click.Choice(compare_report.FORMATS), default="table",
+              show_default=True, help="table, or tidy rows (one per metric, cutoff, segment "
+                                      "and run) as json, csv or parquet (to a redirected stdout).")
+@_user_errors
+def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
+    """Compare runs on the same users: differences, intervals and paired tests.
+
+    RELEVANCE is the judgments file, as for eval. Every run is scored on the same users; the
+    first run (or --baseline) is compared with each other run.
+
+    Example:
+
+        ndcg-duck compare examples/relevance.csv --run old=examples/recs.parquet
+        --run new=examples/recs_new.parquet -k 5,10 --segments examples/listeners.csv
+        --by activity
+    """
+    stats.require("scipy", "compare")
+    if fmt == "parquet" and sys.stdout.isatty():
+        raise InputError("--format parquet writes binary rows: redirect stdout to a file, as in "
+                         "> results.parquet", usage=True)
+    if per_user:
+        output.check_output_path(per_user)
+    from .compare import compare
+
+    segments_format = None
+    result = compare(relevance, [_run_pair(text) for text in runs], per_user=bool(per_user),
+                     plot=plot, segments_format=segments_format, **settings)
+    if per_user:
+        output.write_table(result.per_user, per_user)
+    shown = compare_report.render(result.rows, result.info, fmt)
+    if isinstance(shown, bytes):
+        click.get_binary_stream("stdout").write(shown)
+    else:
+        click.echo(shown, nl=False)
+
+
+def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> str:
+    """eval's output `shown` with what --segments adds (in `fmt`: table, json or csv), after
+    drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment."""
+    metrics = [c for c in result.per_user.column_names if c in result.summary]
+    if plot:
+        from . import plot as plotting
+
+        plotting.eval_figure(result.per_user, metrics, plot)
+    if segments is None:
+        return shown
+    from .segments import by_segment
+
+    rows = by_segment(result.per_user, result.summary, segments, by,
+                      settings.get("user_col", "user_id"))
+    if fmt == "json":
+        return json.dumps(dict(result.summary, segments=rows)) + "\n"
+    head = ["segment", "users"] + metrics
+    if fmt == "csv":
+        return "\n".join(",".join(map(str, values)) for values in
+                         [head] + [[row[h] for h in head] for row in rows]) + "\n"
+    cells = [[row["segment"], str(row["users"])] + ["-" if row[m] is None else f"{row[m]:.4f}"
+                                                    for m in metrics] for row in rows]
+    widths = [max(len(c) for c in column) for column in zip(head, *cells)]
+    lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
+                       enumerate(zip(values, widths))) for values in [head] + cells]
+    return shown + "\n" + f"by {by}:\n" + "\n".join(lines) + "\n"
+
+
+def check_eval_extras(segments, by, plot) -> None:
+    """Before any work: the options go together and what they need is installed."""
+    if (segments is None) != (by is None):
+        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
+    if plot:
+        stats.require("matplotlib", "--plot")
+        from . import plot as plotting
+
+        plotting.check_path(plot)

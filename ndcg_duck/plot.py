@@ -1,0 +1,150 @@
+"""Pictures (matplotlib, the `compare` extra): per-user distributions for `eval --plot`, and for
+`compare --plot` the sorted per-user differences and the per-segment differences with intervals.
+What is drawn is computed in SQL (bins, sorted samples), so a plot of a million users is as
+quick as one of a hundred. Sizes are fixed in pixels: DPI x the inches below."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import duckdb
+
+from .errors import InputError
+from .inputs import ident
+
+DPI = 100
+PANEL = (5.0, 3.2)  # inches per panel
+BINS = 20
+CURVE_POINTS = 500  # sorted differences drawn per curve, at most
+
+
+def check_path(path) -> None:
+    """Fail before any work if the plot cannot be written to `path`."""
+    target = Path(path)
+    if target.suffix.lower() != ".png":
+        raise InputError(f"--plot {path}: the plot is a PNG image, name it with .png", usage=True)
+    if not target.parent.is_dir():
+        raise InputError(f"the directory of plot file {path} does not exist: create "
+                         f"{target.parent} first", usage=True)
+
+
+def size(panels_wide: int, panels_high: int) -> tuple:
+    """The image size in pixels of a grid of panels."""
+    return (round(PANEL[0] * panels_wide * DPI), round(PANEL[1] * panels_high * DPI))
+
+
+def _figure(wide: int, high: int):
+    from matplotlib.figure import Figure
+
+    width, height = size(wide, high)
+    return Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
+
+
+def _save(fig, path) -> None:
+    """Write the figure under a temporary name, renamed over `path` when complete."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(tmp, format="png", dpi=DPI)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise InputError(f"cannot write plot {path}: {exc.strerror or exc}") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def eval_figure(per_user, metrics, path) -> None:
+    """A histogram of each metric's per-user values, with the share of users at 0."""
+    con = duckdb.connect()
+    from .sqlfiles import register
+
+    register(con)
+    con.register("ndcg_plot_per_user", per_user)
+    wide = min(3, len(metrics))
+    high = math.ceil(len(metrics) / wide)
+    fig = _figure(wide, high)
+    axes = fig.subplots(high, wide, squeeze=False).ravel()
+    for ax, name in zip(axes, metrics):
+        column = ident(name)
+        (low, high_value, zeros, users, mean), = con.sql(
+            f"SELECT least(min({column}), 0), greatest(max({column}), 1e-12), "
+            f"count(*) FILTER (WHERE {column} = 0), count({column}), fsum({column}) / count({column}) "
+            f"FROM ndcg_plot_per_user").fetchall()
+        high_value = max(high_value, 1.0) if name.startswith("ndcg") else high_value
+        counts = dict(con.sql(f"SELECT ndcg_bin({column}, {low}, {high_value}, {BINS}), count(*) "
+                              f"FROM ndcg_plot_per_user WHERE {column} IS NOT NULL "
+                              f"GROUP BY ALL").fetchall())
+        width = (high_value - low) / BINS
+        ax.bar([low + b * width for b in range(BINS)], [counts.get(b, 0) for b in range(BINS)],
+               width=width, align="edge", color="#4c72b0", edgecolor="white")
+        share = zeros / users if users else 0.0
+        ax.set_title(f"{name}: mean {mean or 0:.4f}, {share:.0%} of users at 0", fontsize=10)
+        ax.set_xlabel(f"{name} per user")
+        ax.set_ylabel("users")
+    for ax in axes[len(metrics):]:
+        ax.set_visible(False)
+    con.close()
+    _save(fig, path)
+
+
+def compare_figure(con, rows, names, pairs, metrics, info, path) -> None:
+    """Per metric: the per-user differences against the reference run, sorted (left), and the
+    mean difference with its interval overall and per segment (right)."""
+    fig = _figure(2, len(metrics))
+    axes = fig.subplots(len(metrics), 2, squeeze=False)
+    (users,), = con.sql("SELECT count(*) FROM ndcg_cmp_paired").fetchall()
+    points = max(2, min(users, CURVE_POINTS))
+    level = f"{info['ci'] * 100:g}%"
+    for (left, right), name in zip(axes, metrics):
+        for i, j in pairs:
+            diff = f"{ident(f'{j}:{name}')} - {ident(f'{i}:{name}')}"
+            (curve,), = con.sql(f"SELECT ndcg_sorted_sample({diff}, {points}) "
+                                f"FROM ndcg_cmp_paired").fetchall()
+            curve = curve or []
+            share = [k / max(len(curve) - 1, 1) for k in range(len(curve))]
+            left.plot(share, curve, drawstyle="steps-mid", label=f"{names[j]} - {names[i]}")
+        left.axhline(0, color="grey", linewidth=0.8)
+        left.set_title(f"{name}: per-user difference, sorted ({users} users)", fontsize=10)
+        left.set_xlabel("share of users")
+        left.set_ylabel("difference")
+        left.legend(fontsize=8)
+        _segment_panel(right, rows, name, pairs, names, level)
+    _save(fig, path)
+
+
+def _segment_panel(ax, rows, name, pairs, names, level) -> None:
+    metric, _, cutoff = name.partition("@")
+    mine = [row for row in rows if row["metric"] == metric and (row["cutoff"] or "") == cutoff
+            and row["baseline"] is not None]
+    segments = list(dict.fromkeys(row["segment"] for row in mine))
+    offsets = {(names[i], names[j]): (k - (len(pairs) - 1) / 2) * 0.25
+               for k, (i, j) in enumerate(pairs)}
+    for k, (i, j) in enumerate(pairs):
+        ys, xs, lows, highs, open_ys, open_xs = [], [], [], [], [], []
+        for row in mine:
+            if (row["baseline"], row["run"]) != (names[i], names[j]) or row["diff"] is None:
+                continue
+            y = segments.index(row["segment"]) + offsets[(names[i], names[j])]
+            if row["diff_ci_low"] is None:  # not tested: the mean difference alone
+                open_ys.append(y)
+                open_xs.append(row["diff"])
+                continue
+            ys.append(y)
+            xs.append(row["diff"])
+            lows.append(row["diff"] - row["diff_ci_low"])
+            highs.append(row["diff_ci_high"] - row["diff"])
+        color = f"C{k}"
+        ax.errorbar(xs, ys, xerr=[lows, highs], fmt="o", color=color, capsize=3,
+                    label=f"{names[j]} - {names[i]}")
+        ax.plot(open_xs, open_ys, "o", markerfacecolor="none", color=color,
+                label="not tested" if open_xs else None)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(range(len(segments)))
+    ax.set_yticklabels(segments)
+    ax.invert_yaxis()
+    ax.set_title(f"{name}: mean difference, {level} interval", fontsize=10)
+    ax.set_xlabel("difference")
+    ax.legend(fontsize=8)
