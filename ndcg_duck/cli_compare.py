@@ -93,6 +93,8 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
 def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> str:
     """eval's output `shown` with what --segments adds (in `fmt`: table, json or csv), after
     drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment."""
+    if segments is None and not plot:
+        return shown
     metrics = [c for c in result.per_user.column_names if c in result.summary]
     if plot:
         from . import plot as plotting

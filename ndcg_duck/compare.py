@@ -286,7 +286,8 @@ def _differences(con, key, segment: str, nonzero: bool):
     if nonzero:
         where.append(f"{d} <> 0")
     clause = f" WHERE {' AND '.join(where)}" if where else ""
-    return con.sql(f"SELECT {d} AS d FROM ndcg_cmp_paired{clause}").fetchnumpy()["d"]
+    # in user order: which random sign goes to which user must not depend on threads
+    return con.sql(f"SELECT {d} AS d FROM ndcg_cmp_paired{clause} ORDER BY user_id").fetchnumpy()["d"]
 
 
 def _correct(rows, correction, alpha, info) -> None:
