@@ -85,7 +85,9 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         output.write_table(result.per_user, per_user)
     shown = compare_report.render(result.rows, result.info, fmt)
     if isinstance(shown, bytes):
-        click.get_binary_stream("stdout").write(shown)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(shown)
+        sys.stdout.buffer.flush()
     else:
         click.echo(shown, nl=False)
 

@@ -1,0 +1,355 @@
+"""ndcg-duck compare and segments: statistics against scipy and hand computations, counts on a
+hand example, the output formats, plots, and every user error with its exact message."""
+
+import json
+import math
+import struct
+import sys
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import scipy.stats
+from click.testing import CliRunner
+
+from conftest import ROOT
+from ndcg_duck import stats
+from ndcg_duck.cli import cli
+from ndcg_duck.compare import compare
+from ndcg_duck.plot import size
+
+EXAMPLES = ROOT / "examples"
+C = 1 - 1 / math.log2(3)  # NDCG lost when the one relevant item moves from rank 1 to rank 2
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@pytest.fixture
+def hand(tmp_path):
+    """Five users; each relevant item has relevance 1. Run b lacks u5. NDCG@10 per user:
+    a: u1 1, u2 1, u3 1/log2(3), u4 0, u5 1;  b: u1 1/log2(3), u2 1, u3 1, u4 1, u5 (none).
+    So b - a: u1 -C, u2 0 (the same items in another order), u3 +C, u4 +1, u5 -1 (scored 0)."""
+    rels = tmp_path / "rels.csv"
+    rels.write_text("user_id,item_id,relevance\nu1,a,1\nu2,a,1\nu2,b,1\nu3,a,1\nu4,a,1\nu5,a,1\n")
+    lists = {"a": {"u1": ["a", "x"], "u2": ["a", "b"], "u3": ["x", "a"], "u4": ["x", "y"],
+                   "u5": ["a"]},
+             "b": {"u1": ["x", "a"], "u2": ["b", "a"], "u3": ["a", "x"], "u4": ["a", "y"]}}
+    paths = {}
+    for name, users in lists.items():
+        paths[name] = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.table({"user_id": list(users), "items": list(users.values())}),
+                       paths[name])
+    segments = tmp_path / "segments.csv"
+    segments.write_text("user_id,group\nu1,x\nu2,x\nu3,y\nu4,y\nnobody,z\n")
+    return {"rels": rels, "segments": segments, **paths}
+
+
+# --- statistics: against closed forms and scipy -------------------------------------------
+
+def test_t_test_and_interval_match_closed_forms():
+    # d = [1, 2, 3]: mean 2, var 1, t = 2 sqrt(3) on 2 degrees of freedom, where the t
+    # distribution has the closed form P(|T| > t) = 1 - t / sqrt(2 + t^2).
+    t = 2 * math.sqrt(3)
+    assert stats.t_test(2.0, 1.0, 3) == pytest.approx(1 - t / math.sqrt(2 + t * t), abs=1e-12)
+    # n = 2: one degree of freedom, the Cauchy distribution: P(|T| > t) = 1 - 2 atan(t) / pi and
+    # the 95% quantile is tan(0.475 pi). d = [1, 3]: mean 2, var 2, standard error 1, t = 2.
+    assert stats.t_test(2.0, 2.0, 2) == pytest.approx(1 - 2 * math.atan(2) / math.pi, abs=1e-12)
+    low, high = stats.t_interval(2.0, 2.0, 2, 0.95)
+    half = math.tan(0.475 * math.pi)
+    assert (low, high) == (pytest.approx(2 - half, abs=1e-9), pytest.approx(2 + half, abs=1e-9))
+
+
+def test_t_test_and_interval_match_scipy():
+    rng = np.random.default_rng(5)
+    for n in (2, 7, 50, 400):
+        a, b = rng.random(n), rng.random(n)
+        d = b - a
+        p = stats.t_test(d.mean(), d.var(ddof=1), n)
+        assert p == pytest.approx(scipy.stats.ttest_rel(b, a).pvalue, rel=1e-9)
+        low, high = stats.t_interval(d.mean(), d.var(ddof=1), n, 0.9)
+        ci = scipy.stats.ttest_rel(b, a).confidence_interval(0.9)
+        assert (low, high) == (pytest.approx(ci.low, rel=1e-9), pytest.approx(ci.high, rel=1e-9))
+
+
+def test_no_t_test_without_variation():
+    assert stats.t_test(0.5, 0.0, 10) is None
+    assert stats.t_test(0.5, None, 1) is None
+    assert stats.t_interval(0.5, None, 1, 0.95) == (None, None)
+
+
+def test_randomization_exact_by_hand():
+    # Five non-zero differences (the 0 changes nothing); |sum| = 0.7. Of the 32 sign
+    # assignments only two reach a sum >= 0.7 (as given: 0.7; -0.05 flipped: 0.8), and their
+    # mirror images <= -0.7: p = 4 / 32.
+    assert stats.randomization([0.1, -0.05, 0.2, 0.3, 0.0, 0.15], 10000, 42) == 4 / 32
+    assert stats.randomization([0.0, 0.0], 10000, 42) == 1.0
+
+
+def test_randomization_agrees_with_scipy_exact_distribution():
+    # 16 users: 65536 sign assignments, more than the 10000 resamples, so the Monte Carlo path
+    # runs; scipy enumerates them all for the exact p-value.
+    rng = np.random.default_rng(11)
+    for shift in (0.0, 0.1, 0.25):
+        d = rng.normal(shift, 0.3, 16)
+        exact = scipy.stats.permutation_test(
+            (d,), lambda x, axis: np.sum(x, axis=axis), permutation_type="samples",
+            vectorized=True, n_resamples=np.inf).pvalue
+        ours = stats.randomization(d, 10000, 42)
+        error = math.sqrt(exact * (1 - exact) / 10000)
+        assert abs(ours - exact) <= 4 * error + 2e-4, (ours, exact)
+
+
+def test_randomization_is_reproducible_and_never_zero():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.0, 0.3, 3000)
+    first = stats.randomization(d, 2000, 42)
+    assert stats.randomization(d, 2000, 42) == first
+    assert stats.randomization(d, 2000, 7) != first
+    strong = np.full(200, 0.5) + rng.normal(0, 0.01, 200)
+    assert stats.randomization(strong, 999, 42) == 1 / 1000
+
+
+def test_bootstrap_interval_is_scipys_and_its_p_value_is_sane():
+    rng = np.random.default_rng(9)
+    d = rng.normal(0.05, 0.3, 300)
+    p, low, high = stats.bootstrap(d, 5000, 42, 0.95)
+    ci = scipy.stats.bootstrap((d,), np.mean, n_resamples=5000, method="percentile",
+                               rng=np.random.default_rng(42)).confidence_interval
+    assert (low, high) == (pytest.approx(ci.low, rel=1e-12), pytest.approx(ci.high, rel=1e-12))
+    assert p == pytest.approx(scipy.stats.ttest_1samp(d, 0).pvalue, abs=0.01)
+    assert stats.bootstrap(d, 5000, 42, 0.95) == (p, low, high)
+    assert stats.bootstrap(d + 5, 999, 42, 0.95)[0] == 1 / 1000
+
+
+def test_holm_and_bonferroni_by_hand():
+    # sorted: 0.005 x 4 = 0.02; 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1, but never below 0.06
+    p = [0.01, 0.04, 0.03, 0.005]
+    assert stats.adjust(p, "holm") == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert stats.adjust(p, "bonferroni") == pytest.approx([0.04, 0.16, 0.12, 0.02])
+    assert stats.adjust([0.5, 0.6], "holm") == [1.0, 1.0]
+    assert stats.adjust(p, "none") == p
+
+
+def test_paired_aggregates_count_ties_within_1e_12(con):
+    (result,), = con.sql("SELECT ndcg_paired(x, base) FROM (VALUES (0.3, 0.1 + 0.2), "
+                         "(0.5, 0.25), (0.25, 0.5), (1.0, 1.0 + 1e-11)) t(x, base)").fetchall()
+    assert (result["wins"], result["ties"], result["losses"], result["users"]) == (1, 1, 2, 4)
+
+
+# --- a hand example end to end ---------------------------------------------------------------
+
+def rows_of(result, segment="(all)", metric="ndcg", cutoff="10"):
+    return {row["run"]: row for row in result.rows
+            if row["segment"] == segment and row["metric"] == metric and row["cutoff"] == cutoff}
+
+
+def test_hand_example_counts_and_t_test(hand):
+    result = compare(hand["rels"], {"a": hand["a"], "b": hand["b"]}, k=10)
+    row = rows_of(result)["b"]
+    d = [-C, 0.0, C, 1.0, -1.0]
+    assert (row["users"], row["wins"], row["ties"], row["losses"]) == (5, 2, 1, 2)
+    assert row["diff"] == pytest.approx(sum(d) / 5, abs=1e-12)
+    assert row["p_value"] == pytest.approx(scipy.stats.ttest_1samp(d, 0).pvalue, rel=1e-9)
+    assert row["d_z"] == pytest.approx(np.mean(d) / np.std(d, ddof=1), rel=1e-9)
+    assert row["rel_diff"] == pytest.approx((sum(d) / 5) / ((3 + 1 - C) / 5), rel=1e-9)
+    assert result.info["runs"]["b"]["users_without_recommendations"] == 1
+    assert (result.info["users"], result.info["users_left_out"]) == (5, 0)
+    assert (result.info["correction"], result.info["family"]) == ("none", 1)
+
+
+def test_missing_skip_pairs_only_the_users_every_run_has(hand):
+    result = compare(hand["rels"], {"a": hand["a"], "b": hand["b"]}, k=10, missing="skip")
+    row = rows_of(result)["b"]
+    assert (row["users"], row["wins"], row["ties"], row["losses"]) == (4, 2, 1, 1)
+    assert (result.info["users"], result.info["users_left_out"]) == (4, 1)
+    assert row["mean"] == pytest.approx((1 - C + 1 + 1 + 1) / 4, abs=1e-12)
+    assert rows_of(result)["a"]["mean"] == pytest.approx((1 + 1 + 1 - C + 0) / 4, abs=1e-12)
+
+
+def test_means_are_evals_to_the_bit():
+    from ndcg_duck import evaluate
+
+    result = compare(EXAMPLES / "relevance.csv", [("old", EXAMPLES / "recs.parquet"),
+                                                 ("new", EXAMPLES / "recs_new.parquet")],
+                     k=[5, 10, "all"])
+    for name, path in (("old", "recs.parquet"), ("new", "recs_new.parquet")):
+        summary = evaluate(EXAMPLES / path, EXAMPLES / "relevance.csv", k=[5, 10, "all"]).summary
+        for cutoff in ("5", "10", "all"):
+            assert rows_of(result, cutoff=cutoff)[name]["mean"] == summary[f"ndcg@{cutoff}"]
+
+
+def test_segments_min_users_and_holm_family(hand):
+    result = compare(hand["rels"], {"a": hand["a"], "b": hand["b"]}, k=[5, 10],
+                     segments=hand["segments"], by="group", min_users=2)
+    segments = [row["segment"] for row in result.rows if row["run"] == "b" and row["cutoff"] == "5"]
+    assert segments == ["(all)", "x", "y", "(unknown)"]
+    unknown = rows_of(result, "(unknown)")["b"]  # u5 alone: fewer than 2 users
+    assert (unknown["users"], unknown["tested"], unknown["p_value"], unknown["diff"]) == \
+        (1, False, None, -1.0)
+    assert unknown["note"] == "fewer than 2 users: means only, not tested"
+    y = rows_of(result, "y")["b"]  # u3 +C, u4 +1
+    assert (y["users"], y["wins"], y["mean"]) == (2, 2, pytest.approx(1.0))
+    tested = [row for row in result.rows if row["tested"]]
+    assert result.info["family"] == len(tested) == 6  # 2 cutoffs x ((all), x, y)
+    assert result.info["correction"] == "holm"
+    assert [row["p_adjusted"] for row in tested] == \
+        pytest.approx(stats.adjust([row["p_value"] for row in tested], "holm"))
+
+
+def test_all_pairs_and_baseline(hand):
+    runs = {"a": hand["a"], "b": hand["b"], "c": hand["a"]}
+    result = compare(hand["rels"], runs, all_pairs=True, correction="bonferroni")
+    pairs = [(row["baseline"], row["run"]) for row in result.rows if row["baseline"]]
+    assert pairs == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert result.info["family"] == 2  # a-c: every difference 0, no test
+    chosen = compare(hand["rels"], runs, baseline="b")
+    assert [(row["baseline"], row["run"]) for row in chosen.rows] == \
+        [("b", "a"), (None, "b"), ("b", "c")]
+
+
+def test_randomization_is_the_same_on_any_number_of_threads(hand, tmp_path):
+    rng = np.random.default_rng(2)
+    users = [f"u{i:03d}" for i in range(400)]
+    rels = tmp_path / "many.csv"
+    rels.write_text("user_id,item_id,relevance\n" + "".join(f"{u},i{j},1\n" for u in users
+                                                             for j in range(3)))
+    for name in ("p", "q"):
+        lists = [list(rng.permutation([f"i{j}" for j in range(8)])) for _ in users]
+        pq.write_table(pa.table({"user_id": users, "items": lists}), tmp_path / f"{name}.parquet")
+    args = ["compare", rels, "--run", f"p={tmp_path / 'p.parquet'}", "--run",
+            f"q={tmp_path / 'q.parquet'}", "--test", "randomization", "--n-resamples", "999",
+            "--format", "json"]
+    one, two = run(*args, "--threads", "1"), run(*args, "--threads", "2")
+    assert one.exit_code == 0, one.output
+    assert json.loads(one.output) == json.loads(two.output)
+    p = json.loads(one.output)[1]["p_value"]
+    assert p > 0 and (p * 1000) == pytest.approx(round(p * 1000))
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def example_args(*extra):
+    return ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 'recs.parquet'}",
+            "--run", f"new={EXAMPLES / 'recs_new.parquet'}", *extra]
+
+
+def test_tidy_rows_json_csv_parquet(tmp_path):
+    rows = json.loads(run(*example_args("-k", "5,10", "--segments", EXAMPLES / "listeners.csv",
+                                        "--by", "activity", "--format", "json")).output)
+    assert len(rows) == 2 * 4 * 2  # cutoffs x segments ((all), heavy, light, (unknown)) x runs
+    csv_text = run(*example_args("-k", "5,10", "--format", "csv")).output
+    assert csv_text.splitlines()[0].split(",")[:6] == ["metric", "cutoff", "segment", "run",
+                                                       "baseline", "users"]
+    assert len(csv_text.splitlines()) == 1 + 2 * 2
+    out = run(*example_args("-k", "5,10", "--format", "parquet")).stdout_bytes
+    (tmp_path / "rows.parquet").write_bytes(out)
+    table = pq.read_table(tmp_path / "rows.parquet")
+    assert table.num_rows == 4 and table.column("diff").to_pylist()[1] == rows[1]["diff"]
+
+
+def test_per_user_output_has_values_and_differences(tmp_path):
+    out = tmp_path / "users.csv"
+    assert run(*example_args("--per-user", out, "--segments", EXAMPLES / "listeners.csv",
+                             "--by", "activity")).exit_code == 0
+    table = duckdb.sql(f"FROM '{out}' ORDER BY user_id").fetchall()
+    columns = duckdb.sql(f"FROM '{out}'").columns
+    assert columns == ["user_id", "segment", "ndcg@10 old", "ndcg@10 new", "ndcg@10 new-old"]
+    assert [row[0] for row in table] == ["ana", "ben", "chloé", "dev", "fay"]
+    for row in table:
+        assert row[4] == pytest.approx(row[3] - row[2], abs=1e-15)
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_plots_are_pngs_of_the_expected_size(tmp_path):
+    picture = tmp_path / "compare.png"
+    assert run(*example_args("-k", "5,10", "--plot", picture)).exit_code == 0
+    assert png_size(picture) == size(2, 2)
+    picture = tmp_path / "eval.png"
+    assert run("eval", EXAMPLES / "recs.parquet", EXAMPLES / "relevance.csv", "-k", "5,10,20",
+               "--plot", picture).exit_code == 0
+    assert png_size(picture) == size(3, 1) == (1500, 320)
+
+
+def test_eval_by_segment():
+    args = ["eval", EXAMPLES / "recs.parquet", EXAMPLES / "relevance.csv", "-k", "5,10",
+            "--segments", EXAMPLES / "listeners.csv", "--by", "activity"]
+    # ana 0.6783 and ben 0.3134 are heavy; chloé 0.8247 and dev 0 light; fay has no segment
+    assert run(*args).output.endswith(
+        "\nby activity:\n"
+        "segment    users  ndcg@5  ndcg@10\n"
+        "(all)          5  0.3424   0.3633\n"
+        "heavy          2  0.4730   0.4958\n"
+        "light          2  0.3831   0.4124\n"
+        "(unknown)      1  0.0000   0.0000\n")
+    data = json.loads(run(*args, "--format", "json").output)
+    assert data["segments"][1]["segment"] == "heavy"
+    assert data["segments"][1]["ndcg@10"] == pytest.approx((0.6782775378613685 + 0.3133823808702839) / 2)
+    assert run(*args, "--format", "csv").output.splitlines()[:2] == \
+        ["segment,users,ndcg@5,ndcg@10", "(all),5,0.34241995992958385,0.36327380917161134"]
+
+
+@pytest.mark.parametrize("module, args, message", [
+    ("scipy", example_args(), "Error: compare needs scipy, which is not installed: "
+                              "pip install 'ndcg-duck[compare]'"),
+    ("matplotlib", ["eval", EXAMPLES / "recs.parquet", EXAMPLES / "relevance.csv", "--plot",
+                    "x.png"],
+     "Error: --plot needs matplotlib, which is not installed: pip install 'ndcg-duck[compare]'"),
+])
+def test_without_the_extra_it_says_what_to_install(monkeypatch, module, args, message):
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    result = run(*args)
+    assert result.exit_code == 1
+    assert result.output == message + "\n"
+
+
+ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 'recs.parquet'}"]
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (ONE_RUN, 2, "compare needs at least two runs: give --run NAME=PATH twice or more"),
+    (["--run", "x"], 2, "--run 'x': give NAME=PATH, as in --run base=recs.parquet"),
+    (["--run", "old=a"], 2, "run name 'old' is given twice: give each run its own name"),
+    (["--baseline", "mid"], 2, "--baseline 'mid' is not one of the runs: old, new"),
+    (["--baseline", "new", "--all-pairs"], 2,
+     "--baseline and --all-pairs do not go together: --all-pairs compares every pair"),
+    (["--segments", "listeners.csv"], 2, "--segments FILE and --by COLUMN go together: give both"),
+    (["--segments", "listeners.csv", "--by", "country"], 1,
+     "segments file listeners.csv: no column 'country' (columns found: user_id, activity); "
+     "name it with --by"),
+    (["--segments", "listeners.txt", "--by", "activity"], 2,
+     "cannot tell the format of segments file listeners.txt from its extension: use a "
+     ".parquet, .csv or .json name"),
+    (["--segments", "twice.csv", "--by", "activity"], 1,
+     "segments file twice.csv: user ana is in two segments, heavy and light: give each user "
+     "one segment"),
+    (["--segments", "numbers.csv", "--by", "activity"], 1,
+     "no evaluated user is in the segments file numbers.csv (user ids there look like '1', "
+     "here like 'ana'): check --user-col and that the files use the same ids"),
+    (["--plot", "out.jpg"], 2, "--plot out.jpg: the plot is a PNG image, name it with .png"),
+    (["--plot", "nowhere/out.png"], 2,
+     "the directory of plot file nowhere/out.png does not exist: create nowhere first"),
+    (["--alpha", "1.5"], 2, "Invalid value for '--alpha': 1.5 is not in the range 0<x<1."),
+    (["--test", "wilcoxon"], 2, "Invalid value for '--test': 'wilcoxon' is not one of 't', "
+                                "'randomization', 'bootstrap', 'none'."),
+])
+def test_compare_errors(tmp_path, monkeypatch, args, code, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "listeners.csv").write_text((EXAMPLES / "listeners.csv").read_text())
+    (tmp_path / "twice.csv").write_text("user_id,activity\nana,heavy\nana,light\n")
+    (tmp_path / "numbers.csv").write_text("user_id,activity\n1,heavy\n2,light\n")
+    result = run(*(args if args[0] == "compare" else example_args(*args)))
+    assert result.exit_code == code, result.output
+    assert result.output.splitlines()[-1] == f"Error: {message}"
+
