@@ -353,3 +353,17 @@ def test_compare_errors(tmp_path, monkeypatch, args, code, message):
     assert result.exit_code == code, result.output
     assert result.output.splitlines()[-1] == f"Error: {message}"
 
+
+
+def test_the_readme_compare_example_prints_what_the_readme_shows(tmp_path, monkeypatch):
+    from test_readme import blocks
+
+    command = next(block for block in blocks("sh") if block.startswith("ndcg-duck compare"))
+    printed = next(block for block in blocks("") if block.startswith("compare: "))
+    args = command.split("ndcg-duck ", 1)[1].split()
+    args[args.index("--plot") + 1] = str(tmp_path / "compare.png")  # not the committed picture
+    monkeypatch.chdir(ROOT)
+    result = run(*args)
+    assert result.exit_code == 0
+    assert result.output == printed
+    assert png_size(tmp_path / "compare.png") == png_size(ROOT / "examples" / "compare.png")
