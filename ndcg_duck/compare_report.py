@@ -12,7 +12,7 @@ import pyarrow as pa
 from .compare import ROW_FIELDS
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
-              "bootstrap": "paired bootstrap test", "none": "no test"}
+              "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
 FORMATS = ("table", "json", "csv", "parquet")
 
 
@@ -117,6 +117,8 @@ def _title(info) -> str:
     correction = info["correction"]
     family = info["family"]
     tests = f"{family} test" if family == 1 else f"{family} tests"
+    if not family:
+        return f"compare: {what}; {test}" + ("" if info["test"] == "none" else ", no test made")
     fix = "no correction" if correction == "none" else f"{correction.capitalize()} correction"
     return f"compare: {what}; {test}; {fix} over {tests}"
 
