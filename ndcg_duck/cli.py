@@ -71,6 +71,9 @@ metric_options = _apply([
     click.option("--ties", type=click.Choice(options.TIES), default="trec", show_default=True,
                  help="Equal scores: order by item id descending (trec_eval), or give each "
                       "tied item the mean discount of the tie (scikit-learn). Scores only."),
+    click.option("--min-relevance", type=float, metavar="R",
+                 help="Judgments below R are not relevant: gain 0, out of the ideal list "
+                      "(trec_eval -l, ranx rel_lvl). Default: relevance > 0 is relevant."),
     click.option("--judged-only", is_flag=True,
                  help="Take unjudged items (no judgment, or a negative one) out of each "
                       "ranking before scoring (trec_eval -J)."),

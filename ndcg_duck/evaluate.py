@@ -24,7 +24,7 @@ class Evaluation(NamedTuple):
 
 def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
              max_depth=None, duplicates="error", ties="trec", gain_map=None, judged_only=False,
-             unique_judgments=False,
+             unique_judgments=False, min_relevance=None,
              user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
              score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
              per_user=True, threads=None, memory_limit=None, temp_dir=None, batch_users=None,
@@ -35,7 +35,8 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
     k is a cutoff, 'all', 'trec', or a list of them. gain_map is "LEVEL=GAIN,..." text or a
     {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
-    the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
+    the check for repeats. min_relevance: judgments below it are not relevant (gain 0, out of
+    the ideal list), as trec_eval's -l and ranx's rel_lvl. Raises InputError for bad input or options. `con` is the DuckDB
     connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
     temp_dir (where DuckDB spills what does not fit) are set on it. Large Parquet or in-memory
     recommendations are evaluated in batches of users (ranges of user ids) that fit the memory
@@ -43,7 +44,8 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
-                      judged_only=judged_only, unique_judgments=unique_judgments)
+                      judged_only=judged_only, unique_judgments=unique_judgments,
+                      min_relevance=min_relevance)
     if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
                                     or batch_users < 1):
         raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
@@ -84,27 +86,39 @@ def _message(exc: Exception, loaded: inputs.Loaded) -> str:
     return f"{what}: {found.group(2)}"
 
 
-def scores_sql(options: Options, layout: str) -> str:
-    """The ndcg_scores query (evaluated users and their scores) over the views inputs.load made."""
-    return (f"WITH {options.ranked_cte(layout)} SELECT * FROM ndcg_scores('ndcg_ranked_', "
-            f"'ndcg_rels', {options.user_scores_args(layout)}, {options.evaluated_args()})")
+def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
+                    rels: str = "ndcg_rels") -> str:
+    """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
+    (user_id, item_id, relevance): their ranking edge and the judgments edge, then
+    ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
+    has_ranking)."""
+    return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
+            f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()})) "
+            f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judgments_', "
+            f"{options.user_scores_args(layout)})")
+
+
+def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
+                append: bool = False) -> None:
+    """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
+    tables or registered Arrow tables, with the columns inputs.load gives them) into the table
+    `into` (created, or appended to), one row per user and cutoff with the has_judgments and
+    has_ranking flags. Every user's rows from both inputs must be in the same call; coverage, means and the
+    per-user table are the whole dataset's steps, in _run."""
+    into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
+    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels)}")
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
          batch_users: Optional[int]) -> Evaluation:
-    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
     for number, users in enumerate(ranges):
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
-        con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged_batch AS "
-                    "FROM ndcg_judged_checked('ndcg_rels_batch')")
-        into = "CREATE OR REPLACE TEMP TABLE ndcg_all AS" if number == 0 else "INSERT INTO ndcg_all"
-        con.execute(f"{into} WITH {ranked} FROM ndcg_user_scores('ndcg_ranked_', "
-                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)})")
+        score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
+                    append=number > 0)
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
@@ -125,7 +139,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
     (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
-    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_judged").fetchall()
+    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_rels").fetchall()
     return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
             f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
             f"--user-col and that both files use the same ids")
