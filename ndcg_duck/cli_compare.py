@@ -66,9 +66,12 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
 
     Example:
 
-        ndcg-duck compare examples/relevance.csv --run old=examples/recs.parquet
-        --run new=examples/recs_new.parquet -k 5,10 --segments examples/listeners.csv
-        --by activity
+    \b
+        ndcg-duck compare examples/relevance.csv --run old=examples/recs.parquet \\
+            --run new=examples/recs_new.parquet -k 5,10 \\
+            --segments examples/listeners.csv --by activity --plot compare.png
+        ndcg-duck compare qrels.txt --run bm25=bm25.run --run dense=dense.run \\
+            --rels-format trec --recs-format trec -k 10 --test randomization --format csv
     """
     stats.require("scipy", "compare")
     if fmt == "parquet" and sys.stdout.isatty():
