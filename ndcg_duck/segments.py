@@ -30,7 +30,7 @@ def attach(con, source, by: str, user_col: str = "user_id", fmt=None) -> str:
         if fmt not in FORMATS:
             raise InputError(f"cannot tell the format of segments file {path} from its "
                              f"extension: use a .parquet, .csv or .json name", usage=True)
-    what, _ = inputs.attach_source(con, source, "ndcg_segments_src", fmt, "segments")
+    what = inputs.attach_source(con, source, "ndcg_segments_src", fmt, "segments")[0]
     found = [row[0] for row in con.sql("DESCRIBE ndcg_segments_src").fetchall()]
     for column, flag in ((user_col, "--user-col"), (by, "--by")):
         if column not in found:
