@@ -367,3 +367,17 @@ def test_the_readme_compare_example_prints_what_the_readme_shows(tmp_path, monke
     assert result.exit_code == 0
     assert result.output == printed
     assert png_size(tmp_path / "compare.png") == png_size(ROOT / "examples" / "compare.png")
+
+
+def test_segments_from_memory_with_ids_typed_differently(tmp_path):
+    # user ids are integers in the runs and text in the segment table: compared as text
+    rels = pa.table({"user_id": [1, 2, 3], "item_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
+    first = pa.table({"user_id": [1, 2, 3], "items": [["a"], ["x", "a"], ["a"]]})
+    second = pa.table({"user_id": [1, 2, 3], "items": [["x", "a"], ["a"], ["a"]]})
+    groups = pa.table({"user_id": ["1", "2"], "group": [7, 7]})
+    result = compare(rels, [("p", first), ("q", second)], segments=groups, by="group",
+                     min_users=1)
+    seven = rows_of(result, "7")["q"]
+    assert (seven["users"], seven["wins"], seven["losses"], seven["diff"]) == \
+        (2, 1, 1, pytest.approx(0.0, abs=1e-15))
+    assert rows_of(result, "(unknown)")["q"]["users"] == 1
