@@ -9,7 +9,7 @@ import click
 import duckdb
 
 from . import inputs, options, output
-from .compare_options import apply, plot_option, segment_options
+from .compare_options import plot_option, segment_options
 from .errors import InputError
 from .evaluate import evaluate
 from .progress import progress
@@ -141,7 +141,7 @@ def cli():
               help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="How to print the summary.")
-@apply(segment_options)
+@segment_options
 @plot_option
 @_user_errors
 def eval_command(recs, relevance, per_user, fmt, quiet, segments, by, plot, **settings):

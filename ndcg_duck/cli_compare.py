@@ -10,7 +10,7 @@ import click
 from . import compare_report, output, stats
 from .cli import (_user_errors, cli, column_options, engine_options, format_options,
                   metric_options)
-from .compare_options import apply, plot_option, segment_options
+from .compare_options import plot_option, segment_options
 from .errors import InputError
 
 
@@ -43,7 +43,7 @@ def _run_pair(text: str) -> tuple:
               default=0.05, show_default=True, help="Significance level (marked with *).")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Level of the confidence intervals.")
-@apply(segment_options)
+@segment_options
 @click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
               help="Segments with fewer users get means but no test.")
 @metric_options
