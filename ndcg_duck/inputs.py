@@ -100,7 +100,8 @@ def _extension_format(path: str):
 
 
 def _trec_kind(path: str):
-    """'run' or 'qrels' when the first lines of the text file at `path` have that shape."""
+    """'run' or 'qrels' when most of the first 20 lines of the text file at `path` have that
+    shape: a run `query Q0 doc rank score tag`, qrels `query iteration doc relevance`."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(65536)
@@ -122,10 +123,12 @@ def _trec_kind(path: str):
         except ValueError:
             return False
 
-    if all(len(w) >= 6 and number(w[3]) and number(w[4]) for w in lines):
-        return "run"
-    if all(len(w) == 4 and number(w[1]) and number(w[3]) for w in lines):
-        return "qrels"
+    # most of the first lines have the shape (a bad line is the reader's to report)
+    runs = sum(len(w) >= 6 and number(w[3]) and number(w[4]) for w in lines)
+    qrels = sum(len(w) == 4 and number(w[1]) and number(w[3]) for w in lines)
+    for kind, count in (("run", runs), ("qrels", qrels)):
+        if count * 5 >= len(lines) * 4:
+            return kind
     return None
 
 
