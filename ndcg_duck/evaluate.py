@@ -26,7 +26,7 @@ class Evaluation(NamedTuple):
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels, k=10, *, per_user=True, con=None, **options) -> Evaluation:
+def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, **options) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
     recs and rels are paths (Parquet, CSV, JSON; globs and directories allowed), DuckDB
@@ -57,7 +57,8 @@ def evaluate(recs, rels, k=10, *, per_user=True, con=None, **options) -> Evaluat
 evaluate.__signature__ = inspect.Signature(
     [inspect.Parameter("recs", inspect.Parameter.POSITIONAL_OR_KEYWORD),
      inspect.Parameter("rels", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-     inspect.Parameter("k", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=10),
+     inspect.Parameter("k", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                       default=registry.BY_NAME["k"].default),
      inspect.Parameter("per_user", inspect.Parameter.KEYWORD_ONLY, default=True),
      inspect.Parameter("con", inspect.Parameter.KEYWORD_ONLY, default=None)]
     + [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
@@ -65,7 +66,7 @@ evaluate.__signature__ = inspect.Signature(
     return_annotation=Evaluation)
 
 
-def run(recs, rels, k=10, *, per_user=True, con=None, **given) -> tuple[Evaluation, list]:
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, **given) -> tuple[Evaluation, list]:
     """evaluate() with its messages in the command line's words: returns the evaluation and the
     notes (warnings) of the run."""
     known = {p.name for p in registry.PYTHON}

@@ -206,7 +206,7 @@ COLUMN_HELP = "(one name serves both files)."
 
 PARAMS = (
     # what to compute
-    Param("k", "metric", default=(10,), kind="multiple", check=parse_cutoffs, sql="scores",
+    Param("k", "metric", default=10, kind="multiple", check=parse_cutoffs, sql="scores",
           sql_name="ks", to_sql=_sql_cutoffs, flag="-k", metavar="K[,K...]", shown="10",
           help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),

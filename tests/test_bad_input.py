@@ -411,3 +411,18 @@ def test_fuzz_only_input_error_escapes(recs, rels, k, duplicates):
     else:
         value = result.summary[f"ndcg@{k}"]
         assert value is None or 0.0 <= value <= 1.0 + 1e-12
+
+
+def test_a_failed_rename_is_an_error_not_a_traceback(tmp_path, recs, rels, monkeypatch):
+    out = tmp_path / "scores.csv"
+    out.write_text("precious\n")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    result = run("eval", recs, rels, "--per-user", out)
+    assert result.exit_code == 1
+    assert result.output == f"Error: cannot write {out}: Permission denied\n"
+    assert out.read_text() == "precious\n"
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
