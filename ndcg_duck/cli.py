@@ -36,12 +36,9 @@ def _checked(param):
 
 
 def _click_option(param):
-    names = [param.short, param.option] if param.short else [param.option]
-    if param.option == "-k":
-        names = ["-k", "k"]
+    """The click option of a registry Param; its value arrives under the Param's name."""
+    names = [name for name in (param.short, param.option, param.name) if name]
     kwargs = {"help": param.help, "metavar": param.metavar}
-    if param.name == "format":
-        names.append("fmt")
     if param.kind == "flag":
         kwargs.update(is_flag=True, default=False)
     elif param.choices:
@@ -49,7 +46,7 @@ def _click_option(param):
                       default=param.default, show_default=param.default is not None)
     elif param.kind == "multiple":
         kwargs.update(multiple=True, callback=_checked(param))
-    elif param.name in ("threads", "batch_users", "max_depth"):
+    elif param.kind == "int":
         kwargs.update(type=click.IntRange(min=1), default=param.default)
     else:
         kwargs.update(default=param.default, show_default=param.shown,
@@ -96,7 +93,7 @@ def cli():
 @click.argument("relevance")
 @registry_options("metric", "columns", "formats", "engine", "output")
 @_user_errors
-def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
+def eval_command(recs, relevance, per_user, format, quiet, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -130,12 +127,13 @@ def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
         if per_user:
             progress.step("writing the per-user table")
             if per_user == "-":
-                output.write_stdout(result.per_user, fmt)
+                output.write_stdout(result.per_user, format)
             else:
                 output.write_table(result.per_user, per_user)
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    summary = output.format_summary(result.summary, fmt, settings["missing"], settings["empty"])
+    summary = output.format_summary(result.summary, format, settings["missing"],
+                                    settings["empty"])
     click.echo(summary, nl=False, err=per_user == "-")
 
 

@@ -26,7 +26,8 @@ class Evaluation(NamedTuple):
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, **options) -> Evaluation:
+def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
+             **options) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
     recs and rels are paths (Parquet, CSV, JSON; globs and directories allowed), DuckDB
@@ -66,7 +67,8 @@ evaluate.__signature__ = inspect.Signature(
     return_annotation=Evaluation)
 
 
-def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, **given) -> tuple[Evaluation, list]:
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
+        **given) -> tuple[Evaluation, list]:
     """evaluate() with its messages in the command line's words: returns the evaluation and the
     notes (warnings) of the run."""
     known = {p.name for p in registry.PYTHON}

@@ -176,7 +176,7 @@ class Param:
     help: str
     default: Any = None
     choices: tuple = ()
-    kind: str = "value"  # 'value', 'flag' (on/off), 'multiple' (repeatable, like -k)
+    kind: str = "value"  # 'value', 'int' (>= 1), 'flag' (on/off), 'multiple' (repeatable, -k)
     check: Optional[Callable] = None
     sql: Optional[str] = None
     sql_name: Optional[str] = None
@@ -230,7 +230,8 @@ PARAMS = (
                "summary counts them either way."),
     Param("idcg_cutoff", "metric", default="k", choices=("k", "list"), sql="scores",
           help="Cut the ideal list at k, or at min(k, length of the user's ranking)."),
-    Param("max_depth", "metric", check=_whole("max_depth"), to_sql=_sql_int, metavar="N",
+    Param("max_depth", "metric", check=_whole("max_depth"), kind="int", to_sql=_sql_int,
+          metavar="N",
           help="Only the first N items of each ranking count."),
     Param("unique_judgments", "metric", default=False, kind="flag", sql="scores",
           to_sql=_sql_bool,
@@ -260,20 +261,20 @@ PARAMS = (
           help="Format of RELEVANCE when its extension does not say; trec: TREC qrels "
                "(recognised by content too)."),
     # how DuckDB runs
-    Param("threads", "engine", check=_whole("threads"), metavar="N",
+    Param("threads", "engine", check=_whole("threads"), kind="int", metavar="N",
           help="DuckDB worker threads (the connection's setting is restored after)."),
     Param("memory_limit", "engine", check=_text("memory_limit"), metavar="SIZE",
           help="Memory DuckDB may use before it spills to disk, e.g. 4GB."),
     Param("temp_dir", "engine", check=_existing_dir, metavar="DIR",
           help="An existing directory where DuckDB spills what does not fit in --memory-limit."),
-    Param("batch_users", "engine", check=_whole("batch_users"), metavar="N",
+    Param("batch_users", "engine", check=_whole("batch_users"), kind="int", metavar="N",
           help="Evaluate at most N users per query, by ranges of user ids (default: as many as "
                "the memory limit allows; at most 1000 batches, so N may grow)."),
     # the command line's own
     Param("per_user", "output", metavar="OUT", python=False,
           help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl), or to "
-               "stdout with '-' (as CSV, or as --format json/table; the summary then goes to "
-               "stderr)."),
+               "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
+               "to stderr)."),
     Param("format", "output", default="table", choices=("table", "json", "csv"), python=False,
           help="How to print the summary (and the per-user table with --per-user -)."),
     Param("quiet", "output", default=False, kind="flag", python=False,

@@ -40,7 +40,7 @@ def test_every_registry_option_is_a_click_option_with_its_default_and_choices():
     command = cli.commands["eval"]
     by_name = {param.name: param for param in command.params}
     for param in PARAMS:
-        clicked = by_name["fmt" if param.name == "format" else param.name]
+        clicked = by_name[param.name]
         assert param.option in clicked.opts
         assert clicked.help == param.help
         if param.choices:
@@ -48,8 +48,7 @@ def test_every_registry_option_is_a_click_option_with_its_default_and_choices():
             assert tuple(clicked.type.choices) == tuple(c for c in param.choices if c is not None)
         if param.kind not in ("multiple", "flag"):
             assert clicked.default == param.default
-    assert set(by_name) == {"recs", "relevance"} | {
-        "fmt" if p.name == "format" else p.name for p in PARAMS}
+    assert set(by_name) == {"recs", "relevance"} | {p.name for p in PARAMS}
 
 
 def test_every_python_option_is_a_keyword_of_evaluate_with_its_default():
