@@ -48,6 +48,8 @@ def _click_option(param):
         kwargs.update(multiple=True, callback=_checked(param))
     elif param.kind == "int":
         kwargs.update(type=click.IntRange(min=1), default=param.default)
+    elif param.kind == "float":
+        kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
     else:
         kwargs.update(default=param.default, show_default=param.shown,
                       callback=_checked(param) if param.check else None)

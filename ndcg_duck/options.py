@@ -176,7 +176,7 @@ class Param:
     help: str
     default: Any = None
     choices: tuple = ()
-    kind: str = "value"  # 'value', 'int' (>= 1), 'flag' (on/off), 'multiple' (repeatable, -k)
+    kind: str = "value"  # 'value', 'int' (>= 1), 'float', 'flag' (on/off), 'multiple' (-k)
     check: Optional[Callable] = None
     sql: Optional[str] = None
     sql_name: Optional[str] = None

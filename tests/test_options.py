@@ -76,7 +76,10 @@ def test_a_new_option_is_one_entry(monkeypatch):
     the SQL macros, with nothing else to change."""
     extra = options.Param("min_rel_demo", "metric", default="no", choices=("no", "yes"),
                           sql="evaluated", help="A demonstration option.")
-    monkeypatch.setattr(options, "PARAMS", options.PARAMS + (extra,))
+    level = options.Param("level_demo", "metric", kind="float", check=float,
+                          to_sql=lambda v: "NULL" if v is None else repr(v), sql="evaluated",
+                          help="A number.")
+    monkeypatch.setattr(options, "PARAMS", options.PARAMS + (extra, level))
     from ndcg_duck import cli as cli_module
 
     @click.command()
@@ -84,8 +87,11 @@ def test_a_new_option_is_one_entry(monkeypatch):
     def probe(**given):
         click.echo(Options(**given).sql_args("evaluated"))
 
-    result = CliRunner().invoke(probe, ["--min-rel-demo", "yes"])
-    assert result.output == "missing := 'zero', empty := 'zero', min_rel_demo := 'yes'\n"
+    result = CliRunner().invoke(probe, ["--min-rel-demo", "yes", "--level-demo", "2.5"])
+    assert result.output == ("missing := 'zero', empty := 'zero', min_rel_demo := 'yes', "
+                             "level_demo := 2.5\n")
+    bad = CliRunner().invoke(probe, ["--level-demo", "two"])
+    assert bad.exit_code == 2 and "'two' is not a valid float" in bad.output
     assert "--min-rel-demo [no|yes]" in CliRunner().invoke(probe, ["--help"]).output
     with pytest.raises(ndcg_duck.InputError, match="min_rel_demo 'maybe' is not one of: no, yes"):
         Options(min_rel_demo="maybe")
