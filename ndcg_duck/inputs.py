@@ -59,6 +59,11 @@ class Columns:
     relevance: str = BY_NAME["relevance_col"].shown
     named: frozenset = field(default_factory=frozenset)
 
+    def __post_init__(self):  # None, as the command line passes a column not named: the default
+        for role in ROLES:
+            if getattr(self, role) is None:
+                object.__setattr__(self, role, BY_NAME[f"{role}_col"].shown)
+
     @classmethod
     def given(cls, **names) -> "Columns":
         """Columns from evaluate()'s keywords (user_col=...; None: not named, the default)."""
