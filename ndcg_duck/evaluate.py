@@ -153,7 +153,8 @@ def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
     if loaded.as_text:
         (matched, judged), = con.sql(
             "SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
-            "FROM (SELECT user_id, bool_or(judged) AS judged, bool_or(ranked) AS ranked "
+            "FROM (SELECT user_id, bool_or(has_judgments) AS judged, "
+            "bool_or(has_ranking) AS ranked "
             "FROM ndcg_all GROUP BY user_id)").fetchall()
         (kind, left, right), *more = loaded.as_text
         kinds = ", ".join([f"{kind} ids are {left} in the {loaded.recs_what} and {right} in the "
@@ -191,22 +192,37 @@ def _zero_ideal(con, options: Options) -> dict:
     """How many users with a judgment (and, with missing 'skip', recommendations) have an ideal
     DCG of 0: scored 0 with empty 'zero', left out with 'skip'. Counted over the per-user scores
     the run already has."""
-    keep = "" if options.missing == "zero" else " AND ranked"
+    keep = "" if options.missing == "zero" else " AND has_ranking"
     (count,), = con.sql(f"SELECT count(DISTINCT user_id) FROM ndcg_all "
-                        f"WHERE judged{keep} AND idcg = 0").fetchall()
+                        f"WHERE has_judgments{keep} AND idcg = 0").fetchall()
     return {"users_with_zero_ideal_dcg": count}
 
 
-def scores_sql(options: Options, layout: str) -> str:
-    """The ndcg_scores query (evaluated users and their scores) over the views inputs.load made."""
-    return (f"WITH {options.ranked_cte(layout)} SELECT * FROM ndcg_scores('ndcg_ranked_', "
-            f"'ndcg_rels', {options.user_scores_args(layout)}, {options.evaluated_args()})")
+def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
+                    rels: str = "ndcg_rels") -> str:
+    """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
+    (user_id, item_id, relevance): their ranking edge and the judgments edge, then
+    ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
+    has_ranking)."""
+    return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
+            f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()})) "
+            f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judgments_', "
+            f"{options.user_scores_args(layout)})")
+
+
+def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
+                append: bool = False) -> None:
+    """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
+    tables or registered Arrow tables, with the columns inputs.load gives them) into the table
+    `into` (created, or appended to), one row per user and cutoff with the has_judgments and
+    has_ranking flags. Every user's rows from both inputs must be in the same call; coverage, means and the
+    per-user table are the whole dataset's steps, in _run."""
+    into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
+    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels)}")
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
          batch_users: Optional[int]) -> Evaluation:
-    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
@@ -214,11 +230,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     for number, users in enumerate(progress.batches(ranges)):
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
-        con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged_batch AS "
-                    "FROM ndcg_judged_checked('ndcg_rels_batch')")
-        into = "CREATE OR REPLACE TEMP TABLE ndcg_all AS" if number == 0 else "INSERT INTO ndcg_all"
-        con.execute(f"{into} WITH {ranked} FROM ndcg_user_scores('ndcg_ranked_', "
-                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)})")
+        score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
+                    append=number > 0)
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
@@ -240,7 +253,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
     (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
-    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_judged").fetchall()
+    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_rels").fetchall()
     return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
             f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
             f"--user-col and that both files use the same ids")

@@ -114,6 +114,15 @@ def _whole(name: str, minimum: int = 1):
     return check
 
 
+def _relevance_level(value):
+    if value is None:
+        return None
+    try:
+        return _number(value)
+    except (TypeError, ValueError):
+        raise InputError(f"min_relevance {value!r} is not a number", usage=True) from None
+
+
 def _existing_dir(value):
     if value is None:
         return None
@@ -145,6 +154,10 @@ def _sql_int(value) -> str:
     return "NULL" if value is None else str(int(value))
 
 
+def _sql_number(value) -> str:
+    return "NULL" if value is None else repr(float(value))
+
+
 def _sql_cutoffs(ks) -> str:
     """The cutoffs as a SQL list literal; NULL stands for 'all'."""
     return "[" + ", ".join("NULL" if k is None else str(int(k)) for k in ks) + "]::BIGINT[]"
@@ -167,7 +180,8 @@ class Param:
     otherwise); `flag` the CLI spelling (default: --name-with-dashes). `group` places it: 'metric'
     options are what `Options` holds; 'columns', 'formats' and 'engine' go to evaluate() too;
     'output' ones are the CLI's alone. `sql` names the macro argument list it joins ('scores':
-    ndcg_scores/ndcg_user_scores; 'evaluated': ndcg_evaluated; None: not passed as is).
+    ndcg_user_scores; 'judgments': ndcg_judgments, the judgments edge; 'evaluated':
+    ndcg_evaluated; None: not passed as is).
     `choices` are the allowed values; `check` turns a given value into the checked one or raises
     InputError; `shown` is the default as help shows it when `default` is None."""
 
@@ -211,8 +225,8 @@ PARAMS = (
           help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
-          sql="scores", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
-    Param("gain_map", "metric", check=parse_gain_map, sql="scores", to_sql=_sql_gain_map,
+          sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
+    Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=_sql_gain_map,
           metavar="LEVEL=GAIN[,...]",
           help="Gains for listed relevance levels, e.g. 1=3,2=9,4=4.5 (trec_eval's "
                "ndcg.1=3,...); other levels gain by --gain. A level that never occurs in the "
@@ -220,6 +234,10 @@ PARAMS = (
     Param("ties", "metric", default="trec", choices=("trec", "average"), sql="scores",
           help="Equal scores: order by item id descending (trec_eval), or give each tied item "
                "the mean discount of the tie (scikit-learn). Scores only."),
+    Param("min_relevance", "metric", kind="float", check=_relevance_level, to_sql=_sql_number,
+          sql="judgments", metavar="R",
+          help="Judgments below R are not relevant: gain 0, out of the ideal list (trec_eval -l, "
+               "ranx rel_lvl). Default: relevance > 0 is relevant."),
     Param("judged_only", "metric", default=False, kind="flag", sql="scores", to_sql=_sql_bool,
           help="Take unjudged items (no judgment, or a negative one) out of each ranking before "
                "scoring (trec_eval -J)."),
@@ -233,7 +251,7 @@ PARAMS = (
     Param("max_depth", "metric", check=_whole("max_depth"), kind="int", to_sql=_sql_int,
           metavar="N",
           help="Only the first N items of each ranking count."),
-    Param("unique_judgments", "metric", default=False, kind="flag", sql="scores",
+    Param("unique_judgments", "metric", default=False, kind="flag", sql="judgments",
           to_sql=_sql_bool,
           help="The relevance file has at most one row per (user, item): skip the check for "
                "repeated judgments (faster on large files; a repeat would count twice)."),
@@ -335,7 +353,7 @@ class Options:
 
     def sql_args(self, macro: str, layout: str = "scores") -> str:
         """The named arguments (`name := literal`) of every option that joins the argument list
-        `macro` ('scores' or 'evaluated'), for this recommendation layout."""
+        `macro` ('judgments', 'scores' or 'evaluated'), for this recommendation layout."""
         return ", ".join(f"{p.sql_name or p.name} := {p.to_sql(self.value_for(p.name, layout))}"
                          for p in PARAMS if p.sql == macro)
 
@@ -363,6 +381,10 @@ class Options:
             return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL{ties})), "
                     f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {depth}))")
         return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {depth}{ties}))"
+
+    def judgments_args(self) -> str:
+        """The named arguments of ndcg_judgments (the judgments edge) for these options."""
+        return self.sql_args("judgments")
 
     def user_scores_args(self, layout: str) -> str:
         """The named arguments of ndcg_user_scores for these options and recommendation layout."""

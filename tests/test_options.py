@@ -64,9 +64,11 @@ def test_the_sql_arguments_come_from_the_registry():
                      judged_only=True, idcg_cutoff="list", unique_judgments=True,
                      missing="skip", empty="skip")
     assert chosen.sql_args("scores", "scores") == (
-        "ks := [5, NULL]::BIGINT[], gain := 'binary', gain_map := MAP([1.0]::DOUBLE[], "
-        "[3.0]::DOUBLE[]), ties := 'average', judged_only := true, idcg_cutoff := 'list', "
-        "unique_judgments := true")
+        "ks := [5, NULL]::BIGINT[], ties := 'average', judged_only := true, "
+        "idcg_cutoff := 'list'")
+    assert chosen.sql_args("judgments") == (
+        "gain := 'binary', gain_map := MAP([1.0]::DOUBLE[], [3.0]::DOUBLE[]), "
+        "min_relevance := NULL, unique_judgments := true")
     assert chosen.sql_args("scores", "lists").count("ties := 'trec'") == 1  # lists have no ties
     assert chosen.sql_args("evaluated") == "missing := 'skip', empty := 'skip'"
 
