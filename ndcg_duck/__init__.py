@@ -1,10 +1,10 @@
 """ndcg-duck: NDCG and its parts, per user and on average, computed by DuckDB SQL macros."""
 
 from .compare import Comparison, compare
-from .errors import InputError
+from .errors import InputError, NdcgWarning
 from .evaluate import Evaluation, evaluate
 from .sqlfiles import register, script
 
 __version__ = "0.1.0"
-__all__ = ["Comparison", "Evaluation", "InputError", "compare", "evaluate", "register", "script",
-           "__version__"]
+__all__ = ["Comparison", "Evaluation", "InputError", "NdcgWarning", "compare", "evaluate",
+           "register", "script", "__version__"]

@@ -7,9 +7,8 @@ import sys
 
 import click
 
-from . import compare_report, output, stats
-from .cli import (_user_errors, cli, column_options, engine_options, format_options,
-                  metric_options)
+from . import compare_report, options, output, progress, stats
+from .cli import _click_option, _stderr_is_terminal, _user_errors, cli, registry_options
 from .compare_options import plot_option, segment_options
 from .errors import InputError
 
@@ -46,10 +45,8 @@ def _run_pair(text: str) -> tuple:
 @segment_options
 @click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
               help="Segments with fewer users get means but no test.")
-@metric_options
-@column_options
-@format_options
-@engine_options
+@registry_options("metric", "columns", "formats", "engine")
+@_click_option(options.BY_NAME["quiet"])
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write each user's values per run and the differences to OUT (.parquet, "
                    ".csv, .json, .jsonl).")
@@ -79,11 +76,13 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
                          "> results.parquet", usage=True)
     if per_user:
         output.check_output_path(per_user)
-    from .compare import compare
+    from .compare import compare_runs
 
-    segments_format = None
-    result = compare(relevance, [_run_pair(text) for text in runs], per_user=bool(per_user),
-                     plot=plot, segments_format=segments_format, **settings)
+    with progress.shown(enabled=not quiet and _stderr_is_terminal()):
+        result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],
+                                     per_user=bool(per_user), plot=plot, **settings)
+    for note in notes:
+        click.echo(f"Warning: {note}", err=True)
     if per_user:
         output.write_table(result.per_user, per_user)
     shown = compare_report.render(result.rows, result.info, fmt)
@@ -110,7 +109,7 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> 
     from .segments import by_segment
 
     rows = by_segment(result.per_user, result.summary, segments, by,
-                      settings.get("user_col", "user_id"))
+                      settings.get("user_col") or "user_id")
     if fmt == "json":
         return json.dumps(dict(result.summary, segments=rows)) + "\n"
     head = ["segment", "users"] + metrics

@@ -8,15 +8,17 @@ count (sql/ndcg_compare.sql); `stats` turns those into intervals and p-values.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple, Optional
 
 import duckdb
 import pyarrow as pa
 
+from . import options as registry
 from . import segments as segmenting
 from . import stats
-from .errors import InputError
-from .evaluate import evaluate
+from .errors import InputError, NdcgWarning
+from .evaluate import run
 from .inputs import ident, literal
 from .sqlfiles import register
 
@@ -40,10 +42,7 @@ ROW_FIELDS = ("metric", "cutoff", "segment", "run", "baseline", "users", "mean",
               "correction", "family", "users_without_recommendations")
 
 
-def compare(rels, runs, k=10, *, baseline=None, all_pairs=False, test="t", correction=None,
-            n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
-            segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
-            memory_limit=None, temp_dir=None, **options) -> Comparison:
+def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparison:
     """Compare the runs (a {name: recs} mapping, or (name, recs) pairs, in order; recs as
     `evaluate` takes them) on the judgments `rels`.
 
@@ -56,8 +55,24 @@ def compare(rels, runs, k=10, *, baseline=None, all_pairs=False, test="t", corre
     every result down by segment; a segment with fewer than min_users users gets means but no
     test. per_user=True returns each user's values and differences; plot='out.png' draws the
     sorted per-user differences and the per-segment differences. Other keyword arguments (k,
-    gain, missing, user_col, ...) are evaluate's. Needs scipy (pip install 'ndcg-duck[compare]').
+    gain, missing, user_col, ...) are evaluate's. Raises InputError for bad input or options
+    and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
+    try:
+        result, notes = compare_runs(rels, runs, k, **settings)
+    except InputError as exc:
+        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
+    for note in notes:
+        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=2)
+    return result
+
+
+def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, all_pairs=False, test="t", correction=None,
+            n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
+            segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
+            memory_limit=None, temp_dir=None, **options) -> tuple:
+    """compare() with its messages in the command line's words: returns the comparison and the
+    notes (warnings) of the runs' evaluations."""
     stats.require("scipy", "compare")
     if plot is not None:
         stats.require("matplotlib", "--plot")
@@ -71,16 +86,17 @@ def compare(rels, runs, k=10, *, baseline=None, all_pairs=False, test="t", corre
         plotting.check_path(plot)
     con = duckdb.connect()
     register(con)
-    user_col = options.get("user_col", "user_id")
+    user_col = options.get("user_col") or "user_id"
     where = None
     if segments is not None:
         where = segmenting.attach(con, segments, by, user_col, segments_format)
-    tables, summaries = [], []
+    tables, summaries, notes = [], [], []
     for name, recs in runs:
-        result = evaluate(recs, rels, k, con=con, per_user=True, threads=threads,
-                          memory_limit=memory_limit, temp_dir=temp_dir, **options)
+        result, said = run(recs, rels, k, con=con, per_user=True, threads=threads,
+                           memory_limit=memory_limit, temp_dir=temp_dir, **options)
         tables.append(result.per_user)
         summaries.append(result.summary)
+        notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
     metrics = [c for c in tables[0].column_names if c in summaries[0]]
     users = _pair_users(con, tables, metrics, where)
     aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
@@ -98,7 +114,7 @@ def compare(rels, runs, k=10, *, baseline=None, all_pairs=False, test="t", corre
         from . import plot as plotting
 
         plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
-    return Comparison(rows, table, info)
+    return Comparison(rows, table, info), notes
 
 
 def _runs(runs) -> list:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import click
 
+# The options eval takes beyond the registry (options.PARAMS): they break the results down and
+# draw them, after the evaluation, and are compare's too.
+EVAL_EXTRAS = ("segments", "by", "plot")
+
 SEGMENTS = click.option("--segments", metavar="FILE",
                         help="A table of users and their segment (Parquet, CSV or JSON): every "
                              "result is also given per segment. Users it does not list are "
