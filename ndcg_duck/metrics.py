@@ -1,0 +1,158 @@
+"""Metric names: what users write (`-m P@10`, `metrics=["nDCG@10", "RR"]`) and what ndcg-duck
+writes out (ranx's lowercase names: `precision@10`, `mrr`).
+
+Each metric is computed by the SQL in sql/ndcg_metrics.sql; this module only names them, says
+which take a cutoff, and turns a user's list of names into the (metric, cutoff) pairs to compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple, Optional, Union
+
+from .errors import InputError
+from .options import Cutoff, label, parse_cutoffs
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: its output name, the spellings accepted as input (lowercase), whether it takes
+    a cutoff, its formula, and how its per-user values combine into the summary.
+
+    cutoff: 'k' (always has one: a name without @k takes the -k cutoffs, 'all' meaning none),
+    'finite' (as 'k', but 'all' has no meaning), 'optional' (without @k: no cutoff) or 'none'.
+    """
+
+    name: str
+    aliases: tuple
+    cutoff: str
+    formula: str
+    summary: str = "mean"  # 'mean' over users, or 'sum' (the counts, as trec_eval sums them)
+
+
+METRICS = (
+    Metric("ndcg", ("ndcg",), "k", "dcg@k / idcg@k (0 when idcg@k is 0)"),
+    Metric("dcg", ("dcg",), "k", "sum over the first k items of gain / log2(rank + 1)"),
+    Metric("idcg", ("idcg",), "k", "dcg@k of the judged gains sorted best first"),
+    Metric("cg", ("cg",), "k", "sum of the gains of the first k items"),
+    Metric("precision", ("precision", "p"), "finite",
+           "relevant items in the first k / k"),
+    Metric("recall", ("recall", "r"), "k", "relevant items in the first k / R"),
+    Metric("hit_rate", ("hit_rate", "success"), "k",
+           "1 if a relevant item is in the first k, else 0"),
+    Metric("mrr", ("mrr", "rr", "recip_rank"), "optional",
+           "1 / rank of the first relevant item (in the first k), 0 if none"),
+    Metric("map", ("map", "ap"), "optional",
+           "sum of precision@rank at each relevant item (in the first k) / R"),
+    Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none",
+           "relevant items in the first R / R"),
+    Metric("num_rel", ("num_rel", "numrel"), "none", "R: the user's relevant judged items",
+           summary="sum"),
+    Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none",
+           "relevant items anywhere in the ranking", summary="sum"),
+)
+BY_NAME = {metric.name: metric for metric in METRICS}
+BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
+DEFAULT = ("ndcg",)
+# The metrics whose value weighs gains by position: --gain, --gain-map, --ties average and
+# --idcg-cutoff apply to them; the others count relevant items (relevance > 0, or >=
+# --min-relevance).
+DCG_FAMILY = ("ndcg", "dcg", "idcg", "cg")
+
+
+class Measure(NamedTuple):
+    """A metric at one cutoff (None: no cutoff)."""
+
+    metric: str
+    k: Cutoff
+
+    @property
+    def name(self) -> str:
+        """The output name: 'ndcg@10', 'ndcg@all', 'mrr', 'mrr@10', 'r_precision'."""
+        if self.k is None and BY_NAME[self.metric].cutoff in ("optional", "none"):
+            return self.metric
+        return f"{self.metric}@{label(self.k)}"
+
+
+def known_names() -> str:
+    """The output names, as a usage error lists them."""
+    return ", ".join(metric.name for metric in METRICS)
+
+
+def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] = (10,)) -> tuple:
+    """The measures to compute, in the order given and without repeats, from metric names
+    (strings, or comma lists of them; None: ndcg). A name without @k takes the cutoffs `ks`
+    where the metric has a cutoff. Names are case-insensitive; ir_measures' and trec_eval's
+    spellings are accepted (P@10, R@10, Success@10, RR@10, AP, nDCG@10, Rprec, recip_rank)."""
+    if values is None:
+        values = DEFAULT
+    elif isinstance(values, str):
+        values = [values]
+    measures: list = []
+    for value in values:
+        if not isinstance(value, str):
+            raise InputError(f"metric {value!r} is not a name: use one of {known_names()}",
+                             usage=True)
+        for piece in value.split(","):
+            for measure in _measures(piece, tuple(ks)):
+                if measure not in measures:
+                    measures.append(measure)
+    if not measures:
+        raise InputError(f"no metric given: use one of {known_names()}", usage=True)
+    return tuple(measures)
+
+
+def _measures(piece: str, ks: tuple) -> list:
+    text = piece.strip()
+    name, at, cutoff = text.partition("@")
+    metric = BY_ALIAS.get(name.strip().lower())
+    if metric is None:
+        raise InputError(f"unknown metric {text!r}: use one of {known_names()} (with @K for a "
+                         f"cutoff)", usage=True)
+    if at and metric.cutoff == "none":
+        raise InputError(f"metric {text!r}: {metric.name} takes no cutoff", usage=True)
+    if at:
+        try:
+            cutoffs = parse_cutoffs(cutoff)
+        except InputError:
+            raise InputError(f"metric {text!r}: the cutoff after @ is not an integer >= 1 or "
+                             f"'all'", usage=True) from None
+    elif metric.cutoff in ("k", "finite"):
+        cutoffs = ks
+    else:
+        cutoffs = (None,)
+    if metric.cutoff == "finite" and None in cutoffs:
+        raise InputError(f"metric {text!r}: {metric.name} divides by k and needs a cutoff, "
+                         f"not 'all': write {metric.name}@K", usage=True)
+    return [Measure(metric.name, k) for k in cutoffs]
+
+
+def per_user_columns(measures: Iterable[Measure]) -> tuple:
+    """The per-user columns for these measures: each measure, and before each ndcg@k its parts
+    dcg@k and idcg@k (as ndcg-duck has always written them), without repeats."""
+    columns: list = []
+    for measure in measures:
+        parts = ("dcg", "idcg", "ndcg") if measure.metric == "ndcg" else (measure.metric,)
+        for part in parts:
+            if Measure(part, measure.k) not in columns:
+                columns.append(Measure(part, measure.k))
+    return tuple(columns)
+
+
+def depth_cutoffs(measures: Iterable[Measure]) -> tuple:
+    """The cutoffs that bound how much of each ranking the measures read: each measure's k, and
+    None (the whole ranking) for r_precision and num_rel_ret, which read down to R or to the end,
+    and num_rel, which reads none but does no harm."""
+    out: list = []
+    for measure in measures:
+        k = measure.k if BY_NAME[measure.metric].cutoff != "none" else None
+        if measure.metric == "num_rel":
+            continue
+        if k not in out:
+            out.append(k)
+    return tuple(out) or (1,)
+
+
+def metric_of(name: str) -> Optional[Metric]:
+    """The metric an output name belongs to ('recall@10' -> recall), or None."""
+    return BY_NAME.get(name.partition("@")[0])
