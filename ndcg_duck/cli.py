@@ -129,6 +129,16 @@ def cli():
 @cli.command(name="eval")
 @click.argument("recs")
 @click.argument("relevance")
+@click.option("-m", "--metric", "metrics", multiple=True, metavar="NAME[@K][,...]",
+              help="What to compute: ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, "
+                   "map, r_precision, num_rel, num_rel_ret (ir_measures' P, R, Success, RR, AP, "
+                   "nDCG, Rprec too; any case). A name without @K takes the -k cutoffs; mrr "
+                   "and map without @K have none. Repeat or use commas. Default ndcg. --gain, "
+                   "--gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg and "
+                   "cg only; the others count relevant items (relevance > 0) in trec_eval's "
+                   "order.")
+@click.option("--min-relevance", type=float, default=None, metavar="R",
+              help="Judgments >= R count as relevant (trec_eval -l); default: relevance > 0.")
 @metric_options
 @column_options
 @format_options

@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import NamedTuple, Optional
 
 import duckdb
 import pyarrow as pa
 
-from . import batches, inputs
+from . import batches, inputs, metrics as metric_names
 from .errors import InputError
-from .options import Options, label
+from .options import Options
 from .sqlfiles import register
 
 
 class Evaluation(NamedTuple):
-    """summary: {'ndcg@K': mean, ..., 'users': evaluated, 'users_without_recommendations': n,
-    'users_only_in_recommendations': n}; per_user: one row per evaluated user (or None)."""
+    """summary: {'ndcg@K': mean, ... (one entry per metric and cutoff), 'users': evaluated,
+    'users_without_recommendations': n, 'users_only_in_recommendations': n}; per_user: one row per
+    evaluated user (or None)."""
 
     summary: dict
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
+def evaluate(recs, rels, k=10, *, metrics=None, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
              max_depth=None, duplicates="error", ties="trec", gain_map=None, judged_only=False,
-             unique_judgments=False,
+             unique_judgments=False, min_relevance=None,
              user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
              score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
              per_user=True, threads=None, memory_limit=None, temp_dir=None, batch_users=None,
@@ -33,7 +35,9 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
 
     recs and rels are paths (Parquet, CSV, JSON; globs allowed), DuckDB relations, Arrow tables
     or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
-    k is a cutoff, 'all', 'trec', or a list of them. gain_map is "LEVEL=GAIN,..." text or a
+    k is a cutoff, 'all', 'trec', or a list of them. metrics names what to compute (a name or a
+    list of them, as the CLI's -m; default 'ndcg'); a name without @K takes the cutoffs k.
+    min_relevance: judgments at least this relevant count as relevant (default: > 0). gain_map is "LEVEL=GAIN,..." text or a
     {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
     the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
     connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
@@ -44,6 +48,8 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
                       judged_only=judged_only, unique_judgments=unique_judgments)
+    measures = metric_names.parse_metrics(metrics or None, options.k)
+    min_relevance = _min_relevance(min_relevance)
     if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
                                     or batch_users < 1):
         raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
@@ -55,7 +61,8 @@ def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k"
     register(con)
     loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
     try:
-        return _run(con, options, loaded, cols.user, per_user, batch_users)
+        return _run(con, options, loaded, cols.user, per_user, batch_users, measures,
+                    min_relevance)
     except duckdb.Error as exc:
         raise InputError(_message(exc, loaded)) from None
 
@@ -91,7 +98,9 @@ def scores_sql(options: Options, layout: str) -> str:
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
-         batch_users: Optional[int]) -> Evaluation:
+         batch_users: Optional[int], measures: tuple, min_relevance: Optional[float]) -> Evaluation:
+    options = dataclasses.replace(options, k=metric_names.cutoffs(measures))
+    user_macro, evaluated_macro, summary_macro, extra = _macros(measures, min_relevance)
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
     ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
@@ -103,23 +112,62 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged_batch AS "
                     "FROM ndcg_judged_checked('ndcg_rels_batch')")
         into = "CREATE OR REPLACE TEMP TABLE ndcg_all AS" if number == 0 else "INSERT INTO ndcg_all"
-        con.execute(f"{into} WITH {ranked} FROM ndcg_user_scores('ndcg_ranked_', "
-                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)})")
+        con.execute(f"{into} WITH {ranked} FROM {user_macro}('ndcg_ranked_', "
+                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)}{extra})")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
-                f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
+                f"FROM {evaluated_macro}('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
         "SELECT users_judged, users_unranked, users_unjudged FROM ndcg_coverage('ndcg_all')"
     ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
-    rows = con.sql("SELECT k, ndcg, users FROM ndcg_summary('ndcg_result')").fetchall()
-    means = {k: mean for k, mean, _ in rows}
-    users = max((count for _, _, count in rows), default=0)
-    summary = {f"ndcg@{label(k)}": means.get(k) for k in options.k}
-    summary.update(users=users, users_without_recommendations=unranked,
+    summary = _summary(con.sql(f"FROM {summary_macro}('ndcg_result')"), measures, options.k[0])
+    summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
-    table = con.sql(_wide_sql(options, user_col)).to_arrow_table() if per_user else None
+    table = con.sql(_wide_sql(measures, user_col)).to_arrow_table() if per_user else None
     return Evaluation(summary, table)
+
+
+def _macros(measures: tuple, min_relevance: Optional[float]) -> tuple:
+    """The macros that compute `measures` per user and cutoff, choose the users that count, and
+    sum them up, and the extra SQL arguments of the first. NDCG and its parts alone take the
+    core's macros; any other metric takes ndcg_metrics.sql's, which compute every metric."""
+    if metric_names.core_only(measures) and min_relevance is None:
+        return "ndcg_user_scores", "ndcg_evaluated", "ndcg_summary", ""
+    level = "NULL" if min_relevance is None else repr(float(min_relevance))
+    return ("ndcg_user_metrics", "ndcg_metrics_evaluated", "ndcg_metrics_summary",
+            f", min_relevance := {level}::DOUBLE")
+
+
+def _min_relevance(value) -> Optional[float]:
+    """min_relevance as a finite number, or None."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ValueError(value)
+    except (TypeError, ValueError):
+        raise InputError(f"min_relevance {value!r} is not a number", usage=True) from None
+    return number
+
+
+def _summary(relation, measures: tuple, first_k) -> dict:
+    """{measure name: its mean (a sum for counts)} and users, from a summary macro's rows (one per
+    cutoff, a column per metric). Metrics without a cutoff are read from the first cutoff's row."""
+    columns = relation.columns
+    rows = {row[0]: dict(zip(columns, row)) for row in relation.fetchall()}
+    summary = {}
+    for measure in measures:
+        k = measure.k if metric_names.has_cutoff(measure.metric) else first_k
+        value = rows.get(k, {}).get(measure.metric)
+        if value is not None and metric_names.counts(measure.metric):
+            value = int(value)
+        summary[measure.name] = value
+    summary["users"] = max((row["users"] for row in rows.values()), default=0)
+    return summary
 
 
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
@@ -131,12 +179,17 @@ def _no_overlap(con, loaded: inputs.Loaded) -> str:
             f"--user-col and that both files use the same ids")
 
 
-def _wide_sql(options: Options, user_col: str) -> str:
-    """One row per user: the user id, then dcg@K, idcg@K, ndcg@K for each cutoff."""
+def _wide_sql(measures: tuple, user_col: str) -> str:
+    """One row per user: the user id, then a column per metric and cutoff (metrics.per_user_columns:
+    with ndcg, dcg@K, idcg@K, ndcg@K for each cutoff)."""
     columns = []
-    for k in options.k:
-        match = "k IS NULL" if k is None else f"k = {int(k)}"
-        for part in ("dcg", "idcg", "ndcg"):
-            columns.append(f'any_value({part}) FILTER (WHERE {match}) AS "{part}@{label(k)}"')
+    for measure in metric_names.per_user_columns(measures):
+        if not metric_names.has_cutoff(measure.metric):
+            match = ""  # on one row of the user only
+        elif measure.k is None:
+            match = " FILTER (WHERE k IS NULL)"
+        else:
+            match = f" FILTER (WHERE k = {int(measure.k)})"
+        columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
     return (f"SELECT user_id AS {inputs.ident(user_col)}, {', '.join(columns)} "
             f"FROM ndcg_result GROUP BY user_id ORDER BY user_id")

@@ -139,20 +139,30 @@ def per_user_columns(measures: Iterable[Measure]) -> tuple:
     return tuple(columns)
 
 
-def depth_cutoffs(measures: Iterable[Measure]) -> tuple:
-    """The cutoffs that bound how much of each ranking the measures read: each measure's k, and
-    None (the whole ranking) for r_precision and num_rel_ret, which read down to R or to the end,
-    and num_rel, which reads none but does no harm."""
+def cutoffs(measures: Iterable[Measure]) -> tuple:
+    """The cutoffs to compute these measures at, in order (None: no cutoff). r_precision and
+    num_rel_ret read the whole ranking (down to R, or to its end), so they add None; num_rel
+    reads none of it."""
     out: list = []
     for measure in measures:
-        k = measure.k if BY_NAME[measure.metric].cutoff != "none" else None
         if measure.metric == "num_rel":
             continue
-        if k not in out:
-            out.append(k)
+        if measure.k not in out:
+            out.append(measure.k)
     return tuple(out) or (1,)
 
 
-def metric_of(name: str) -> Optional[Metric]:
-    """The metric an output name belongs to ('recall@10' -> recall), or None."""
-    return BY_NAME.get(name.partition("@")[0])
+def core_only(measures: Iterable[Measure]) -> bool:
+    """Whether the core's NDCG macros compute all of these (ndcg, dcg and idcg)."""
+    return all(measure.metric in ("ndcg", "dcg", "idcg") for measure in measures)
+
+
+def counts(metric: str) -> bool:
+    """Whether a metric is a count, summed over users rather than averaged."""
+    return BY_NAME[metric].summary == "sum"
+
+
+def has_cutoff(metric: str) -> bool:
+    """Whether a metric's value depends on the cutoff (all but r_precision, num_rel and
+    num_rel_ret)."""
+    return BY_NAME[metric].cutoff != "none"

@@ -51,6 +51,10 @@ def write_table(table, path: str) -> None:
             tmp.unlink()
 
 
+# the summary's keys that count users; every other key is a metric
+USER_COUNTS = ("users", "users_without_recommendations", "users_only_in_recommendations")
+
+
 def format_summary(summary: dict, fmt: str, missing: str) -> str:
     """The summary as 'table' (for people), 'json' (one object) or 'csv' (metric,value rows)."""
     if fmt == "json":
@@ -61,7 +65,7 @@ def format_summary(summary: dict, fmt: str, missing: str) -> str:
         writer.writerow(["metric", "value"])
         writer.writerows(summary.items())
         return out.getvalue()
-    rows = [(name, _readable(value)) for name, value in summary.items() if "@" in name]
+    rows = [(name, _readable(value)) for name, value in summary.items() if name not in USER_COUNTS]
     rows.append(("users", str(summary["users"])))
     width = max(len(name) for name, _ in rows)
     lines = [f"{name:<{width}}  {value}" for name, value in rows]
@@ -80,4 +84,7 @@ def _users(count: int) -> str:
 
 
 def _readable(value) -> str:
-    return "-" if value is None else f"{value:.4f}"
+    """A metric's value: '-' for none, counts (num_rel) as integers, the rest to 4 decimals."""
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4f}"

@@ -6,5 +6,6 @@
 .read sql/ndcg_input.sql
 .read sql/ndcg_core.sql
 .read sql/ndcg_tables.sql
+.read sql/ndcg_metrics.sql
 .read sql/ndcg_lists.sql
 .read sql/ndcg_trec.sql
