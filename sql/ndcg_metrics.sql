@@ -243,3 +243,96 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            sum(num_rel) AS num_rel, sum(num_rel_ret) AS num_rel_ret, count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
+
+-- Every metric per user and on average at one cutoff k, for each recommendation layout, as
+-- ndcg_tables.sql does for NDCG: the same recs and rels, and the same options (k, gain,
+-- gain_map, missing, idcg_cutoff, empty, max_depth, judged_only and, for rankings by score,
+-- ties), plus min_relevance (judgments >= min_relevance count as relevant; NULL: > 0).
+-- The metrics are those at k (dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map;
+-- k := 'all' gives each without a cutoff, and no precision) and r_precision, num_rel and
+-- num_rel_ret, which read each whole ranking (up to max_depth).
+
+-- ndcg_metrics_per_user(recs, rels, ...): recs nested (user_id, items LIST in rank order).
+-- Returns user_id, metric (e.g. 'recall@10', 'r_precision'), value: one row per evaluated user
+-- and metric.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth)),
+         ndcg_judged_ AS (FROM ndcg_judged_checked(rels))
+    SELECT user_id, metric, value
+    FROM ndcg_metric_scores('ndcg_ranked_', 'ndcg_judged_', ks := [ndcg_cutoff(k)], gain := gain,
+                            missing := missing, idcg_cutoff := idcg_cutoff, empty := empty,
+                            gain_map := gain_map, judged_only := judged_only,
+                            min_relevance := min_relevance);
+
+-- ndcg_metrics_per_user_ranks(recs, rels, ...): recs long (user_id, item_id, rank).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_ranks(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_ranks(recs, depth := max_depth)),
+         ndcg_judged_ AS (FROM ndcg_judged_checked(rels))
+    SELECT user_id, metric, value
+    FROM ndcg_metric_scores('ndcg_ranked_', 'ndcg_judged_', ks := [ndcg_cutoff(k)], gain := gain,
+                            missing := missing, idcg_cutoff := idcg_cutoff, empty := empty,
+                            gain_map := gain_map, judged_only := judged_only,
+                            min_relevance := min_relevance);
+
+-- ndcg_metrics_per_user_scores(recs, rels, ...): recs long (user_id, item_id, score), ranked by
+-- score descending, equal scores by item id descending as text; ties 'average' averages the
+-- DCG family over each tie (the other metrics keep that order).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_scores(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_scores(recs, depth := max_depth, ties := ties)),
+         ndcg_judged_ AS (FROM ndcg_judged_checked(rels))
+    SELECT user_id, metric, value
+    FROM ndcg_metric_scores('ndcg_ranked_', 'ndcg_judged_', ks := [ndcg_cutoff(k)], gain := gain,
+                            missing := missing, idcg_cutoff := idcg_cutoff, empty := empty,
+                            gain_map := gain_map, judged_only := judged_only, ties := ties,
+                            min_relevance := min_relevance);
+
+-- ndcg_metrics_summed(per_user): the rows of one of the three macros above summed up: metric,
+-- value (the mean over the users; for num_rel and num_rel_ret the sum) and users (how many).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_summed(per_user) AS TABLE
+    SELECT metric,
+           fsum(value) / CASE WHEN metric IN ('num_rel', 'num_rel_ret') THEN 1 ELSE count(*) END
+               AS value,
+           count(*) AS users
+    FROM query_table(per_user)
+    GROUP BY metric;
+
+-- ndcg_metrics_mean(recs, rels, ...) and its _ranks and _scores twins: one row per metric:
+-- metric, value (the mean over evaluated users; the sum for num_rel and num_rel_ret) and users
+-- (how many were evaluated).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_per_user_ AS (
+        FROM ndcg_metrics_per_user(recs, rels, k := k, gain := gain, missing := missing,
+                                   idcg_cutoff := idcg_cutoff, empty := empty,
+                                   max_depth := max_depth, gain_map := gain_map,
+                                   judged_only := judged_only, min_relevance := min_relevance))
+    FROM ndcg_metrics_summed('ndcg_per_user_');
+
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean_ranks(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_per_user_ AS (
+        FROM ndcg_metrics_per_user_ranks(recs, rels, k := k, gain := gain, missing := missing,
+                                         idcg_cutoff := idcg_cutoff, empty := empty,
+                                         max_depth := max_depth, gain_map := gain_map,
+                                         judged_only := judged_only,
+                                         min_relevance := min_relevance))
+    FROM ndcg_metrics_summed('ndcg_per_user_');
+
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean_scores(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
+    WITH ndcg_per_user_ AS (
+        FROM ndcg_metrics_per_user_scores(recs, rels, k := k, gain := gain, missing := missing,
+                                          idcg_cutoff := idcg_cutoff, empty := empty,
+                                          max_depth := max_depth, gain_map := gain_map,
+                                          judged_only := judged_only, ties := ties,
+                                          min_relevance := min_relevance))
+    FROM ndcg_metrics_summed('ndcg_per_user_');
