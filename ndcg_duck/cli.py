@@ -70,6 +70,9 @@ metric_options = _apply([
     click.option("--ties", type=click.Choice(options.TIES), default="trec", show_default=True,
                  help="Equal scores: order by item id descending (trec_eval), or give each "
                       "tied item the mean discount of the tie (scikit-learn). Scores only."),
+    click.option("--min-relevance", type=float, metavar="R",
+                 help="Judgments below R are not relevant: gain 0, out of the ideal list "
+                      "(trec_eval -l, ranx rel_lvl). Default: relevance > 0 is relevant."),
     click.option("--judged-only", is_flag=True,
                  help="Take unjudged items (no judgment, or a negative one) out of each "
                       "ranking before scoring (trec_eval -J)."),
@@ -135,10 +138,8 @@ def cli():
                    "nDCG, Rprec too; any case). A name without @K takes the -k cutoffs; mrr "
                    "and map without @K have none. Repeat or use commas. Default ndcg. --gain, "
                    "--gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg and "
-                   "cg only; the others count relevant items (relevance > 0) in trec_eval's "
-                   "order.")
-@click.option("--min-relevance", type=float, default=None, metavar="R",
-              help="Judgments >= R count as relevant (trec_eval -l); default: relevance > 0.")
+                   "cg only; the others count relevant items (relevance > 0, or >= "
+                   "--min-relevance), tied items in trec_eval's order.")
 @metric_options
 @column_options
 @format_options

@@ -37,9 +37,9 @@ def evaluate(recs, rels, k=10, *, metrics=None, gain="linear", missing="zero", i
     or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
     k is a cutoff, 'all', 'trec', or a list of them. metrics names what to compute (a name or a
     list of them, as the CLI's -m; default 'ndcg'); a name without @K takes the cutoffs k.
-    min_relevance: judgments at least this relevant count as relevant (default: > 0). gain_map is "LEVEL=GAIN,..." text or a
-    {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
-    the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
+    gain_map is "LEVEL=GAIN,..." text or a {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
+    the check for repeats. min_relevance: judgments below it are not relevant (gain 0, out of
+    the ideal list), as trec_eval's -l and ranx's rel_lvl. Raises InputError for bad input or options. `con` is the DuckDB
     connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
     temp_dir (where DuckDB spills what does not fit) are set on it. Large Parquet or in-memory
     recommendations are evaluated in batches of users (ranges of user ids) that fit the memory
@@ -47,9 +47,9 @@ def evaluate(recs, rels, k=10, *, metrics=None, gain="linear", missing="zero", i
     """
     options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
                       max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
-                      judged_only=judged_only, unique_judgments=unique_judgments)
+                      judged_only=judged_only, unique_judgments=unique_judgments,
+                      min_relevance=min_relevance)
     measures = metric_names.parse_metrics(metrics or None, options.k)
-    min_relevance = _min_relevance(min_relevance)
     if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
                                     or batch_users < 1):
         raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
@@ -61,8 +61,7 @@ def evaluate(recs, rels, k=10, *, metrics=None, gain="linear", missing="zero", i
     register(con)
     loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
     try:
-        return _run(con, options, loaded, cols.user, per_user, batch_users, measures,
-                    min_relevance)
+        return _run(con, options, loaded, cols.user, per_user, batch_users, measures)
     except duckdb.Error as exc:
         raise InputError(_message(exc, loaded)) from None
 
@@ -91,67 +90,63 @@ def _message(exc: Exception, loaded: inputs.Loaded) -> str:
     return f"{what}: {found.group(2)}"
 
 
-def scores_sql(options: Options, layout: str) -> str:
-    """The ndcg_scores query (evaluated users and their scores) over the views inputs.load made."""
-    return (f"WITH {options.ranked_cte(layout)} SELECT * FROM ndcg_scores('ndcg_ranked_', "
-            f"'ndcg_rels', {options.user_scores_args(layout)}, {options.evaluated_args()})")
+def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
+                    rels: str = "ndcg_rels", measures: Optional[tuple] = None) -> str:
+    """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
+    (user_id, item_id, relevance): their ranking edge and the judgments edge, then
+    ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
+    has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
+    ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
+    macro = "ndcg_user_scores" if _core_only(measures) else "ndcg_user_metrics"
+    return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
+            f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()})) "
+            f"FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
+            f"{options.user_scores_args(layout)})")
+
+
+def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
+                append: bool = False, measures: Optional[tuple] = None) -> None:
+    """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
+    tables or registered Arrow tables, with the columns inputs.load gives them) into the table
+    `into` (created, or appended to), one row per user and cutoff with the has_judgments and
+    has_ranking flags (and with `measures` beyond NDCG, a column per metric: user_scores_sql).
+    Every user's rows from both inputs must be in the same call; coverage, means and the
+    per-user table are the whole dataset's steps, in _run."""
+    into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
+    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
+
+
+def _core_only(measures: Optional[tuple]) -> bool:
+    """Whether the core's macros compute every measure: NDCG and its parts take the core's
+    ndcg_user_scores, anything else sql/ndcg_metrics.sql's ndcg_user_metrics (every metric)."""
+    return measures is None or metric_names.core_only(measures)
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
-         batch_users: Optional[int], measures: tuple, min_relevance: Optional[float]) -> Evaluation:
+         batch_users: Optional[int], measures: tuple) -> Evaluation:
     options = dataclasses.replace(options, k=metric_names.cutoffs(measures))
-    user_macro, evaluated_macro, summary_macro, extra = _macros(measures, min_relevance)
-    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
     for number, users in enumerate(ranges):
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
-        con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged_batch AS "
-                    "FROM ndcg_judged_checked('ndcg_rels_batch')")
-        into = "CREATE OR REPLACE TEMP TABLE ndcg_all AS" if number == 0 else "INSERT INTO ndcg_all"
-        con.execute(f"{into} WITH {ranked} FROM {user_macro}('ndcg_ranked_', "
-                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)}{extra})")
+        score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
+                    append=number > 0, measures=measures)
+    evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if _core_only(measures)
+                         else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
-                f"FROM {evaluated_macro}('ndcg_all', {options.evaluated_args()})")
+                f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
         "SELECT users_judged, users_unranked, users_unjudged FROM ndcg_coverage('ndcg_all')"
     ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
-    summary = _summary(con.sql(f"FROM {summary_macro}('ndcg_result')"), measures, options.k[0])
+    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0])
     summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     table = con.sql(_wide_sql(measures, user_col)).to_arrow_table() if per_user else None
     return Evaluation(summary, table)
-
-
-def _macros(measures: tuple, min_relevance: Optional[float]) -> tuple:
-    """The macros that compute `measures` per user and cutoff, choose the users that count, and
-    sum them up, and the extra SQL arguments of the first. NDCG and its parts alone take the
-    core's macros; any other metric takes ndcg_metrics.sql's, which compute every metric."""
-    if metric_names.core_only(measures) and min_relevance is None:
-        return "ndcg_user_scores", "ndcg_evaluated", "ndcg_summary", ""
-    level = "NULL" if min_relevance is None else repr(float(min_relevance))
-    return ("ndcg_user_metrics", "ndcg_metrics_evaluated", "ndcg_metrics_summary",
-            f", min_relevance := {level}::DOUBLE")
-
-
-def _min_relevance(value) -> Optional[float]:
-    """min_relevance as a finite number, or None."""
-    if value is None:
-        return None
-    try:
-        if isinstance(value, bool):
-            raise ValueError(value)
-        number = float(value)
-        if number != number or number in (float("inf"), float("-inf")):
-            raise ValueError(value)
-    except (TypeError, ValueError):
-        raise InputError(f"min_relevance {value!r} is not a number", usage=True) from None
-    return number
 
 
 def _summary(relation, measures: tuple, first_k) -> dict:
@@ -173,7 +168,7 @@ def _summary(relation, measures: tuple, first_k) -> dict:
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
     (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
-    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_judged").fetchall()
+    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_rels").fetchall()
     return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
             f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
             f"--user-col and that both files use the same ids")

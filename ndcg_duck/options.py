@@ -118,6 +118,7 @@ class Options:
     gain_map: Optional[tuple] = None
     judged_only: bool = False
     unique_judgments: bool = False
+    min_relevance: Optional[float] = None
 
     def __post_init__(self):
         object.__setattr__(self, "k", parse_cutoffs(self.k))
@@ -132,6 +133,12 @@ class Options:
                 isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int)
                 or self.max_depth < 1):
             raise InputError(f"max_depth {self.max_depth!r} is not an integer >= 1", usage=True)
+        if self.min_relevance is not None:
+            try:
+                object.__setattr__(self, "min_relevance", _number(self.min_relevance))
+            except (TypeError, ValueError):
+                raise InputError(f"min_relevance {self.min_relevance!r} is not a number",
+                                 usage=True) from None
         for name in ("judged_only", "unique_judgments"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} {getattr(self, name)!r} is not True or False", usage=True)
@@ -169,12 +176,17 @@ class Options:
                     f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {depth}))")
         return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {depth}{ties}))"
 
+    def judgments_args(self) -> str:
+        """The named arguments of ndcg_judgments (the judgments edge) for these options."""
+        min_relevance = "NULL" if self.min_relevance is None else repr(self.min_relevance)
+        return (f"gain := '{self.gain}', gain_map := {self.gain_map_sql()}, "
+                f"min_relevance := {min_relevance}, "
+                f"unique_judgments := {str(self.unique_judgments).lower()}")
+
     def user_scores_args(self, layout: str) -> str:
         """The named arguments of ndcg_user_scores for these options and recommendation layout."""
-        return (f"ks := {self.ks_sql()}, gain := '{self.gain}', "
-                f"idcg_cutoff := '{self.idcg_cutoff}', gain_map := {self.gain_map_sql()}, "
-                f"judged_only := {str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}', "
-                f"unique_judgments := {str(self.unique_judgments).lower()}")
+        return (f"ks := {self.ks_sql()}, idcg_cutoff := '{self.idcg_cutoff}', "
+                f"judged_only := {str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}'")
 
     def evaluated_args(self) -> str:
         """The named arguments of ndcg_evaluated for these options."""

@@ -68,8 +68,15 @@ def tie_averaged_cg(gains, scores, k):
     return total
 
 
+def gain_of(rel, gain, gain_map=None, min_relevance=None):
+    """reference.gain_of, and 0 below min_relevance (which overrides the gain map)."""
+    if rel is not None and min_relevance is not None and rel < min_relevance:
+        return 0.0
+    return reference.gain_of(rel, gain, gain_map)
+
+
 def user_cg(ranking, judgments, k, gain="linear", *, scores=None, ties="trec", gain_map=None,
-            judged_only=False, max_depth=None):
+            judged_only=False, max_depth=None, min_relevance=None):
     """CG@k of one user, with the gains and options of reference.user_scores."""
     ranked = list(zip(ranking, scores if scores is not None else range(len(ranking))))
     if max_depth is not None:
@@ -77,7 +84,7 @@ def user_cg(ranking, judgments, k, gain="linear", *, scores=None, ties="trec", g
     if judged_only:
         ranked = [(item, score) for item, score in ranked
                   if judgments.get(item) is not None and judgments[item] >= 0]
-    gains = [reference.gain_of(judgments.get(item), gain, gain_map) for item, _ in ranked]
+    gains = [gain_of(judgments.get(item), gain, gain_map, min_relevance) for item, _ in ranked]
     if ties == "average" and scores is not None:
         return tie_averaged_cg(gains, [score for _, score in ranked], k)
     return cg(gains, k)
