@@ -8,7 +8,7 @@ import sys
 import click
 import duckdb
 
-from . import inputs, options, output
+from . import inputs, metrics, options, output
 from .errors import InputError
 from .evaluate import evaluate
 from .progress import progress
@@ -20,6 +20,16 @@ def _cutoffs(ctx, param, value):
         return options.parse_cutoffs(value or ("10",))
     except InputError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+def _metrics(ctx, param, value):
+    """The metric names as given (evaluate() reads them with the cutoffs), checked here so that a
+    bad name is reported against -m."""
+    try:
+        metrics.parse_metrics(value or None)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
 
 
 def _gain_map(ctx, param, value):
@@ -132,7 +142,8 @@ def cli():
 @cli.command(name="eval")
 @click.argument("recs")
 @click.argument("relevance")
-@click.option("-m", "--metric", "metrics", multiple=True, metavar="NAME[@K][,...]",
+@click.option("-m", "--metric", "metrics", multiple=True, callback=_metrics,
+              metavar="NAME[@K][,...]",
               help="What to compute: ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, "
                    "map, r_precision, num_rel, num_rel_ret (ir_measures' P, R, Success, RR, AP, "
                    "nDCG, Rprec too; any case). A name without @K takes the -k cutoffs; mrr "
