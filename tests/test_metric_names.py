@@ -97,3 +97,12 @@ def test_measure_names():
     assert Measure("mrr", None).name == "mrr"
     assert Measure("ndcg", None).name == "ndcg@all"
     assert Measure("map", 10).name == "map@10"
+
+
+def test_evaluate_refuses_an_unknown_metric_before_reading_anything(tmp_path):
+    import ndcg_duck
+    with pytest.raises(InputError) as caught:
+        ndcg_duck.evaluate(str(tmp_path / "missing.parquet"), str(tmp_path / "missing.csv"),
+                           metrics=["ndcg", "ERR@10"])
+    assert str(caught.value).startswith("unknown metric 'ERR@10': use one of ndcg, dcg")
+    assert caught.value.usage
