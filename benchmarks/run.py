@@ -136,7 +136,7 @@ def run_once(cmd: list, timeout: float) -> dict:
                  if ln.strip() and not ln.startswith("Command exited with non-zero status")]
         res["error"] = (f"exit {proc.returncode}: " + " | ".join(lines[-3:]))[:500]
     else:
-        res["stdout"] = proc.stdout.strip()[-500:]
+        res["stdout"] = proc.stdout.strip()[-5000:]  # the JSON summary of every metric is long
     return res
 
 

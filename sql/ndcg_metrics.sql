@@ -20,10 +20,11 @@
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so are the hits each
 -- metric reads (ndcg_user_hits: ranks after max_depth and judged_only, where the items below an
--- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments). With ties 'average', cg@k gives each item of a tie group the group's
--- mean gain at each of its ranks within k, as the core's DCG does (McSherry and Najork 2008);
--- the metrics that count relevant items see tied items in trec_eval's order (item id
--- descending), since an average over orders has no single rank of the first relevant item.
+-- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments). With ties
+-- 'average', cg@k gives each item of a tie group the group's mean gain at each of its ranks
+-- within k, as the core's DCG does (McSherry and Najork 2008); the metrics that count relevant
+-- items see tied items in trec_eval's order (item id descending), since an average over orders
+-- has no single rank of the first relevant item.
 
 -- ndcg_found(ranks, k): how many of `ranks` (the ranks of the relevant ranked items, in
 -- ascending order) are <= k (a BIGINT; no cutoff: the largest BIGINT). Returns a BIGINT.
