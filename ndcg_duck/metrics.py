@@ -17,7 +17,8 @@ from .options import Cutoff, label, parse_cutoffs
 @dataclass(frozen=True)
 class Metric:
     """One metric: its output name, the spellings accepted as input (lowercase), whether it takes
-    a cutoff, its formula, and how its per-user values combine into the summary.
+    a cutoff, and how its per-user values combine into the summary. Its formula is in the header
+    of sql/ndcg_metrics.sql (DCG's in sql/ndcg_core.sql) and in the README.
 
     cutoff: 'k' (always has one: a name without @k takes the -k cutoffs, 'all' meaning none),
     'finite' (as 'k', but 'all' has no meaning), 'optional' (without @k: no cutoff) or 'none'.
@@ -26,38 +27,26 @@ class Metric:
     name: str
     aliases: tuple
     cutoff: str
-    formula: str
     summary: str = "mean"  # 'mean' over users, or 'sum' (the counts, as trec_eval sums them)
 
 
 METRICS = (
-    Metric("ndcg", ("ndcg",), "k", "dcg@k / idcg@k (0 when idcg@k is 0)"),
-    Metric("dcg", ("dcg",), "k", "sum over the first k items of gain / log2(rank + 1)"),
-    Metric("idcg", ("idcg",), "k", "dcg@k of the judged gains sorted best first"),
-    Metric("cg", ("cg",), "k", "sum of the gains of the first k items"),
-    Metric("precision", ("precision", "p"), "finite",
-           "relevant items in the first k / k"),
-    Metric("recall", ("recall", "r"), "k", "relevant items in the first k / R"),
-    Metric("hit_rate", ("hit_rate", "success"), "k",
-           "1 if a relevant item is in the first k, else 0"),
-    Metric("mrr", ("mrr", "rr", "recip_rank"), "optional",
-           "1 / rank of the first relevant item (in the first k), 0 if none"),
-    Metric("map", ("map", "ap"), "optional",
-           "sum of precision@rank at each relevant item (in the first k) / R"),
-    Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none",
-           "relevant items in the first R / R"),
-    Metric("num_rel", ("num_rel", "numrel"), "none", "R: the user's relevant judged items",
-           summary="sum"),
-    Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none",
-           "relevant items anywhere in the ranking", summary="sum"),
+    Metric("ndcg", ("ndcg",), "k"),
+    Metric("dcg", ("dcg",), "k"),
+    Metric("idcg", ("idcg",), "k"),
+    Metric("cg", ("cg",), "k"),
+    Metric("precision", ("precision", "p"), "finite"),  # trec_eval and ir_measures P
+    Metric("recall", ("recall", "r"), "k"),  # ir_measures R
+    Metric("hit_rate", ("hit_rate", "success"), "k"),  # trec_eval and ir_measures success
+    Metric("mrr", ("mrr", "rr", "recip_rank"), "optional"),
+    Metric("map", ("map", "ap"), "optional"),
+    Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none"),  # ranx r-precision
+    Metric("num_rel", ("num_rel", "numrel"), "none", summary="sum"),
+    Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none", summary="sum"),
 )
 BY_NAME = {metric.name: metric for metric in METRICS}
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
 DEFAULT = ("ndcg",)
-# The metrics whose value weighs gains by position: --gain, --gain-map, --ties average and
-# --idcg-cutoff apply to them; the others count relevant items (relevance > 0, or >=
-# --min-relevance).
-DCG_FAMILY = ("ndcg", "dcg", "idcg", "cg")
 
 
 class Measure(NamedTuple):
