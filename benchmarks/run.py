@@ -43,11 +43,13 @@ RESULTS = Path(os.environ.get("NDCG_BENCH_RESULTS", HERE / "results"))
 ALL_TOOLS = ["cli", "cli_unique", "api", "scan", "polars", "pandas", "pytrec_eval", "ranx"]
 # the metrics beside NDCG (issue 14), not in the default tools: every metric at the cutoffs, and
 # with those that read each whole ranking (mrr and map without a cutoff, r_precision, num_rel_ret)
+# (their baseline for the whole rankings: ndcg with a cutoff of 'all' too, which reads them all)
 METRIC_TOOLS = {
-    "cli_metrics": "ndcg,dcg,idcg,cg,precision,recall,hit_rate,mrr@5,mrr@10,mrr@20,map@5,map@10,"
-                   "map@20,num_rel",
-    "cli_metrics_whole": "ndcg,dcg,idcg,cg,precision,recall,hit_rate,mrr,map,r_precision,num_rel,"
-                         "num_rel_ret",
+    "cli_metrics": ["-m", "ndcg,dcg,idcg,cg,precision,recall,hit_rate,mrr@5,mrr@10,mrr@20,map@5,"
+                          "map@10,map@20,num_rel"],
+    "cli_metrics_whole": ["-m", "ndcg,dcg,idcg,cg,precision,recall,hit_rate,mrr,map,r_precision,"
+                                "num_rel,num_rel_ret"],
+    "cli_ndcg_whole": ["-k", "all"],
 }
 CLI_TOOLS = ("cli", "cli_unique", *METRIC_TOOLS)
 SLOW_PEERS = {"pandas", "pytrec_eval", "ranx"}
@@ -76,7 +78,7 @@ def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> l
         if tool == "cli_unique":
             cmd.append("--unique-judgments")
         if tool in METRIC_TOOLS:
-            cmd += ["-m", METRIC_TOOLS[tool]]
+            cmd += METRIC_TOOLS[tool]
         for flag, value in (("--threads", args.threads), ("--memory-limit", args.memory_limit)):
             if value:
                 if flag in flags:
@@ -272,7 +274,8 @@ LABELS = {"cli": "ndcg-duck CLI (k=5,10,20)",
           "pandas": "pandas (hand-written, k=10)", "pytrec_eval": "pytrec_eval ndcg_cut_10",
           "ranx": "ranx ndcg@10",
           "cli_metrics": "ndcg-duck CLI, every metric at k=5,10,20",
-          "cli_metrics_whole": "ndcg-duck CLI, every metric, mrr/map/r_precision uncut"}
+          "cli_metrics_whole": "ndcg-duck CLI, every metric, mrr/map/r_precision uncut",
+          "cli_ndcg_whole": "ndcg-duck CLI (k=5,10,20,all)"}
 
 
 def label(t):
