@@ -121,14 +121,16 @@ def main(argv=None):
     ap.add_argument("--k", default="5,10,20")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--rev", default="HEAD", help="git revision to measure, or 'worktree'")
+    ap.add_argument("--data-dir", type=Path, help="where data sets live (default benchmarks/data)")
     ap.add_argument("--top", type=int, default=12, help="hottest operators listed per statement")
     args = ap.parse_args(argv)
     code = codever.activate(args.rev)
     import duckdb
     import ndcg_duck
 
-    data = generate.generate(args.users, args.seed, generate.default_dir(args.users, args.seed),
-                             quiet=True)
+    data = (args.data_dir.resolve() / f"u{args.users}_s{args.seed}" if args.data_dir
+            else generate.default_dir(args.users, args.seed))
+    data = generate.generate(args.users, args.seed, data, quiet=True)
     recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
     ks = [int(k) for k in args.k.split(",")]
     folder = HERE / "results" / f".profiles_u{args.users}"

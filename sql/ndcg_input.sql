@@ -127,11 +127,28 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_lists(rels) AS TABLE
 CREATE OR REPLACE TEMP MACRO ndcg_judgments_as_given(rels) AS TABLE
     FROM ndcg_judgments_checked(rels);
 
+-- ndcg_repeat_suspects(rels): the users of rels (user_id, item_id, ...) whose judgments may hold
+-- an item twice: a 1024-bit signature of the user's hashed item ids has fewer bits set than the
+-- user has judgments (a repeat sets one bit twice; so, now and then, do two items whose hashes
+-- collide). Users it leaves out have no repeat. Returns user_id.
+CREATE OR REPLACE TEMP MACRO ndcg_repeat_suspects(rels) AS TABLE
+    SELECT user_id
+    FROM query_table(rels)
+    GROUP BY user_id
+    HAVING bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*);
+
 -- ndcg_judgments_once(rels): the judgments, checked, one row per (user, item): a (user, item)
 -- judged twice with one value counts once, with two values stops naming both. The default.
+-- Only the judgments of ndcg_repeat_suspects are grouped by (user, item); the others pass as
+-- they are (grouping every judgment costs about twice as much: BENCHMARKS.md, "What the
+-- checks cost").
 CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(rels) AS TABLE
+    WITH suspects AS MATERIALIZED (FROM ndcg_repeat_suspects(rels))
+    SELECT user_id, item_id, relevance
+    FROM ndcg_judgments_checked(rels) ANTI JOIN suspects USING (user_id)
+    UNION ALL
     SELECT user_id, item_id, min(relevance) AS relevance
-    FROM ndcg_judgments_checked(rels)
+    FROM ndcg_judgments_checked(rels) SEMI JOIN suspects USING (user_id)
     GROUP BY user_id, item_id
     HAVING ndcg_require(min(relevance) = max(relevance),
                         ndcg_judged_twice(user_id, item_id, min(relevance), max(relevance)));
