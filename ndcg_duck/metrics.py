@@ -91,6 +91,17 @@ def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] 
     return tuple(measures)
 
 
+def check_names(values: Union[str, Iterable[str], None]) -> tuple:
+    """The metric names as given (a name, a comma list, or a list of them), each piece checked
+    as parse_metrics would with some finite cutoff; the cutoffs they take come later."""
+    parse_metrics(values, (10,))
+    if values is None:
+        return DEFAULT
+    if isinstance(values, str):
+        values = [values]
+    return tuple(values)
+
+
 def _measures(piece: str, ks: tuple) -> list:
     text = piece.strip()
     name, at, cutoff = text.partition("@")
@@ -155,3 +166,8 @@ def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel and
     num_rel_ret)."""
     return BY_NAME[metric].cutoff != "none"
+
+
+def is_metric(name: str) -> bool:
+    """Whether a summary key names a metric ('recall@10', 'mrr'), not a count of users."""
+    return name.partition("@")[0] in BY_NAME

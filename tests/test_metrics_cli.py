@@ -49,7 +49,8 @@ def test_json_summary_names_and_values():
                  "--format", "json")
     summary = json.loads(result.output)
     assert list(summary) == ["recall@3", "recall@10", "hit_rate@1", "map@3", "map", "users",
-                             "users_without_recommendations", "users_only_in_recommendations"]
+                             "users_without_recommendations", "users_only_in_recommendations",
+                             "users_with_zero_ideal_dcg"]
     for k in (3, 10):
         assert summary[f"recall@{k}"] == pytest.approx(
             mean([m["recall"] for m in example_metrics(k).values()]), rel=1e-12)

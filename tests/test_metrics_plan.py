@@ -30,6 +30,11 @@ class Recorder:
             self.plans.append(json.dumps(json.loads(plan)))
         return self._con.execute(sql, *args, **kwargs)
 
+    def cursor(self):  # evaluate() works in a cursor of the connection it is given
+        child = Recorder(self._con.cursor())
+        child.plans, child.macros = self.plans, self.macros
+        return child
+
     def __getattr__(self, name):
         return getattr(self._con, name)
 

@@ -45,6 +45,11 @@ class PlanRecorder:
             self.plans.append(json.dumps(json.loads(plan)))
         return self._con.execute(sql, *args, **kwargs)
 
+    def cursor(self):  # evaluate() works in a cursor of the connection it is given
+        child = PlanRecorder(self._con.cursor())
+        child.plans = self.plans
+        return child
+
     def __getattr__(self, name):
         return getattr(self._con, name)
 
