@@ -8,8 +8,9 @@
 
 -- name: current_literal_depth
 -- The current macros, but with the depth given as a literal instead of ndcg_depth(...).
-WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists('ndcg_recs', depth := {DEPTH}))
-SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_rels', ks := {KS});
+WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists('ndcg_recs', depth := {DEPTH})),
+     ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels'))
+SELECT * FROM ndcg_scores('ndcg_ranked_', 'ndcg_judgments_', ks := {KS});
 
 -- name: no_mark_join
 -- The current core, but `evaluated` without the CASE ... IN (subquery) that DuckDB plans (and

@@ -131,8 +131,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_tied_dcg(gain, rank, tie_size, depth) AS
 -- items below the largest cutoff can count too (they move up, or share a tie that reaches above
 -- the cutoff): then only max_depth cuts.
 CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, ties := 'trec') AS
-    CASE WHEN judged_only OR ties = 'average' OR list_count(ks) < len(ks) THEN max_depth::BIGINT
-         ELSE least(list_max(ks), coalesce(max_depth::BIGINT, 9223372036854775807)) END;
+    CASE WHEN judged_only OR ties = 'average' OR list_count(ks) < len(ks)
+         THEN ndcg_max_depth(max_depth)
+         ELSE least(list_max(ks), coalesce(ndcg_max_depth(max_depth), 9223372036854775807)) END;
+
+-- ndcg_max_depth(max_depth): the parameter max_depth as a BIGINT (NULL: no limit); stops naming
+-- `max_depth` when it is not an integer >= 1.
+CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
+    CASE WHEN max_depth IS NOT NULL
+              AND NOT coalesce(TRY_CAST(max_depth::VARCHAR AS BIGINT) >= 1, false)
+         THEN error('ndcg-duck: max_depth must be an integer >= 1 or NULL (no limit), not '
+                    || max_depth::VARCHAR)
+         ELSE TRY_CAST(max_depth::VARCHAR AS BIGINT) END;
 
 -- ndcg_top_n(ks): how many ideal gains each user needs: the largest cutoff in ks (a BIGINT
 -- list, NULL = no cutoff) when every cutoff is a number no larger than 100 (small enough for
@@ -414,8 +424,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(rankings, judgments, judged_only 
 
 -- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
 -- positive gains, best first, the first n of them or all. The top-n variant exists because
--- DuckDB's top-n aggregate costs about half of sorting every user's gains (BENCHMARKS.md,
--- "Where the time goes"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
+-- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
+-- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
     list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');

@@ -98,8 +98,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(rankings, judgments, judged_only 
 
 -- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
 -- positive gains, best first, the first n of them or all. The top-n variant exists because
--- DuckDB's top-n aggregate costs about half of sorting every user's gains (BENCHMARKS.md,
--- "Where the time goes"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
+-- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
+-- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
     list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
