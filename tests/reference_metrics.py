@@ -78,13 +78,9 @@ def gain_of(rel, gain, gain_map=None, min_relevance=None):
 def user_cg(ranking, judgments, k, gain="linear", *, scores=None, ties="trec", gain_map=None,
             judged_only=False, max_depth=None, min_relevance=None):
     """CG@k of one user, with the gains and options of reference.user_scores."""
-    ranked = list(zip(ranking, scores if scores is not None else range(len(ranking))))
-    if max_depth is not None:
-        ranked = ranked[:max_depth]
-    if judged_only:
-        ranked = [(item, score) for item, score in ranked
-                  if judgments.get(item) is not None and judgments[item] >= 0]
-    gains = [gain_of(judgments.get(item), gain, gain_map, min_relevance) for item, _ in ranked]
+    order = cut(ranking, judgments, max_depth, judged_only)
+    gains = [gain_of(judgments.get(item), gain, gain_map, min_relevance) for item in order]
     if ties == "average" and scores is not None:
-        return tie_averaged_cg(gains, [score for _, score in ranked], k)
+        score_of = dict(zip(ranking, scores))
+        return tie_averaged_cg(gains, [score_of[item] for item in order], k)
     return cg(gains, k)
