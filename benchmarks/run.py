@@ -44,6 +44,17 @@ import generate  # noqa: E402
 RESULTS = Path(os.environ.get("NDCG_BENCH_RESULTS", HERE / "results"))
 ALL_TOOLS = ["cli", "cli_unique", "api", "scan", "polars", "duckdb_sql", "pandas", "pytrec_eval",
              "ranx"]
+# the metrics beside NDCG (issue 14), not in the default tools: every metric at the cutoffs, and
+# with those that read each whole ranking (mrr and map without a cutoff, r_precision, num_rel_ret)
+# (their baseline for the whole rankings: ndcg with a cutoff of 'all' too, which reads them all)
+METRIC_TOOLS = {
+    "cli_metrics": ["-m", "ndcg,dcg,idcg,cg,precision,recall,hit_rate,mrr@5,mrr@10,mrr@20,map@5,"
+                          "map@10,map@20,num_rel"],
+    "cli_metrics_whole": ["-m", "ndcg,dcg,idcg,cg,precision,recall,hit_rate,mrr,map,r_precision,"
+                                "num_rel,num_rel_ret"],
+    "cli_ndcg_whole": ["-k", "all"],
+}
+CLI_TOOLS = ("cli", "cli_unique", *METRIC_TOOLS)
 SLOW_PEERS = {"pandas", "pytrec_eval", "ranx"}
 TOLERANCE = 1e-9
 TIME = "/usr/bin/time"
@@ -65,10 +76,12 @@ def cli_flags(exe: str) -> set:
 
 
 def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> list:
-    if tool in ("cli", "cli_unique"):
+    if tool in CLI_TOOLS:
         cmd = [ndcg_duck_exe(), "eval", recs, rels, "-k", "5,10,20", "--format", "json"]
         if tool == "cli_unique":
             cmd.append("--unique-judgments")
+        if tool in METRIC_TOOLS:
+            cmd += METRIC_TOOLS[tool]
         for flag, value in (("--threads", args.threads), ("--memory-limit", args.memory_limit)):
             if value:
                 if flag in flags:
@@ -90,7 +103,7 @@ def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> l
 def parse_result(tool: str, stdout: str) -> dict:
     line = [ln for ln in stdout.strip().splitlines() if ln.startswith("{")][-1]
     data = json.loads(line)
-    if tool in ("cli", "cli_unique"):
+    if tool in CLI_TOOLS:
         return {"ndcg@10": data["ndcg@10"], "users": data["users"]}
     return data
 
@@ -128,7 +141,7 @@ def run_once(cmd: list, timeout: float) -> dict:
                  if ln.strip() and not ln.startswith("Command exited with non-zero status")]
         res["error"] = (f"exit {proc.returncode}: " + " | ".join(lines[-3:]))[:500]
     else:
-        res["stdout"] = proc.stdout.strip()[-500:]
+        res["stdout"] = proc.stdout.strip()[-5000:]  # the JSON summary of every metric is long
     return res
 
 
@@ -263,7 +276,10 @@ LABELS = {"cli": "ndcg-duck CLI (k=5,10,20)",
           "scan": "scan floor (DuckDB)", "polars": "polars (hand-written, k=10)",
           "duckdb_sql": "DuckDB SQL (hand-written, k=10, no checks)",
           "pandas": "pandas (hand-written, k=10)", "pytrec_eval": "pytrec_eval ndcg_cut_10",
-          "ranx": "ranx ndcg@10"}
+          "ranx": "ranx ndcg@10",
+          "cli_metrics": "ndcg-duck CLI, every metric at k=5,10,20",
+          "cli_metrics_whole": "ndcg-duck CLI, every metric, mrr/map/r_precision uncut",
+          "cli_ndcg_whole": "ndcg-duck CLI (k=5,10,20,all)"}
 
 
 def label(t):
@@ -313,7 +329,7 @@ def main(argv=None):
                          "'worktree' for the live work tree")
     args = ap.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
-    bad = [t for t in tools if t not in ALL_TOOLS]
+    bad = [t for t in tools if t not in ALL_TOOLS and t not in METRIC_TOOLS]
     if bad:
         ap.error(f"unknown tools {bad}; choose from {ALL_TOOLS}")
     sizes = [parse_size(s) for s in args.users.split(",") if s.strip()]

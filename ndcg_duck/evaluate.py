@@ -11,16 +11,16 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
-from . import batches, inputs, options as registry, progress
+from . import batches, inputs, metrics as metric_names, options as registry, progress
 from .errors import InputError, NdcgWarning, duckdb_message
-from .options import Options, label
+from .options import Options
 from .sqlfiles import register
 
 
 class Evaluation(NamedTuple):
-    """summary: {'ndcg@K': mean, ..., 'users': evaluated, 'users_without_recommendations': n,
-    'users_only_in_recommendations': n, 'users_with_zero_ideal_dcg': n}; per_user: one row per
-    evaluated user (or None)."""
+    """summary: {'ndcg@K': mean, ... (one entry per metric and cutoff), 'users': evaluated,
+    'users_without_recommendations': n, 'users_only_in_recommendations': n,
+    'users_with_zero_ideal_dcg': n}; per_user: one row per evaluated user (or None)."""
 
     summary: dict
     per_user: Optional[pa.Table]
@@ -34,7 +34,8 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     relations, Arrow tables or pandas/polars DataFrames; a path with format 'trec' (or without a
     known extension and with TREC content) is a TREC run (recs) or qrels (rels). k is a cutoff,
     'all', 'trec', or a list of them. The keyword options are those of `ndcg-duck eval` (see
-    ndcg_duck.options.PARAMS): gain, gain_map ("LEVEL=GAIN,..." text or a {level: gain} dict),
+    ndcg_duck.options.PARAMS): metrics (a name or a list of them, as -m: 'ndcg', 'P@10',
+    'recall', 'RR', ...; a name without @K takes the cutoffs k), gain, gain_map ("LEVEL=GAIN,..." text or a {level: gain} dict),
     ties, judged_only, missing, empty, idcg_cutoff, max_depth, unique_judgments, duplicates,
     the column names user_col, item_col, items_col, rank_col, score_col, relevance_col (a
     column named must exist), recs_format, rels_format, and threads, memory_limit (e.g. '4GB'),
@@ -79,6 +80,9 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
     metric = {name: value for name, value in given.items()
               if registry.BY_NAME[name].group == "metric"}
     options = Options(k=k, **metric)
+    # the metric names with their cutoffs; the SQL computes at each cutoff any of them needs
+    measures = metric_names.parse_metrics(options.metrics, options.k)
+    options = Options(**{**metric, "k": metric_names.cutoffs(measures)})
     settings = registry.check_settings(given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
@@ -89,7 +93,8 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
         loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
                              settings["rels_format"])
         try:
-            result = _run(work, options, loaded, cols.user, per_user, settings["batch_users"])
+            result = _run(work, options, loaded, cols.user, per_user, settings["batch_users"],
+                          measures)
             notes = _notes(work, options, loaded)
         except duckdb.Error as exc:
             raise InputError(_message(exc, loaded)) from None
@@ -199,30 +204,39 @@ def _zero_ideal(con, options: Options) -> dict:
 
 
 def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
-                    rels: str = "ndcg_rels") -> str:
+                    rels: str = "ndcg_rels", measures: Optional[tuple] = None) -> str:
     """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
     (user_id, item_id, relevance): their ranking edge and the judgments edge, then
     ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
-    has_ranking)."""
+    has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
+    ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
+    macro = "ndcg_user_scores" if _core_only(measures) else "ndcg_user_metrics"
     return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()})) "
-            f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judgments_', "
+            f"FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
             f"{options.user_scores_args(layout)})")
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
-                append: bool = False) -> None:
+                append: bool = False, measures: Optional[tuple] = None) -> None:
     """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
     tables or registered Arrow tables, with the columns inputs.load gives them) into the table
     `into` (created, or appended to), one row per user and cutoff with the has_judgments and
-    has_ranking flags. Every user's rows from both inputs must be in the same call; coverage, means and the
+    has_ranking flags (and with `measures` beyond NDCG, a column per metric: user_scores_sql).
+    Every user's rows from both inputs must be in the same call; coverage, means and the
     per-user table are the whole dataset's steps, in _run."""
     into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
-    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels)}")
+    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
+
+
+def _core_only(measures: Optional[tuple]) -> bool:
+    """Whether the core's macros compute every measure: NDCG and its parts take the core's
+    ndcg_user_scores, anything else sql/ndcg_metrics.sql's ndcg_user_metrics (every metric)."""
+    return measures is None or metric_names.core_only(measures)
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
-         batch_users: Optional[int]) -> Evaluation:
+         batch_users: Optional[int], measures: tuple) -> Evaluation:
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
@@ -231,23 +245,38 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
-                    append=number > 0)
+                    append=number > 0, measures=measures)
+    evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if _core_only(measures)
+                         else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
-                f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
+                f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
         "SELECT users_judged, users_unranked, users_unjudged FROM ndcg_coverage('ndcg_all')"
     ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
-    rows = con.sql("SELECT k, ndcg, users FROM ndcg_summary('ndcg_result')").fetchall()
-    means = {k: mean for k, mean, _ in rows}
-    users = max((count for _, _, count in rows), default=0)
-    summary = {f"ndcg@{label(k)}": means.get(k) for k in options.k}
-    summary.update(users=users, users_without_recommendations=unranked,
+    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0])
+    summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     summary.update(_zero_ideal(con, options))
-    table = con.sql(_wide_sql(options, user_col)).to_arrow_table() if per_user else None
+    table = con.sql(_wide_sql(measures, user_col)).to_arrow_table() if per_user else None
     return Evaluation(summary, table)
+
+
+def _summary(relation, measures: tuple, first_k) -> dict:
+    """{measure name: its mean (a sum for counts)} and users, from a summary macro's rows (one per
+    cutoff, a column per metric). Metrics without a cutoff are read from the first cutoff's row."""
+    columns = relation.columns
+    rows = {row[0]: dict(zip(columns, row)) for row in relation.fetchall()}
+    summary = {}
+    for measure in measures:
+        k = measure.k if metric_names.has_cutoff(measure.metric) else first_k
+        value = rows.get(k, {}).get(measure.metric)
+        if value is not None and metric_names.counts(measure.metric):
+            value = int(value)
+        summary[measure.name] = value
+    summary["users"] = max((row["users"] for row in rows.values()), default=0)
+    return summary
 
 
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
@@ -259,12 +288,17 @@ def _no_overlap(con, loaded: inputs.Loaded) -> str:
             f"--user-col and that both files use the same ids")
 
 
-def _wide_sql(options: Options, user_col: str) -> str:
-    """One row per user: the user id, then dcg@K, idcg@K, ndcg@K for each cutoff."""
+def _wide_sql(measures: tuple, user_col: str) -> str:
+    """One row per user: the user id, then a column per metric and cutoff (metrics.per_user_columns:
+    with ndcg, dcg@K, idcg@K, ndcg@K for each cutoff)."""
     columns = []
-    for k in options.k:
-        match = "k IS NULL" if k is None else f"k = {int(k)}"
-        for part in ("dcg", "idcg", "ndcg"):
-            columns.append(f'any_value({part}) FILTER (WHERE {match}) AS "{part}@{label(k)}"')
+    for measure in metric_names.per_user_columns(measures):
+        if not metric_names.has_cutoff(measure.metric):
+            match = ""  # on one row of the user only
+        elif measure.k is None:
+            match = " FILTER (WHERE k IS NULL)"
+        else:
+            match = f" FILTER (WHERE k = {int(measure.k)})"
+        columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
     return (f"SELECT user_id AS {inputs.ident(user_col)}, {', '.join(columns)} "
             f"FROM ndcg_result GROUP BY user_id ORDER BY user_id")

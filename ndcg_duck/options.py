@@ -123,6 +123,12 @@ def _relevance_level(value):
         raise InputError(f"min_relevance {value!r} is not a number", usage=True) from None
 
 
+def _metric_names(value):
+    """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
+    from .metrics import check_names  # metrics.py reads its cutoffs with parse_cutoffs above
+    return check_names(value)
+
+
 def _existing_dir(value):
     if value is None:
         return None
@@ -224,6 +230,15 @@ PARAMS = (
           sql_name="ks", to_sql=_sql_cutoffs, flag="-k", metavar="K[,K...]", shown="10",
           help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
+    Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
+          flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
+          help="What to compute: ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, "
+               "r_precision, num_rel, num_rel_ret (ir_measures' P, R, Success, RR, AP, nDCG, "
+               "Rprec too; any case). A name without @K takes the -k cutoffs; mrr and map "
+               "without @K have none. Repeat or use commas. Default ndcg. --gain, --gain-map, "
+               "--idcg-cutoff and --ties average apply to ndcg, dcg, idcg and cg only; the others "
+               "count relevant items (relevance > 0, or >= --min-relevance), tied items in "
+               "trec_eval's order."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
     Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=_sql_gain_map,

@@ -14,6 +14,7 @@ import duckdb
 
 from .errors import InputError
 from .inputs import literal
+from .metrics import is_metric
 
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".json": "(FORMAT json, ARRAY true)", ".jsonl": "(FORMAT json)",
@@ -95,7 +96,7 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -
         writer.writerow(["metric", "value"])
         writer.writerows(summary.items())
         return out.getvalue()
-    rows = [(name, _readable(value)) for name, value in summary.items() if "@" in name]
+    rows = [(name, _readable(value)) for name, value in summary.items() if is_metric(name)]
     rows.append(("users", str(summary["users"])))
     width = max(len(name) for name, _ in rows)
     lines = [f"{name:<{width}}  {value}" for name, value in rows]
@@ -118,4 +119,7 @@ def _users(count: int) -> str:
 
 
 def _readable(value) -> str:
-    return "-" if value is None else f"{value:.4f}"
+    """A metric's value: '-' for none, counts (num_rel) as integers, the rest to 4 decimals."""
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4f}"

@@ -48,16 +48,18 @@ def tables(run, qrels):
                       "relevance": [r[2] for r in rels]}))
 
 
-def _pytrec_eval(qrels, measures, judged_only, run):
+def _pytrec_eval(qrels, measures, judged_only, run, relevance_level):
     return pytrec_eval.RelevanceEvaluator(
-        qrels, measures, judged_docs_only_flag=judged_only).evaluate(run)
+        qrels, measures, relevance_level=relevance_level,
+        judged_docs_only_flag=judged_only).evaluate(run)
 
 
-def oracle(qrels, measures, judged_only, run):
+def oracle(qrels, measures, judged_only, run, relevance_level=1):
     """pytrec_eval in a fresh process each time: it keeps state between calls, and after some
     sequences of inputs a later call never returns (seen with pytrec-eval-terrier 0.5.11)."""
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        pending = pool.apply_async(_pytrec_eval, (qrels, measures, judged_only, run))
+        pending = pool.apply_async(_pytrec_eval, (qrels, measures, judged_only, run,
+                                                    relevance_level))
         try:
             return pending.get(timeout=30)
         except multiprocessing.TimeoutError:

@@ -1,0 +1,173 @@
+"""Metric names: what users write (`-m P@10`, `metrics=["nDCG@10", "RR"]`) and what ndcg-duck
+writes out (ranx's lowercase names: `precision@10`, `mrr`).
+
+Each metric is computed by the SQL in sql/ndcg_metrics.sql; this module only names them, says
+which take a cutoff, and turns a user's list of names into the (metric, cutoff) pairs to compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple, Optional, Union
+
+from .errors import InputError
+from .options import Cutoff, label, parse_cutoffs
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: its output name, the spellings accepted as input (lowercase), whether it takes
+    a cutoff, and how its per-user values combine into the summary. Its formula is in the header
+    of sql/ndcg_metrics.sql (DCG's in sql/ndcg_core.sql) and in the README.
+
+    cutoff: 'k' (always has one: a name without @k takes the -k cutoffs, 'all' meaning none),
+    'finite' (as 'k', but 'all' has no meaning), 'optional' (without @k: no cutoff) or 'none'.
+    """
+
+    name: str
+    aliases: tuple
+    cutoff: str
+    summary: str = "mean"  # 'mean' over users, or 'sum' (the counts, as trec_eval sums them)
+
+
+METRICS = (
+    Metric("ndcg", ("ndcg",), "k"),
+    Metric("dcg", ("dcg",), "k"),
+    Metric("idcg", ("idcg",), "k"),
+    Metric("cg", ("cg",), "k"),
+    Metric("precision", ("precision", "p"), "finite"),  # trec_eval and ir_measures P
+    Metric("recall", ("recall", "r"), "k"),  # ir_measures R
+    Metric("hit_rate", ("hit_rate", "success"), "k"),  # trec_eval and ir_measures success
+    Metric("mrr", ("mrr", "rr", "recip_rank"), "optional"),
+    Metric("map", ("map", "ap"), "optional"),
+    Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none"),  # ranx r-precision
+    Metric("num_rel", ("num_rel", "numrel"), "none", summary="sum"),
+    Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none", summary="sum"),
+)
+BY_NAME = {metric.name: metric for metric in METRICS}
+BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
+DEFAULT = ("ndcg",)
+
+
+class Measure(NamedTuple):
+    """A metric at one cutoff (None: no cutoff)."""
+
+    metric: str
+    k: Cutoff
+
+    @property
+    def name(self) -> str:
+        """The output name: 'ndcg@10', 'ndcg@all', 'mrr', 'mrr@10', 'r_precision'."""
+        if self.k is None and BY_NAME[self.metric].cutoff in ("optional", "none"):
+            return self.metric
+        return f"{self.metric}@{label(self.k)}"
+
+
+def known_names() -> str:
+    """The output names, as a usage error lists them."""
+    return ", ".join(metric.name for metric in METRICS)
+
+
+def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] = (10,)) -> tuple:
+    """The measures to compute, in the order given and without repeats, from metric names
+    (strings, or comma lists of them; None: ndcg). A name without @k takes the cutoffs `ks`
+    where the metric has a cutoff. Names are case-insensitive; ir_measures' and trec_eval's
+    spellings are accepted (P@10, R@10, Success@10, RR@10, AP, nDCG@10, Rprec, recip_rank)."""
+    if values is None:
+        values = DEFAULT
+    elif isinstance(values, str):
+        values = [values]
+    measures: list = []
+    for value in values:
+        if not isinstance(value, str):
+            raise InputError(f"metric {value!r} is not a name: use one of {known_names()}",
+                             usage=True)
+        for piece in value.split(","):
+            for measure in _measures(piece, tuple(ks)):
+                if measure not in measures:
+                    measures.append(measure)
+    if not measures:
+        raise InputError(f"no metric given: use one of {known_names()}", usage=True)
+    return tuple(measures)
+
+
+def check_names(values: Union[str, Iterable[str], None]) -> tuple:
+    """The metric names as given (a name, a comma list, or a list of them), each piece checked
+    as parse_metrics would with some finite cutoff; the cutoffs they take come later."""
+    parse_metrics(values, (10,))
+    if values is None:
+        return DEFAULT
+    if isinstance(values, str):
+        values = [values]
+    return tuple(values)
+
+
+def _measures(piece: str, ks: tuple) -> list:
+    text = piece.strip()
+    name, at, cutoff = text.partition("@")
+    metric = BY_ALIAS.get(name.strip().lower())
+    if metric is None:
+        raise InputError(f"unknown metric {text!r}: use one of {known_names()} (with @K for a "
+                         f"cutoff)", usage=True)
+    if at and metric.cutoff == "none":
+        raise InputError(f"metric {text!r}: {metric.name} takes no cutoff", usage=True)
+    if at:
+        try:
+            cutoffs = parse_cutoffs(cutoff)
+        except InputError:
+            raise InputError(f"metric {text!r}: the cutoff after @ is not an integer >= 1 or "
+                             f"'all'", usage=True) from None
+    elif metric.cutoff in ("k", "finite"):
+        cutoffs = ks
+    else:
+        cutoffs = (None,)
+    if metric.cutoff == "finite" and None in cutoffs:
+        raise InputError(f"metric {text!r}: {metric.name} divides by k and needs a cutoff, "
+                         f"not 'all': write {metric.name}@K", usage=True)
+    return [Measure(metric.name, k) for k in cutoffs]
+
+
+def per_user_columns(measures: Iterable[Measure]) -> tuple:
+    """The per-user columns for these measures: each measure, and before each ndcg@k its parts
+    dcg@k and idcg@k (as ndcg-duck has always written them), without repeats."""
+    columns: list = []
+    for measure in measures:
+        parts = ("dcg", "idcg", "ndcg") if measure.metric == "ndcg" else (measure.metric,)
+        for part in parts:
+            if Measure(part, measure.k) not in columns:
+                columns.append(Measure(part, measure.k))
+    return tuple(columns)
+
+
+def cutoffs(measures: Iterable[Measure]) -> tuple:
+    """The cutoffs to compute these measures at, in order (None: no cutoff). r_precision and
+    num_rel_ret read the whole ranking (down to R, or to its end), so they add None; num_rel
+    reads none of it."""
+    out: list = []
+    for measure in measures:
+        if measure.metric == "num_rel":
+            continue
+        if measure.k not in out:
+            out.append(measure.k)
+    return tuple(out) or (1,)
+
+
+def core_only(measures: Iterable[Measure]) -> bool:
+    """Whether the core's NDCG macros compute all of these (ndcg, dcg and idcg)."""
+    return all(measure.metric in ("ndcg", "dcg", "idcg") for measure in measures)
+
+
+def counts(metric: str) -> bool:
+    """Whether a metric is a count, summed over users rather than averaged."""
+    return BY_NAME[metric].summary == "sum"
+
+
+def has_cutoff(metric: str) -> bool:
+    """Whether a metric's value depends on the cutoff (all but r_precision, num_rel and
+    num_rel_ret)."""
+    return BY_NAME[metric].cutoff != "none"
+
+
+def is_metric(name: str) -> bool:
+    """Whether a summary key names a metric ('recall@10', 'mrr'), not a count of users."""
+    return name.partition("@")[0] in BY_NAME

@@ -1,0 +1,288 @@
+-- The metrics people report beside NDCG, from the same per-user hits the core finds.
+--
+-- For one user: the ranked items, best first, at ranks 1, 2, ...; g_i, the gain of the item at
+-- rank i (0 if it is not judged); "relevant" means relevance > 0, or >= min_relevance when given
+-- (trec_eval -l); R, the user's number of relevant judgments, ranked or not; p_1 < p_2 < ...,
+-- the ranks of the relevant ranked items; found(k) = #{j : p_j <= k}, how many are in the first
+-- k. With no cutoff, k is the whole ranking.
+--   cg@k        = sum_{i <= k} g_i              cumulated gain (Jarvelin and Kekalainen 2002, CG)
+--   precision@k = found(k) / k                  trec_eval P_k: a ranking shorter than k counts
+--                                               the missing ranks as not relevant
+--   recall@k    = found(k) / R                  trec_eval recall_k
+--   hit_rate@k  = 1 if found(k) > 0, else 0     trec_eval success_k (Tomlinson)
+--   mrr@k       = 1 / p_1 if p_1 <= k, else 0   trec_eval recip_rank, ir_measures RR@k
+--   map@k       = sum_{j <= found(k)} (j / p_j) / R
+--                 the precision at each relevant ranked item (j / p_j = precision@p_j), summed
+--                 and divided by every relevant judgment: trec_eval map and map_cut_k (Buckley
+--                 and Voorhees, "Retrieval System Evaluation", 2005)
+--   r_precision = found(R) / R                  trec_eval Rprec: precision at rank R
+--   num_rel     = R; num_rel_ret = found(whole ranking)        trec_eval num_rel, num_rel_ret
+-- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
+-- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so are the hits each
+-- metric reads (ndcg_user_hits: ranks after max_depth and judged_only, where the items below an
+-- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments). With ties
+-- 'average', cg@k gives each item of a tie group the group's mean gain at each of its ranks
+-- within k, as the core's DCG does (McSherry and Najork 2008); the metrics that count relevant
+-- items see tied items in trec_eval's order (item id descending), since an average over orders
+-- has no single rank of the first relevant item.
+
+-- ndcg_found(ranks, k): how many of `ranks` (the ranks of the relevant ranked items, in
+-- ascending order) are <= k (a BIGINT; no cutoff: the largest BIGINT). Returns a BIGINT.
+CREATE OR REPLACE TEMP MACRO ndcg_found(ranks, k) AS
+    coalesce(len(list_filter(ranks, lambda p: p <= k)), 0);
+
+-- ndcg_over_r(count, num_rel): count / R, 0 when the user has no relevant judgment (R = 0).
+CREATE OR REPLACE TEMP MACRO ndcg_over_r(count, num_rel) AS
+    CASE WHEN num_rel > 0 THEN count / num_rel ELSE 0.0 END;
+
+-- ndcg_precision(found, k): precision@k from found(k).
+CREATE OR REPLACE TEMP MACRO ndcg_precision(found, k) AS found / k;
+
+-- ndcg_hit_rate(found): 1.0 if a relevant item is among those counted, else 0.0.
+CREATE OR REPLACE TEMP MACRO ndcg_hit_rate(found) AS CASE WHEN found > 0 THEN 1.0 ELSE 0.0 END;
+
+-- ndcg_reciprocal_rank(ranks, found): 1 / the first relevant rank when it is counted, else 0.
+CREATE OR REPLACE TEMP MACRO ndcg_reciprocal_rank(ranks, found) AS
+    CASE WHEN found > 0 THEN 1.0 / ranks[1] ELSE 0.0 END;
+
+-- ndcg_precisions(ranks): the precision at each relevant ranked item, j / p_j (a DOUBLE list).
+CREATE OR REPLACE TEMP MACRO ndcg_precisions(ranks) AS list_transform(ranks, lambda p, j: j / p);
+
+-- ndcg_average_precision(precisions, found, num_rel): map@k from ndcg_precisions and found(k):
+-- the first found(k) precisions, summed in rank order, over R.
+CREATE OR REPLACE TEMP MACRO ndcg_average_precision(precisions, found, num_rel) AS
+    ndcg_over_r(coalesce(list_sum(precisions[1:found]), 0.0), num_rel);
+
+-- ndcg_cg(hits, depth): cg@k from a user's hits (ndcg_user_hits: a LIST of {position, tie_size,
+-- gain, relevant}) and depth (k; no cutoff: the largest BIGINT). An item of a tie group counts
+-- gain * (the group's ranks within k) / tie_size, as the core's ndcg_tied_dcg does without the
+-- discount. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_cg(hits, depth) AS
+    coalesce(list_sum(list_transform(list_filter(hits, lambda h: h.position <= depth),
+        lambda h: h.gain * (least(h.position + h.tie_size - 1, depth) - h.position + 1)
+                  / h.tie_size)), 0.0);
+
+-- ndcg_relevant_ranks(hits): the positions of the relevant items among a user's hits, ascending
+-- (the hits are sorted by position; NULL hits, a user without any: an empty list).
+CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(hits) AS
+    coalesce(list_transform(list_filter(hits, lambda h: h.relevant), lambda h: h.position), []);
+
+-- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
+-- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
+-- 'r_precision', 'num_rel', 'num_rel_ret' (which have none).
+CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
+    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret')
+              OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
+         ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
+
+-- ndcg_metric_hits(rankings, judgments, ks, judged_only, ties): ndcg_user_hits (rankings and
+-- judgments as for ndcg_user_scores, the ideal gains cut as ks needs them) with ranks, the
+-- positions of the user's relevant ranked items (ndcg_relevant_ranks). The default variant: each
+-- item at its own position.
+CREATE OR REPLACE TEMP MACRO ndcg_metric_hits(rankings, judgments, ks := [10],
+        judged_only := false) AS TABLE
+    SELECT *, ndcg_relevant_ranks(hits) AS ranks
+    FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
+                        judged_only := judged_only, ties := 'trec');
+
+-- ndcg_metric_hits_tied(rankings, judgments, ks, judged_only): as ndcg_metric_hits for ties
+-- 'average': the hits give each item its tie group's first position (for the DCG family), ranks
+-- each relevant item's own position in trec_eval's order (for the metrics counting relevant
+-- items). A variant, because it finds the hits twice (and joins them): only ties 'average' pays.
+CREATE OR REPLACE TEMP MACRO ndcg_metric_hits_tied(rankings, judgments, ks := [10],
+        judged_only := false) AS TABLE
+    SELECT tied.*, ndcg_relevant_ranks(own.hits) AS ranks
+    FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
+                        judged_only := judged_only, ties := 'average') AS tied
+    JOIN ndcg_user_hits(rankings, judgments, ideal_depth := 1, judged_only := judged_only,
+                        ties := 'trec') AS own USING (user_id);
+
+-- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
+-- side, with every metric at each cutoff, in one pass over the hits: ndcg_user_scores' columns
+-- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
+-- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
+-- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
+-- per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
+-- metrics see tied items in trec_eval's order.
+CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
+        idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
+    SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
+           CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
+           ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
+           ndcg_reciprocal_rank(ranks, found) AS mrr,
+           ndcg_average_precision(precisions, found, num_rel) AS map,
+           CASE WHEN first THEN ndcg_over_r(found_r, num_rel) END AS r_precision,
+           CASE WHEN first THEN num_rel END AS num_rel,
+           CASE WHEN first THEN len(ranks) END AS num_rel_ret
+    FROM (SELECT u.user_id, c.k, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
+                 u.relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
+                 ndcg_hits_dcg(u.hits, c.depth) AS dcg,
+                 ndcg_ideal_dcg(u.terms, c.depth, u.length, idcg_cutoff) AS idcg,
+                 ndcg_cg(u.hits, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
+          FROM (SELECT *, ndcg_ideal_terms(ideal) AS terms, ndcg_precisions(ranks) AS precisions,
+                       ndcg_found(ranks, relevant) AS found_r
+                FROM (FROM ndcg_metric_hits(rankings, judgments, ks, judged_only)
+                      WHERE ties = 'trec'
+                      UNION ALL
+                      FROM ndcg_metric_hits_tied(rankings, judgments, ks, judged_only)
+                      WHERE ties = 'average')) AS u
+          CROSS JOIN ndcg_cutoffs(ks) AS c
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
+            AND ndcg_option('ties', ties, ['trec', 'average']));
+
+-- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
+-- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty
+-- 'skip' leaves out the users whose ideal DCG is 0). Returns its columns but has_judgments and
+-- has_ranking.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_evaluated(user_metrics, missing := 'zero',
+        empty := 'zero') AS TABLE
+    SELECT * EXCLUDE (has_judgments, has_ranking)
+    FROM query_table(user_metrics)
+    WHERE has_judgments
+      AND (missing = 'zero' OR has_ranking)
+      AND (empty = 'zero' OR idcg > 0)
+      AND (SELECT ndcg_option('missing', missing, ['zero', 'skip'])
+                  AND ndcg_option('empty', empty, ['zero', 'skip']));
+
+-- ndcg_metrics_summary(metrics): a ndcg_metrics_evaluated result summed up per cutoff: k, the
+-- mean over users of each metric (fsum / count of its values), the sums of num_rel and
+-- num_rel_ret (as trec_eval and ir_measures add up counts; NULL but on the first cutoff's row),
+-- and users, how many were evaluated.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
+    SELECT k, fsum(dcg) / count(dcg) AS dcg, fsum(idcg) / count(idcg) AS idcg,
+           fsum(ndcg) / count(ndcg) AS ndcg, fsum(cg) / count(cg) AS cg,
+           fsum(precision) / count(precision) AS precision, fsum(recall) / count(recall) AS recall,
+           fsum(hit_rate) / count(hit_rate) AS hit_rate, fsum(mrr) / count(mrr) AS mrr,
+           fsum(map) / count(map) AS map, fsum(r_precision) / count(r_precision) AS r_precision,
+           sum(num_rel) AS num_rel, sum(num_rel_ret) AS num_rel_ret, count(*) AS users
+    FROM query_table(metrics)
+    GROUP BY k;
+
+-- ndcg_metric_values(metrics): a ndcg_metrics_evaluated result as one row per user, metric and
+-- cutoff: user_id, metric (its name, as ndcg_metric_name writes it), k (NULL: none) and value
+-- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row).
+CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
+    SELECT user_id, ndcg_metric_name(metric, k) AS metric,
+           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret') THEN k END AS k,
+           value
+    FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
+                          r_precision, num_rel::DOUBLE AS num_rel,
+                          num_rel_ret::DOUBLE AS num_rel_ret
+                   FROM query_table(metrics))
+          ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
+             num_rel_ret
+          INTO NAME metric VALUE value);
+
+-- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties):
+-- every metric of each evaluated user at each cutoff, as ndcg_scores does for NDCG: rankings as
+-- a ranking edge returns it, judgments as ndcg_judgments does. Returns user_id, metric, k, value
+-- (see ndcg_metric_values).
+CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', judged_only := false,
+        ties := 'trec') AS TABLE
+    WITH ndcg_all_ AS (
+        FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
+                               judged_only := judged_only, ties := ties)),
+    ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
+                                                    empty := empty))
+    FROM ndcg_metric_values('ndcg_evaluated_');
+
+-- Every metric per user and on average at one cutoff k, for each recommendation layout, as
+-- ndcg_tables.sql does for NDCG: the same recs and rels, the same options (k, gain, gain_map,
+-- min_relevance, missing, idcg_cutoff, empty, max_depth, judged_only and, for rankings by score,
+-- ties), and the same checks of rels. The metrics are those at k (dcg, idcg, ndcg, cg,
+-- precision, recall, hit_rate, mrr, map; k := 'all' gives each without a cutoff, and no
+-- precision) and r_precision, num_rel and num_rel_ret, which read each whole ranking (up to
+-- max_depth).
+
+-- ndcg_metrics_per_user_of(rankings, rels, k, ...): what the wrappers share: rels through the
+-- judgments edge, then ndcg_metric_scores at the one cutoff k over rankings (a ranking edge's
+-- result, by name). Returns user_id, metric (e.g. 'recall@10', 'r_precision'), value: one row per
+-- evaluated user and metric.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_of(rankings, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', gain_map := NULL,
+        judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
+    WITH ndcg_judgments_ AS (
+        FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
+                            min_relevance := min_relevance))
+    SELECT user_id, metric, value
+    FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
+                            idcg_cutoff := idcg_cutoff, empty := empty,
+                            judged_only := judged_only, ties := ties);
+
+-- ndcg_metrics_per_user(recs, rels, ...): recs nested (user_id, items LIST in rank order).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
+                                  idcg_cutoff := idcg_cutoff, empty := empty,
+                                  gain_map := gain_map, judged_only := judged_only,
+                                  min_relevance := min_relevance);
+
+-- ndcg_metrics_per_user_ranks(recs, rels, ...): recs long (user_id, item_id, rank).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_ranks(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_ranks(recs, depth := max_depth))
+    FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
+                                  idcg_cutoff := idcg_cutoff, empty := empty,
+                                  gain_map := gain_map, judged_only := judged_only,
+                                  min_relevance := min_relevance);
+
+-- ndcg_metrics_per_user_scores(recs, rels, ...): recs long (user_id, item_id, score), ranked by
+-- score descending, equal scores by item id descending as text; ties 'average' averages the DCG
+-- family over each tie (the other metrics keep that order).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_scores(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_scores(recs, depth := max_depth, ties := ties))
+    FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
+                                  idcg_cutoff := idcg_cutoff, empty := empty,
+                                  gain_map := gain_map, judged_only := judged_only,
+                                  min_relevance := min_relevance, ties := ties);
+
+-- ndcg_metrics_summed(per_user): the rows of one of the three macros above summed up: metric,
+-- value (the mean over the users; for num_rel and num_rel_ret the sum) and users (how many).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_summed(per_user) AS TABLE
+    SELECT metric,
+           fsum(value) / CASE WHEN metric IN ('num_rel', 'num_rel_ret') THEN 1 ELSE count(*) END
+               AS value,
+           count(*) AS users
+    FROM query_table(per_user)
+    GROUP BY metric;
+
+-- ndcg_metrics_mean(recs, rels, ...) and its _ranks and _scores twins: one row per metric:
+-- metric, value (the mean over evaluated users; the sum for num_rel and num_rel_ret) and users
+-- (how many were evaluated).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_per_user_ AS (
+        FROM ndcg_metrics_per_user(recs, rels, k := k, gain := gain, missing := missing,
+                                   idcg_cutoff := idcg_cutoff, empty := empty,
+                                   max_depth := max_depth, gain_map := gain_map,
+                                   judged_only := judged_only, min_relevance := min_relevance))
+    FROM ndcg_metrics_summed('ndcg_per_user_');
+
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean_ranks(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
+    WITH ndcg_per_user_ AS (
+        FROM ndcg_metrics_per_user_ranks(recs, rels, k := k, gain := gain, missing := missing,
+                                         idcg_cutoff := idcg_cutoff, empty := empty,
+                                         max_depth := max_depth, gain_map := gain_map,
+                                         judged_only := judged_only,
+                                         min_relevance := min_relevance))
+    FROM ndcg_metrics_summed('ndcg_per_user_');
+
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean_scores(recs, rels, k := 10, gain := 'linear',
+        missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
+        gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
+    WITH ndcg_per_user_ AS (
+        FROM ndcg_metrics_per_user_scores(recs, rels, k := k, gain := gain, missing := missing,
+                                          idcg_cutoff := idcg_cutoff, empty := empty,
+                                          max_depth := max_depth, gain_map := gain_map,
+                                          judged_only := judged_only, ties := ties,
+                                          min_relevance := min_relevance))
+    FROM ndcg_metrics_summed('ndcg_per_user_');

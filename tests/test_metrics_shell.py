@@ -1,0 +1,77 @@
+"""The metrics beside NDCG through the real duckdb shell (door 1), and the worked CG example of
+the source texts."""
+
+import subprocess
+
+import pyarrow as pa
+import pytest
+
+import ndcg_duck
+from conftest import ROOT
+from test_shell import SETUP, duckdb_binary, shell
+
+# Jarvelin and Kekalainen (2002), "Cumulated gain-based evaluation of IR techniques", section
+# 2.2: the gain vector G' = <3, 2, 3, 0, 0, 1, 2, 2, 3, 0, ...> gives the cumulated gain vector
+# CG' = <3, 5, 8, 8, 8, 9, 11, 13, 16, 16, ...>: CG at rank p is the sum of the first p gains.
+JK_GAINS = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]
+JK_CG = [3, 5, 8, 8, 8, 9, 11, 13, 16, 16]
+JK_SETUP = (
+    "CREATE TABLE jk AS SELECT 'q' AS user_id, [" + ", ".join(f"'d{i}'" for i in range(1, 11))
+    + "] AS items; CREATE TABLE jk_rels AS SELECT * FROM (VALUES "
+    + ", ".join(f"('q', 'd{i}', {g})" for i, g in enumerate(JK_GAINS, 1))
+    + ") t(user_id, item_id, relevance);\n")
+
+
+def test_cg_worked_example_from_the_shell():
+    query = " UNION ALL ".join(
+        f"SELECT {p} AS p, value FROM ndcg_metrics_per_user('jk', 'jk_rels', k := {p}) "
+        f"WHERE metric = 'cg@{p}'" for p in range(1, 11))
+    rows = shell(JK_SETUP + f"SELECT value FROM ({query}) ORDER BY p;")
+    assert [float(value) for (value,) in rows[1:]] == JK_CG
+
+
+def test_cg_worked_example_from_python():
+    recs = pa.table({"user_id": ["q"], "items": [[f"d{i}" for i in range(1, 11)]]})
+    rels = pa.table({"user_id": ["q"] * 10, "item_id": [f"d{i}" for i in range(1, 11)],
+                     "relevance": JK_GAINS})
+    result = ndcg_duck.evaluate(recs, rels, k=list(range(1, 11)), metrics="cg")
+    assert [result.summary[f"cg@{p}"] for p in range(1, 11)] == JK_CG
+
+
+def test_metrics_mean_from_the_shell():
+    # test_shell's data at k=2: q1 ranks b (1), a (3), both relevant; q2 ranks x, y, z with z
+    # relevant (third); q3 has no recommendations (a = 2); q9 is not judged.
+    rows = shell("SELECT metric, round(value, 4), users FROM ndcg_metrics_mean('recs', 'rels', "
+                 "k := 2) ORDER BY metric;")
+    assert rows[1:] == [
+        ["cg@2", "1.3333", "3"],          # q1: 1 + 3
+        ["dcg@2", "0.9643", "3"],         # q1: 1 + 3/log2(3) = 2.8928
+        ["hit_rate@2", "0.3333", "3"],
+        ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
+        ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
+        ["mrr@2", "0.3333", "3"],
+        ["ndcg@2", "0.2656", "3"],
+        ["num_rel", "4.0", "3"],          # 2 + 1 + 1, summed
+        ["num_rel_ret", "3.0", "3"],      # 2 + 1 (z, third) + 0
+        ["precision@2", "0.3333", "3"],
+        ["r_precision", "0.3333", "3"],   # q1: 2 of 2; q2: x is not z; q3: none
+        ["recall@2", "0.3333", "3"],
+    ]
+
+
+@pytest.mark.parametrize("macro, recs", [("ndcg_metrics_mean_ranks", "recs_long"),
+                                         ("ndcg_metrics_mean_scores", "recs_scored")])
+def test_long_layouts_give_the_same_metrics(macro, recs):
+    lists = shell("SELECT metric, value, users FROM ndcg_metrics_mean('recs', 'rels', k := 3, "
+                  "judged_only := true, min_relevance := 2) ORDER BY metric;")
+    assert shell(f"SELECT metric, value, users FROM {macro}('{recs}', 'rels', k := 3, "
+                 f"judged_only := true, min_relevance := 2) ORDER BY metric;") == lists
+
+
+def test_bad_relevance_stops_the_metric_macros():
+    bad = "CREATE TABLE bad AS SELECT 'q1' AS user_id, 'a' AS item_id, 'nan'::DOUBLE AS relevance;\n"
+    done = subprocess.run([duckdb_binary(), "-csv"], text=True, capture_output=True, cwd=ROOT,
+                          input=SETUP + bad + "FROM ndcg_metrics_per_user('recs', 'bad');",
+                          timeout=60)
+    assert "ndcg-duck: relevance: user q1, item a has relevance nan: give a finite number" \
+        in done.stderr

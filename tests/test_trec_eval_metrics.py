@@ -1,0 +1,101 @@
+"""trec_eval's own test suite through the CLI, for the metrics beside NDCG: every P_k, recall_k,
+map, map_cut_k, recip_rank, success_k, Rprec, num_rel and num_rel_ret value of the five
+scenarios, per query and `all`, to the 4 decimals trec_eval prints (tests/data/trec_eval and its
+README say which trec_eval command made each file).
+
+What trec_eval does, read from its source (m_P.c, m_recall.c, m_map.c, m_map_cut.c,
+m_recip_rank.c, m_success.c, m_Rprec.c, m_num_rel*.c, form_res_rels.c) and reproduced here:
+relevant means relevance >= the level of -l (1 by default); R (num_rel) counts the relevant
+judgments, ranked or not. P_k divides by k even when fewer than k documents are ranked; recall_k,
+map and map_cut_k divide by R (0 when R is 0); Rprec is the relevant documents among the first R,
+divided by R; recip_rank and success_k look only at ranked documents. A query without relevant
+judgments is evaluated all the same and scores 0 (it still counts in `all`). With -c, a query of
+the qrels that the run lacks scores 0 everywhere (its num_rel is still R) and counts in `all`;
+num_rel and num_rel_ret are summed over queries in `all`, the others averaged.
+"""
+
+import csv
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from ndcg_duck.cli import cli
+
+DATA = ROOT / "tests" / "data" / "trec_eval"
+TREC = ["--recs-format", "trec", "--rels-format", "trec"]
+
+# trec_eval command -> (run, qrels, its output, the ndcg-duck flags that reproduce it).
+# Without -c trec_eval leaves out queries absent from the run (--missing skip); with -c they
+# score 0 (--missing zero, the default). -M100 is --max-depth 100, -l2 is --min-relevance 2.
+SCENARIOS = {
+    "plain": ("results.test", "qrels.test", "out.test.aq", ["--missing", "skip"]),
+    "-c": ("results.trunc", "qrels.test", "out.test.aqc", ["--missing", "zero"]),
+    "-c -M100": ("results.trunc", "qrels.test", "out.test.aqcM", ["--max-depth", "100"]),
+    "-l2": ("results.test", "qrels.rel_level", "out.test.aql",
+            ["--missing", "skip", "--min-relevance", "2"]),
+    "meas_params": ("results.test", "qrels.test", "out.test.meas_params", ["--missing", "skip"]),
+}
+
+# trec_eval's measure (without its _K cutoff) -> ndcg-duck's metric name
+CUT = {"P": "precision", "recall": "recall", "map_cut": "map", "success": "hit_rate"}
+WHOLE = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "num_rel": "num_rel",
+         "num_rel_ret": "num_rel_ret"}
+COUNTS = ("num_rel", "num_rel_ret")
+
+
+def ndcg_duck_name(measure):
+    """trec_eval's measure name as ndcg-duck's (P_10 -> precision@10), or None."""
+    if measure in WHOLE:
+        return WHOLE[measure]
+    base, _, k = measure.rpartition("_")
+    if base in CUT and k.isdigit():
+        return f"{CUT[base]}@{k}"
+    return None
+
+
+def trec_eval_values(out_file):
+    """{(query, ndcg-duck name): printed value} for the measures this test covers."""
+    values = {}
+    for line in (DATA / out_file).read_text(encoding="utf-8").splitlines():
+        measure, query, value = line.split()
+        name = ndcg_duck_name(measure)
+        if name is not None:
+            values[(query, name)] = value
+    return values
+
+
+def printed(name, value):
+    """A value as trec_eval prints it: counts as integers, the rest to 4 decimals."""
+    return str(int(value)) if name in COUNTS else f"{float(value):.4f}"
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_reproduces_trec_eval(scenario, tmp_path):
+    run, qrels, out_file, flags = SCENARIOS[scenario]
+    want = trec_eval_values(out_file)
+    names = sorted({name for _, name in want})
+    per_user = tmp_path / "per_query.csv"
+    result = CliRunner().invoke(cli, ["eval", str(DATA / run), str(DATA / qrels), *TREC, *flags,
+                                      "-m", ",".join(names), "--per-user", str(per_user)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+    # `all`: the summary table, one line per metric
+    summary = dict(line.split() for line in result.output.splitlines()
+                   if line.split()[0] in names)
+    assert summary == {name: value for (query, name), value in want.items() if query == "all"}
+
+    # per query
+    with open(per_user, encoding="utf-8") as handle:
+        got = {(row["user_id"], name): printed(name, row[name])
+               for row in csv.DictReader(handle) for name in names}
+    assert got == {key: value for key, value in want.items() if key[0] != "all"}
+
+
+def test_every_trec_eval_value_is_checked():
+    # 3 queries + all; 9 cutoffs each of P, recall, map_cut, 3 of success, and map, recip_rank,
+    # Rprec, num_rel, num_rel_ret: 35 measures; meas_params has P_3,5,7, recall_20,2000 and
+    # success_2,5,20
+    counts = {name: len(trec_eval_values(spec[2])) for name, spec in SCENARIOS.items()}
+    assert counts == {"plain": 140, "-c": 140, "-c -M100": 140, "-l2": 140, "meas_params": 32}
