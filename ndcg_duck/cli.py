@@ -107,6 +107,21 @@ engine_options = _apply([
 ])
 
 
+spark_options = _apply([
+    click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
+                 show_default=True,
+                 help="Where to evaluate: DuckDB in this process, or Apache Spark (each worker "
+                      "runs the same DuckDB macros on its users; needs ndcg-duck[spark] and Java "
+                      "17+)."),
+    click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
+                 help="With --engine spark: the Spark master (local[N], spark://HOST:PORT, yarn, "
+                      "k8s://...)."),
+    click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
+                 help="With --engine spark: a Spark setting, e.g. spark.executor.memory=8g. "
+                      "Repeat for more."),
+])
+
+
 def _user_errors(fn):
     """Turn InputError into click's usage (exit 2) or data (exit 1) errors."""
     @functools.wraps(fn)
@@ -133,12 +148,16 @@ def cli():
 @column_options
 @format_options
 @engine_options
+@spark_options
 @click.option("--per-user", "per_user", metavar="OUT",
-              help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl).")
+              help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl). "
+                   "With --engine spark, OUT/ (ending in /) or a URI is a directory of Parquet "
+                   "part files that Spark writes.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="How to print the summary.")
 @_user_errors
-def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
+def eval_command(recs, relevance, per_user, fmt, quiet, engine, spark_master, spark_conf,
+                 **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -146,6 +165,12 @@ def eval_command(recs, relevance, per_user, fmt, quiet, **settings):
     lists of relevant items. Parquet, CSV and JSON files, or TREC runs and qrels
     (--recs-format trec, --rels-format trec); globs allowed.
     """
+    if engine == "spark":
+        from .spark import run_cli
+        show = not quiet and sys.stderr.isatty()
+        summary = run_cli(recs, relevance, per_user, spark_master, spark_conf, show, settings)
+        click.echo(output.format_summary(summary, fmt, settings["missing"]), nl=False)
+        return
     if per_user:
         output.check_output_path(per_user)
     con = duckdb.connect()

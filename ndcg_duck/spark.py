@@ -1,0 +1,502 @@
+"""The Spark engine: the same macros beyond one machine.
+
+Spark reads the inputs and gives every user a bucket, a hash of the user id modulo a number of
+buckets sized from the data. `groupBy(bucket).cogroup(...).applyInArrow` moves each bucket's
+recommendations and judgments to one worker as two Arrow tables; the worker loads them into an
+in-process DuckDB (inputs.load, as the default engine does) and scores their users with the
+ndcg_ macros, checks included. There is no second implementation of the metric: Spark only
+reads, moves, writes and adds up.
+
+Means are exact sums: each partition adds its users' values as integers (a double is an integer
+times a power of two), the driver adds those few partial sums and rounds once, so a mean is the
+correctly rounded mean of the per-user values whatever the number of buckets, partitions or
+workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
+
+Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import shutil
+from fractions import Fraction
+from pathlib import Path
+from typing import NamedTuple, Optional
+
+import duckdb
+import pyarrow as pa
+
+from . import inputs, output
+from .errors import InputError
+from .evaluate import _no_overlap, _wide_sql
+from .options import Options, label
+from .sqlfiles import register
+
+INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
+           "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
+BUCKET = "__ndcg_bucket"
+FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated")  # worker-only columns
+BUCKET_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per bucket
+SCALE = 1074  # 2**-1074 is the smallest double: every double is an integer times 2**-(SCALE+53)
+
+
+class SparkEvaluation(NamedTuple):
+    """summary: as ndcg_duck.evaluate's (means, users and coverage); per_user: a Spark DataFrame
+    with one row per evaluated user (None with per_user=False)."""
+
+    summary: dict
+    per_user: object
+
+
+# --- the worker: one bucket of users, scored by the macros --------------------------------------
+
+_CONNECTION = {}
+
+
+def _connection(settings: tuple):
+    """One DuckDB connection per worker process, with the macros, reused for every bucket."""
+    con = _CONNECTION.get(settings)
+    if con is None:
+        con = duckdb.connect()
+        for name, value in settings:
+            con.execute(f"SET {name} = {inputs.literal(str(value))}")
+        register(con)
+        _CONNECTION[settings] = con
+    return con
+
+
+def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> pa.Table:
+    """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
+    judged, ranked and evaluated, and dcg@K, idcg@K, ndcg@K per cutoff (NULL unless evaluated).
+    The statements of evaluate._run for one batch, without its whole-dataset steps."""
+    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {options.ranked_cte(loaded.layout)} "
+                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', "
+                f"{options.user_scores_args(loaded.layout)})")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
+                f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
+    judged, ranked, evaluated = (inputs.ident(flag) for flag in FLAGS)
+    return con.sql(
+        f"WITH wide AS ({_wide_sql(options, '__ndcg_user')}), "
+        f"users AS (SELECT user_id, bool_or(judged) AS j, bool_or(ranked) AS r "
+        f"          FROM ndcg_all GROUP BY user_id) "
+        f"SELECT u.user_id AS {inputs.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
+        f"       w.__ndcg_user IS NOT NULL AS {evaluated}, w.* EXCLUDE (__ndcg_user) "
+        f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id").to_arrow_table()
+
+
+def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, settings: tuple):
+    """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows."""
+    def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
+        con = _connection(settings)
+        recs, rels = recs.drop_columns([BUCKET]), rels.drop_columns([BUCKET])
+        try:
+            loaded = inputs.load(con, recs, rels, cols, require_rows=False)
+            table = score_users(con, options, loaded, cols.user)
+        except duckdb.Error as exc:
+            # the macros' own message, one line; the driver names the input it came from
+            raise RuntimeError(str(exc).strip().splitlines()[0]) from None
+        finally:
+            for name in ("ndcg_recs_src", "ndcg_rels_src"):
+                con.unregister(name)
+        return table.cast(schema)
+    return score
+
+
+# --- exact sums ---------------------------------------------------------------------------------
+
+def exact_sum(values) -> int:
+    """The exact sum of finite doubles (a numpy array), times 2**(SCALE + 53), as an integer."""
+    import numpy as np
+
+    if len(values) == 0:
+        return 0
+    mantissa, exponent = np.frexp(values)
+    whole = (mantissa * 2.0**53).astype(np.int64)  # exact: value = whole * 2**(exponent - 53)
+    # high and low halves of each mantissa: their sums per exponent stay below 2**53, so numpy
+    # adds them exactly as doubles for any batch of up to 2**26 values
+    high, low = whole >> 26, whole & (2**26 - 1)
+    levels, where = np.unique(exponent, return_inverse=True)
+    highs = np.bincount(where, weights=high, minlength=len(levels))
+    lows = np.bincount(where, weights=low, minlength=len(levels))
+    return sum(((int(h) << 26) + int(l)) << (int(e) + SCALE)
+               for e, h, l in zip(levels, highs, lows))
+
+
+def _partial_sums(options: Options):
+    """mapInArrow function: one row per partition with its coverage counts and, per cutoff, how
+    many users were evaluated and the exact sum of their NDCG (decimal text of exact_sum)."""
+    import pyarrow.compute as pc
+
+    names = [f"ndcg@{label(k)}" for k in options.k]
+
+    def partial(batches):
+        judged = ranked = unranked = unjudged = 0
+        counts, sums = [0] * len(names), [0] * len(names)
+        for batch in batches:
+            j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
+            judged += pc.sum(j).as_py() or 0
+            ranked += pc.sum(r).as_py() or 0
+            unranked += pc.sum(pc.and_(j, pc.invert(r))).as_py() or 0
+            unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
+            for i, name in enumerate(names):
+                values = batch.column(name).drop_null().to_numpy(zero_copy_only=False)
+                counts[i] += len(values)
+                sums[i] += exact_sum(values)
+        row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
+               "unjudged": [unjudged]}
+        for i in range(len(names)):
+            row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
+        yield pa.RecordBatch.from_pydict(row)
+
+    fields = ["judged long", "ranked long", "unranked long", "unjudged long"]
+    fields += [f"n{i} long, s{i} string" for i in range(len(names))]
+    return partial, ", ".join(fields)
+
+
+def _summary(scored, options: Options) -> tuple:
+    """Adds up the partial sums: (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
+    partial, schema = _partial_sums(options)
+    rows = scored.mapInArrow(partial, schema).collect()
+    users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
+    summary, users = {}, 0
+    for i, k in enumerate(options.k):
+        count = sum(row[f"n{i}"] for row in rows)
+        total = sum(int(row[f"s{i}"]) for row in rows)
+        summary[f"ndcg@{label(k)}"] = (float(Fraction(total, count << (SCALE + 53)))
+                                       if count else None)
+        users = max(users, count)
+    summary.update(users=users, users_without_recommendations=users_of["unranked"],
+                   users_only_in_recommendations=sum(row["unjudged"] for row in rows))
+    return summary, users_of
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+def _arrow_schema(df) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(df.schema)
+
+
+def _plan(recs, rels, cols, options, recs_what, rels_what) -> tuple:
+    """Check the columns and layouts as the default engine does, on empty tables with the inputs'
+    schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema)."""
+    con = duckdb.connect()
+    try:
+        register(con)
+        empty_recs = _arrow_schema(recs).empty_table()
+        empty_rels = _arrow_schema(rels).empty_table()
+        loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
+        loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
+        schema = score_users(con, options, loaded, cols.user).schema
+    except duckdb.Error as exc:
+        raise InputError(f"cannot evaluate these inputs: {str(exc).strip().splitlines()[0]}") \
+            from None
+    finally:
+        con.close()
+    # strings as Spark hands them over (DuckDB may give string views)
+    schema = pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
+                                 else f.type) for f in schema])
+    return loaded, schema
+
+
+def _columns(df, cols: inputs.Columns, role: str, layout: str):
+    """Only the columns the macros read (Parquet reads no others)."""
+    names = set(df.columns)
+    if role == "recommendations":
+        wanted = {"lists": [cols.user, cols.items], "ranks": [cols.user, cols.item, cols.rank],
+                  "scores": [cols.user, cols.item, cols.score]}[layout]
+    elif cols.item in names:
+        wanted = [cols.user, cols.item] + ([cols.relevance] if cols.relevance in names else [])
+    else:
+        wanted = [cols.user, cols.items]
+    return df.select(*[_col(name) for name in wanted])
+
+
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def bucket_count(spark, recs, rels) -> int:
+    """Buckets sized from the data: the input bytes Spark's plan estimates, BUCKET_BYTES each."""
+    size = 0
+    for df in (recs, rels):
+        try:
+            size += int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
+        except Exception:  # no estimate: one bucket per default task slot
+            return max(1, spark.sparkContext.defaultParallelism)
+    return max(1, math.ceil(size / BUCKET_BYTES))
+
+
+def evaluate(spark, recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k",
+             empty="zero", max_depth=None, duplicates="error", ties="trec", gain_map=None,
+             judged_only=False, unique_judgments=False, user_col="user_id", item_col="item_id",
+             items_col="items", rank_col="rank", score_col="score", relevance_col="relevance",
+             per_user=True, buckets=None, batch_users=None, threads=None, memory_limit=None,
+             temp_dir=None, recs_what="recommendations (DataFrame)",
+             rels_what="relevance (DataFrame)") -> SparkEvaluation:
+    """Evaluate the recommendations `recs` against the judgments `rels`, two Spark DataFrames in
+    the layouts ndcg_duck.evaluate reads (nested lists, or long rows with a rank or a score), on
+    the Spark session `spark`. Options and column names as ndcg_duck.evaluate's.
+
+    Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
+    DataFrame (persisted on the workers' disks: unpersist it when done), or None with
+    per_user=False. buckets sets how many groups of users the workers score (default: sized from
+    the data), or batch_users about how many users a group holds; threads, memory_limit and
+    temp_dir are set on each worker's DuckDB (one thread by default: Spark runs a task per core). Raises InputError for bad input or options, with
+    the message the default engine gives.
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
+                      max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
+                      judged_only=judged_only, unique_judgments=unique_judgments)
+    for name, value in (("buckets", buckets), ("batch_users", batch_users)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise InputError(f"{name} {value!r}: give a whole number >= 1", usage=True)
+    cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
+                          score=score_col, relevance=relevance_col)
+    settings = tuple((name, value) for name, value in (
+        ("threads", threads or 1), ("memory_limit", memory_limit), ("temp_directory", temp_dir))
+        if value is not None)
+    with _refusals(recs_what, rels_what):
+        loaded, schema = _plan(recs, rels, cols, options, recs_what, rels_what)
+        recs = _columns(recs, cols, "recommendations", loaded.layout)
+        rels = _columns(rels, cols, "relevance", loaded.layout)
+        user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
+        if buckets is None and batch_users is not None:
+            (users,), = recs.agg(F.approx_count_distinct(_col(cols.user))).collect()
+            buckets = max(1, math.ceil(users / batch_users))
+        count = buckets or bucket_count(spark, recs, rels)
+
+        def bucketed(df):
+            bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
+            return df.withColumn(BUCKET, bucket).groupBy(BUCKET)
+
+        scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
+            _bucket_scorer(options, cols, schema, settings), from_arrow_schema(schema))
+        if per_user:
+            scored = scored.persist(StorageLevel.DISK_ONLY)
+        summary, users = _summary(scored, options)
+        # whole-dataset checks, on the sums of every bucket's users
+        problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
+                        ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]), None)
+        if problem is None and users["judged"] == users["unranked"]:
+            problem = _no_common_user(recs, rels, cols, user_type, loaded)
+        if problem is not None:
+            if per_user:
+                scored.unpersist()
+            raise InputError(problem)
+    rows = scored.filter(_col(FLAGS[2])).drop(*FLAGS) if per_user else None
+    return SparkEvaluation(summary, rows)
+
+
+def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
+    """The default engine's message, with the smallest user id of each side."""
+    from pyspark.sql import functions as F
+
+    lowest = [df.agg(F.min(_col(cols.user).cast(user_type))).collect()[0][0]
+              for df in (recs, rels)]
+    con = duckdb.connect()
+    try:
+        con.register("ndcg_recs", pa.table({"user_id": [lowest[0]]}))
+        con.register("ndcg_judged", pa.table({"user_id": [lowest[1]]}))
+        return _no_overlap(con, loaded)
+    finally:
+        con.close()
+
+
+@contextlib.contextmanager
+def _refusals(recs_what: str, rels_what: str):
+    """A check that stopped a worker reaches the caller as the default engine's one-line
+    message, naming the input; any other Spark failure as its first line."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        text = str(exc)
+        found = re.search(r"ndcg-duck: (recommendations|relevance): ([^\n]*)", text)
+        if found:
+            what = recs_what if found.group(1) == "recommendations" else rels_what
+            raise InputError(f"{what}: {found.group(2).strip()}") from None
+        raise InputError(f"Spark failed: {_first_line(text)}") from None
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "no message"
+
+
+# --- the command line: ndcg-duck eval --engine spark --------------------------------------------
+
+LOG_CONFIG = Path(__file__).resolve().parent / "spark-log4j2.properties"
+
+
+def parse_conf(pairs) -> dict:
+    """--spark-conf KEY=VALUE pieces as a dict."""
+    conf = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--spark-conf {pair!r} is not KEY=VALUE, as in "
+                             f"spark.executor.memory=4g", usage=True)
+        conf[key.strip()] = value
+    return conf
+
+
+def session(master: str, conf: dict, show_progress: bool, log):
+    """A Spark session for one CLI run. The JVM's own output goes to `log` (an open file), or
+    to the terminal with Spark's progress bar when show_progress; Spark's loggers stay quiet
+    there (a refused input is reported by ndcg-duck, in one line)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError(INSTALL) from None
+    java = (f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} "
+            f"-Dndcg_duck.log_level={'off' if show_progress else 'warn'}")
+    conf = dict(conf)
+    conf["spark.driver.extraJavaOptions"] = (java + " " + conf.get(
+        "spark.driver.extraJavaOptions", "")).strip()
+    conf.setdefault("spark.ui.showConsoleProgress", str(show_progress).lower())
+    builder = SparkSession.builder.master(master).appName("ndcg-duck")
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    saved = os.dup(2)
+    try:
+        if log is not None:  # the JVM inherits stderr when it starts: give it the log file
+            os.dup2(log.fileno(), 2)
+        return builder.getOrCreate()
+    except Exception as exc:
+        where = f" (its log: {log.name})" if log is not None else ""
+        raise InputError(f"could not start Spark at {master}{where}: {_first_line(str(exc))}; "
+                         f"{INSTALL}") from None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def read(spark, path, fmt: Optional[str], role: str):
+    """A Spark DataFrame over a file, a directory of part files or a glob."""
+    path = str(path)
+    remote = "://" in path
+    if not remote and not inputs._has_glob(path) and not Path(path).exists():
+        raise InputError(f"{role} file {path} does not exist")
+    fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
+        or inputs.format_of(path, None, role)
+    if fmt == "trec":
+        raise InputError(f"{role} file {path}: --engine spark reads Parquet, CSV and JSON; "
+                         f"read TREC files with the default engine, or convert them", usage=True)
+    try:
+        if fmt == "csv":
+            sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
+            return spark.read.csv(path, header=True, inferSchema=True, sep=sep)
+        if fmt == "json":
+            df = spark.read.json(path)
+            if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
+                df = spark.read.json(path, multiLine=True)
+            return df
+        return spark.read.parquet(path)
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+def _format_inside(folder: str) -> Optional[str]:
+    """The format of a directory of part files, from its first data file's name."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
+        for name in sorted(files):
+            if not name.startswith(("_", ".")):
+                try:
+                    return inputs.format_of(name, None, "recommendations")
+                except InputError:
+                    return None
+    return None
+
+
+def is_directory_output(path: str) -> bool:
+    """--per-user OUT/ (or a URI) is a directory of Parquet part files written by Spark."""
+    return path.endswith(("/", os.sep)) or "://" in path
+
+
+def check_output(path: str) -> None:
+    if not is_directory_output(path):
+        output.check_output_path(path)
+    elif "://" not in path and Path(path).exists():
+        raise InputError(f"output directory {path} exists: remove it or name another", usage=True)
+
+
+def write_per_user(rows, path: str, user_col: str) -> None:
+    """Spark writes the per-user rows as Parquet part files: into the directory `path`, or into
+    a temporary directory that DuckDB then copies, ordered by user, into the one file `path`
+    (written whole or not at all, as the default engine writes it)."""
+    if is_directory_output(path):
+        rows.write.parquet(path)
+        return
+    target = Path(path)
+    parts = target.with_name(f".{target.name}.{os.getpid()}.parts")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    con = duckdb.connect()
+    try:
+        rows.write.mode("overwrite").parquet(str(parts))
+        con.execute(f"COPY (FROM read_parquet({inputs.literal(str(parts / '*.parquet'))}) "
+                    f"ORDER BY {inputs.ident(user_col)}) TO {inputs.literal(str(tmp))} "
+                    f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
+        os.replace(tmp, target)
+    except duckdb.Error as exc:
+        raise InputError(f"cannot write {path}: {str(exc).strip().splitlines()[0]}") from None
+    finally:
+        con.close()
+        shutil.rmtree(parts, ignore_errors=True)
+        if tmp.exists():
+            tmp.unlink()
+
+
+def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
+            show_progress: bool, settings: dict) -> dict:
+    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows; the summary."""
+    import tempfile
+
+    conf = parse_conf(conf_pairs)
+    if per_user:
+        check_output(per_user)
+    recs_format, rels_format = settings.pop("recs_format"), settings.pop("rels_format")
+    Options(**{name: settings[name] for name in Options.__dataclass_fields__})  # fail fast
+    log = None if show_progress else tempfile.NamedTemporaryFile(
+        "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
+    spark = session(master, conf, show_progress, log)
+    keep_log = False
+    try:
+        recs_df = read(spark, recs, recs_format, "recommendations")
+        rels_df = read(spark, rels, rels_format, "relevance")
+        recs_what, rels_what = f"recommendations file {recs}", f"relevance file {rels}"
+        result = evaluate(spark, recs_df, rels_df, per_user=bool(per_user), recs_what=recs_what,
+                          rels_what=rels_what, **settings)
+        if per_user:
+            with _refusals(recs_what, rels_what):
+                write_per_user(result.per_user, per_user, settings["user_col"])
+        return result.summary
+    except InputError as exc:
+        keep_log = log is not None and str(exc).startswith("Spark failed")
+        if keep_log:
+            raise InputError(f"{exc} (Spark's log: {log.name})") from None
+        raise
+    finally:
+        spark.stop()
+        if log is not None:
+            log.close()
+            if not keep_log:
+                os.unlink(log.name)
