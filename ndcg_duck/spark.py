@@ -228,7 +228,7 @@ def bucket_count(spark, recs, rels) -> int:
     size = 0
     for df in (recs, rels):
         try:
-            size += int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
+            size += int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
         except Exception:  # no estimate: one bucket per default task slot
             return max(1, spark.sparkContext.defaultParallelism)
     return max(1, math.ceil(size / BUCKET_BYTES))
@@ -279,8 +279,9 @@ def evaluate(spark, recs, rels, k=10, *, gain="linear", missing="zero", idcg_cut
         count = buckets or bucket_count(spark, recs, rels)
 
         def bucketed(df):
+            # one task per bucket: both sides hash-partitioned alike, so the cogroup adds no shuffle
             bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
-            return df.withColumn(BUCKET, bucket).groupBy(BUCKET)
+            return df.withColumn(BUCKET, bucket).repartition(count, BUCKET).groupBy(BUCKET)
 
         scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
             _bucket_scorer(options, cols, schema, settings), from_arrow_schema(schema))
@@ -357,7 +358,7 @@ def parse_conf(pairs) -> dict:
 
 
 def session(master: str, conf: dict, show_progress: bool, log):
-    """A Spark session for one CLI run. The JVM's own output goes to `log` (an open file), or
+    """A Spark session for one CLI run, and whether this run started it. The JVM's own output goes to `log` (an open file), or
     to the terminal with Spark's progress bar when show_progress; Spark's loggers stay quiet
     there (a refused input is reported by ndcg-duck, in one line)."""
     try:
@@ -373,11 +374,13 @@ def session(master: str, conf: dict, show_progress: bool, log):
     builder = SparkSession.builder.master(master).appName("ndcg-duck")
     for key, value in conf.items():
         builder = builder.config(key, value)
+    if SparkSession.getActiveSession() is not None:  # in a notebook or a test: use it, keep it
+        return builder.getOrCreate(), False
     saved = os.dup(2)
     try:
         if log is not None:  # the JVM inherits stderr when it starts: give it the log file
             os.dup2(log.fileno(), 2)
-        return builder.getOrCreate()
+        return builder.getOrCreate(), True
     except Exception as exc:
         where = f" (its log: {log.name})" if log is not None else ""
         raise InputError(f"could not start Spark at {master}{where}: {_first_line(str(exc))}; "
@@ -469,7 +472,9 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
             show_progress: bool, settings: dict) -> dict:
     """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows; the summary."""
     import tempfile
+    import warnings
 
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
     conf = parse_conf(conf_pairs)
     if per_user:
         check_output(per_user)
@@ -477,7 +482,7 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     Options(**{name: settings[name] for name in Options.__dataclass_fields__})  # fail fast
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
-    spark = session(master, conf, show_progress, log)
+    spark, owned = session(master, conf, show_progress, log)
     keep_log = False
     try:
         recs_df = read(spark, recs, recs_format, "recommendations")
@@ -495,7 +500,8 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
             raise InputError(f"{exc} (Spark's log: {log.name})") from None
         raise
     finally:
-        spark.stop()
+        if owned:
+            spark.stop()
         if log is not None:
             log.close()
             if not keep_log:
