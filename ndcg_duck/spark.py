@@ -8,9 +8,9 @@ ndcg_ macros, checks included. There is no second implementation of the metric: 
 reads, moves, writes and adds up.
 
 Means are exact sums: each partition adds its users' values as integers (a double is an integer
-times a power of two), the driver adds those few partial sums and rounds once, so a mean is the
-correctly rounded mean of the per-user values whatever the number of buckets, partitions or
-workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
+times a power of two), the driver adds those few partial sums, rounds the total once and divides
+by the number of users (as the default engine's fsum(ndcg) / count(*) does), so a mean does not
+depend on the number of buckets, partitions or workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
 
 Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.
 """
@@ -39,7 +39,8 @@ INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'nd
            "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
 BUCKET = "__ndcg_bucket"
 FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated")  # worker-only columns
-BUCKET_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per bucket
+TASK_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per task
+BUCKETS_PER_TASK = 4  # smaller groups for the workers' memory, and tasks of even size
 SCALE = 1074  # 2**-1074 is the smallest double: every double is an integer times 2**-(SCALE+53)
 
 
@@ -166,7 +167,8 @@ def _summary(scored, options: Options) -> tuple:
     for i, k in enumerate(options.k):
         count = sum(row[f"n{i}"] for row in rows)
         total = sum(int(row[f"s{i}"]) for row in rows)
-        summary[f"ndcg@{label(k)}"] = (float(Fraction(total, count << (SCALE + 53)))
+        # the exact sum rounded once, then divided: the default engine's fsum(ndcg) / count(*)
+        summary[f"ndcg@{label(k)}"] = (float(Fraction(total, 1 << (SCALE + 53))) / count
                                        if count else None)
         users = max(users, count)
     summary.update(users=users, users_without_recommendations=users_of["unranked"],
@@ -224,14 +226,16 @@ def _col(name: str):
 
 
 def bucket_count(spark, recs, rels) -> int:
-    """Buckets sized from the data: the input bytes Spark's plan estimates, BUCKET_BYTES each."""
+    """Buckets sized from the data: BUCKETS_PER_TASK for every TASK_BYTES of input, as Spark's
+    plan estimates the input's size, and at least one task per task slot (core) Spark has."""
+    slots = max(1, spark.sparkContext.defaultParallelism)
     size = 0
     for df in (recs, rels):
         try:
             size += int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
-        except Exception:  # no estimate: one bucket per default task slot
-            return max(1, spark.sparkContext.defaultParallelism)
-    return max(1, math.ceil(size / BUCKET_BYTES))
+        except Exception:  # no estimate: a task per slot
+            return BUCKETS_PER_TASK * slots
+    return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
 
 
 def evaluate(spark, recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k",
@@ -247,8 +251,9 @@ def evaluate(spark, recs, rels, k=10, *, gain="linear", missing="zero", idcg_cut
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
     DataFrame (persisted on the workers' disks: unpersist it when done), or None with
-    per_user=False. buckets sets how many groups of users the workers score (default: sized from
-    the data), or batch_users about how many users a group holds; threads, memory_limit and
+    per_user=False. buckets sets how many groups of users the workers score, BUCKETS_PER_TASK to
+    a Spark task (default: sized from the data), or batch_users about how many users a group
+    holds; threads, memory_limit and
     temp_dir are set on each worker's DuckDB (one thread by default: Spark runs a task per core). Raises InputError for bad input or options, with
     the message the default engine gives.
     """
@@ -278,10 +283,12 @@ def evaluate(spark, recs, rels, k=10, *, gain="linear", missing="zero", idcg_cut
             buckets = max(1, math.ceil(users / batch_users))
         count = buckets or bucket_count(spark, recs, rels)
 
+        tasks = math.ceil(count / BUCKETS_PER_TASK)
+
         def bucketed(df):
-            # one task per bucket: both sides hash-partitioned alike, so the cogroup adds no shuffle
+            # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
             bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
-            return df.withColumn(BUCKET, bucket).repartition(count, BUCKET).groupBy(BUCKET)
+            return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
         scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
             _bucket_scorer(options, cols, schema, settings), from_arrow_schema(schema))

@@ -189,8 +189,9 @@ def test_buckets_sized_from_the_data(spark, tmp_path):
     rankings, judgments = dataset(3, users=50)
     pq.write_table(recs_table(rankings, "lists"), tmp_path / "recs.parquet")
     df = spark.read.parquet(str(tmp_path / "recs.parquet"))
-    assert engine.bucket_count(spark, df, df) == 1
-    assert engine.bucket_count(spark, df.union(df), df) == 1
+    assert engine.bucket_count(spark, df, df) == 2 * engine.BUCKETS_PER_TASK  # a task a core
+    big = spark.range(10 * engine.TASK_BYTES // 8)  # Spark estimates 8 bytes a row
+    assert engine.bucket_count(spark, big, df) == 11 * engine.BUCKETS_PER_TASK
 
 
 # --- refusals: the default engine's messages ----------------------------------------------------
