@@ -238,38 +238,42 @@ def bucket_count(spark, recs, rels) -> int:
     return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
 
 
-def evaluate(spark, recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k",
-             empty="zero", max_depth=None, duplicates="error", ties="trec", gain_map=None,
-             judged_only=False, unique_judgments=False, user_col="user_id", item_col="item_id",
-             items_col="items", rank_col="rank", score_col="score", relevance_col="relevance",
-             per_user=True, buckets=None, batch_users=None, threads=None, memory_limit=None,
-             temp_dir=None, recs_what="recommendations (DataFrame)",
-             rels_what="relevance (DataFrame)") -> SparkEvaluation:
+COLUMN_KEYWORDS = {f"{field}_col": field for field in inputs.Columns.__dataclass_fields__}
+
+
+def evaluate(spark, recs, rels, k=10, *, per_user=True, buckets=None, batch_users=None,
+             threads=None, memory_limit=None, temp_dir=None,
+             recs_what="recommendations (DataFrame)", rels_what="relevance (DataFrame)",
+             **options) -> SparkEvaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`, two Spark DataFrames in
     the layouts ndcg_duck.evaluate reads (nested lists, or long rows with a rank or a score), on
-    the Spark session `spark`. Options and column names as ndcg_duck.evaluate's.
+    the Spark session `spark`. The metric options (gain=, ties=, judged_only=, ...) and column
+    names (user_col=, ...) are ndcg_duck.evaluate's.
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
     DataFrame (persisted on the workers' disks: unpersist it when done), or None with
     per_user=False. buckets sets how many groups of users the workers score, BUCKETS_PER_TASK to
     a Spark task (default: sized from the data), or batch_users about how many users a group
-    holds; threads, memory_limit and
-    temp_dir are set on each worker's DuckDB (one thread by default: Spark runs a task per core). Raises InputError for bad input or options, with
-    the message the default engine gives.
+    holds; threads, memory_limit and temp_dir are set on each worker's DuckDB (one thread by
+    default: Spark runs a task per core). recs_what and rels_what name the inputs in messages.
+    Raises InputError for bad input or options, with the message the default engine gives.
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
-                      max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
-                      judged_only=judged_only, unique_judgments=unique_judgments)
+    names = {COLUMN_KEYWORDS[key]: options.pop(key) for key in list(options)
+             if key in COLUMN_KEYWORDS}
+    try:
+        options = Options(k=k, **options)
+    except TypeError:
+        unknown = ", ".join(sorted(set(options) - set(Options.__dataclass_fields__)))
+        raise InputError(f"unknown option {unknown}", usage=True) from None
     for name, value in (("buckets", buckets), ("batch_users", batch_users)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < 1):
             raise InputError(f"{name} {value!r}: give a whole number >= 1", usage=True)
-    cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
-                          score=score_col, relevance=relevance_col)
+    cols = inputs.Columns(**names)
     settings = tuple((name, value) for name, value in (
         ("threads", threads or 1), ("memory_limit", memory_limit), ("temp_directory", temp_dir))
         if value is not None)
@@ -317,7 +321,8 @@ def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
     con = duckdb.connect()
     try:
         con.register("ndcg_recs", pa.table({"user_id": [lowest[0]]}))
-        con.register("ndcg_judged", pa.table({"user_id": [lowest[1]]}))
+        for name in ("ndcg_judged", "ndcg_rels"):
+            con.register(name, pa.table({"user_id": [lowest[1]]}))
         return _no_overlap(con, loaded)
     finally:
         con.close()

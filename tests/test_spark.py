@@ -240,7 +240,7 @@ def test_the_same_refusals_as_the_default_engine(spark, name):
 
 
 @pytest.mark.parametrize("bad", [dict(buckets=0), dict(batch_users=True), dict(k=0),
-                                 dict(gain="log")])
+                                 dict(gain="log"), dict(colour="red")])
 def test_bad_options_are_refused_before_any_work(bad):
     with pytest.raises(ndcg_duck.InputError) as error:
         engine.evaluate(None, None, None, **bad)
