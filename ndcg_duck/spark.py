@@ -494,9 +494,9 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     Options(**{name: settings[name] for name in Options.__dataclass_fields__})  # fail fast
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
-    spark, owned = session(master, conf, show_progress, log)
-    keep_log = False
+    spark, owned, keep_log = None, False, False
     try:
+        spark, owned = session(master, conf, show_progress, log)
         recs_df = read(spark, recs, recs_format, "recommendations")
         rels_df = read(spark, rels, rels_format, "relevance")
         recs_what, rels_what = f"recommendations file {recs}", f"relevance file {rels}"
@@ -507,8 +507,8 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
                 write_per_user(result.per_user, per_user, settings["user_col"])
         return result.summary
     except InputError as exc:
-        keep_log = log is not None and str(exc).startswith("Spark failed")
-        if keep_log:
+        keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))
+        if keep_log and "Spark failed" in str(exc):
             raise InputError(f"{exc} (Spark's log: {log.name})") from None
         raise
     finally:

@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -328,10 +329,12 @@ def test_cli_usage_errors(args, message):
 def test_cli_without_pyspark_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    before = set(Path(tempfile.gettempdir()).glob("ndcg-duck-spark-*.log"))
     result = invoke("eval", ROOT / "examples/recs.parquet", ROOT / "examples/relevance.csv",
                     "--engine", "spark")
     assert result.exit_code == 1
     assert result.output == f"Error: {engine.INSTALL}\n"
+    assert set(Path(tempfile.gettempdir()).glob("ndcg-duck-spark-*.log")) == before
 
 
 @needs_java
