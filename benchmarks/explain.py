@@ -56,6 +56,12 @@ class Recorder:
         rel = self._con.sql(sql, *args, **kwargs)
         return _Relation(self, sql, rel)
 
+    def cursor(self):
+        """evaluate() runs in a cursor of the connection it is given: record that one too."""
+        child = Recorder(self._con.cursor(), self._folder)
+        child.log = self.log
+        return child
+
     def __getattr__(self, name):
         return getattr(self._con, name)
 

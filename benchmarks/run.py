@@ -14,6 +14,8 @@ Tools (--tools, comma separated; default all):
   api          ndcg_duck.evaluate(..., k=[5,10,20], per_user=False)   (benchmarks/tools.py)
   scan         scan floor: DuckDB reads every needed column, trivial aggregates
   polars       hand-written polars NDCG@10
+  duckdb_sql   hand-written DuckDB SQL NDCG@10 (unnest + generate_subscripts, (user, item) join,
+               row_number() for the ideal list; no checks)
   pandas       hand-written pandas NDCG@10
   pytrec_eval  pytrec_eval ndcg_cut_10 (top 10 of each ranking, loading included)
   ranx         ranx ndcg@10 (top 10 of each ranking, loading included)
@@ -40,7 +42,8 @@ import codever  # noqa: E402
 import generate  # noqa: E402
 
 RESULTS = Path(os.environ.get("NDCG_BENCH_RESULTS", HERE / "results"))
-ALL_TOOLS = ["cli", "cli_unique", "api", "scan", "polars", "pandas", "pytrec_eval", "ranx"]
+ALL_TOOLS = ["cli", "cli_unique", "api", "scan", "polars", "duckdb_sql", "pandas", "pytrec_eval",
+             "ranx"]
 SLOW_PEERS = {"pandas", "pytrec_eval", "ranx"}
 TOLERANCE = 1e-9
 TIME = "/usr/bin/time"
@@ -76,7 +79,7 @@ def command(tool: str, recs: str, rels: str, args, flags: set, notes: list) -> l
                         notes.append(note)
         return cmd
     cmd = [sys.executable, str(HERE / "tools.py"), tool, recs, rels]
-    if tool in ("api", "scan"):
+    if tool in ("api", "scan", "duckdb_sql"):
         if args.threads:
             cmd += ["--threads", str(args.threads)]
         if args.memory_limit:
@@ -258,6 +261,7 @@ def table(result: dict) -> str:
 LABELS = {"cli": "ndcg-duck CLI (k=5,10,20)",
           "cli_unique": "ndcg-duck CLI --unique-judgments (k=5,10,20)", "api": "ndcg-duck Python API (k=5,10,20)",
           "scan": "scan floor (DuckDB)", "polars": "polars (hand-written, k=10)",
+          "duckdb_sql": "DuckDB SQL (hand-written, k=10, no checks)",
           "pandas": "pandas (hand-written, k=10)", "pytrec_eval": "pytrec_eval ndcg_cut_10",
           "ranx": "ranx ndcg@10"}
 

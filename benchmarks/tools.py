@@ -10,6 +10,9 @@ Tools:
   scan         the scan floor: DuckDB reads every column the evaluation needs (user_id and all
                item ids of recs; user_id, item_id, relevance of rels) into trivial aggregates
   polars       hand-written NDCG@10 in polars (lazy)
+  duckdb_sql   hand-written NDCG@10 in DuckDB SQL, the query a user would write: unnest each
+               ranking with generate_subscripts, join the judgments on (user, item),
+               row_number() for the ideal list; no checks
   pandas       hand-written NDCG@10 in pandas (pyarrow-backed lists, numpy for ranks)
   pytrec_eval  pytrec_eval ndcg_cut_10 on each ranking's top 10 (scores 10, 9, ..., 1)
   ranx         ranx ndcg@10 on each ranking's top 10
@@ -81,6 +84,41 @@ def tool_polars(recs, rels, threads=None, memory_limit=None):
                       .then(pl.col("dcg").fill_null(0.0) / pl.col("idcg")).otherwise(0.0)))
     out = scores.select(pl.col("ndcg").mean(), pl.len()).collect()
     return out["ndcg"][0], out["len"][0]
+
+
+DUCKDB_SQL = """
+WITH ranked AS (
+    SELECT user_id, unnest(items[1:10]) AS item_id, generate_subscripts(items[1:10], 1) AS rank
+    FROM read_parquet($recs)),
+judged AS (SELECT user_id, item_id, relevance::DOUBLE AS relevance FROM read_parquet($rels)),
+dcg AS (
+    SELECT user_id, sum(relevance / log2(rank + 1)) AS dcg
+    FROM ranked JOIN judged USING (user_id, item_id)
+    WHERE relevance > 0
+    GROUP BY user_id),
+ideal AS (
+    SELECT user_id, relevance,
+           row_number() OVER (PARTITION BY user_id ORDER BY relevance DESC) AS rank
+    FROM judged WHERE relevance > 0),
+idcg AS (
+    SELECT user_id, sum(relevance / log2(rank + 1)) AS idcg
+    FROM ideal WHERE rank <= 10 GROUP BY user_id),
+users AS (SELECT DISTINCT user_id FROM judged)
+SELECT avg(CASE WHEN idcg > 0 THEN coalesce(dcg, 0.0) / idcg ELSE 0.0 END), count(*)
+FROM users LEFT JOIN dcg USING (user_id) LEFT JOIN idcg USING (user_id)
+"""
+
+
+def tool_duckdb_sql(recs, rels, threads=None, memory_limit=None):
+    import duckdb
+    config = {}
+    if threads:
+        config["threads"] = int(threads)
+    if memory_limit:
+        config["memory_limit"] = memory_limit
+    con = duckdb.connect(config=config)
+    (mean, users), = con.execute(DUCKDB_SQL, {"recs": recs, "rels": rels}).fetchall()
+    return mean, users
 
 
 def tool_pandas(recs, rels, threads=None, memory_limit=None):

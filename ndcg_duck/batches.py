@@ -19,6 +19,7 @@ from .inputs import literal
 BYTES_PER_USER = 3000
 FEWEST_USERS = 10_000  # a batch never holds fewer users than this
 SAMPLE_ROWS = 100_000  # user ids sampled to place the boundaries
+MAX_BATCHES = 1000  # so the boundaries stay a short SQL list; batches grow to stay within it
 UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 EVERYONE = ["true"]
@@ -36,12 +37,13 @@ def users_per_batch(con) -> int:
 
 def user_ranges(con, recs: str, batch_users: int) -> list[str]:
     """SQL conditions on user_id, one per batch of about `batch_users` users of the relation
-    `recs`; together they take every row of either input once (NULL ids go to the first)."""
+    `recs` (larger when that would make more than MAX_BATCHES batches); together they take every
+    row of either input once (NULL ids go to the first)."""
     (rows,), = con.sql(f"SELECT count(*) FROM {recs}").fetchall()
     if rows <= batch_users:
         return EVERYONE
     (users,), = con.sql(f"SELECT approx_count_distinct(user_id) FROM {recs}").fetchall()
-    count = math.ceil(users / batch_users)
+    count = min(math.ceil(users / batch_users), MAX_BATCHES)
     if count <= 1:
         return EVERYONE
     fractions = [i / count for i in range(1, count)]

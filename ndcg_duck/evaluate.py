@@ -2,76 +2,178 @@
 
 from __future__ import annotations
 
+import inspect
 import re
+import warnings
+from contextlib import contextmanager
 from typing import NamedTuple, Optional
 
 import duckdb
 import pyarrow as pa
 
-from . import batches, inputs
-from .errors import InputError
+from . import batches, inputs, options as registry, progress
+from .errors import InputError, NdcgWarning, duckdb_message
 from .options import Options, label
 from .sqlfiles import register
 
 
 class Evaluation(NamedTuple):
     """summary: {'ndcg@K': mean, ..., 'users': evaluated, 'users_without_recommendations': n,
-    'users_only_in_recommendations': n}; per_user: one row per evaluated user (or None)."""
+    'users_only_in_recommendations': n, 'users_with_zero_ideal_dcg': n}; per_user: one row per
+    evaluated user (or None)."""
 
     summary: dict
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels, k=10, *, gain="linear", missing="zero", idcg_cutoff="k", empty="zero",
-             max_depth=None, duplicates="error", ties="trec", gain_map=None, judged_only=False,
-             unique_judgments=False,
-             user_col="user_id", item_col="item_id", items_col="items", rank_col="rank",
-             score_col="score", relevance_col="relevance", recs_format=None, rels_format=None,
-             per_user=True, threads=None, memory_limit=None, temp_dir=None, batch_users=None,
-             con=None) -> Evaluation:
+def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
+             **options) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
-    recs and rels are paths (Parquet, CSV, JSON; globs allowed), DuckDB relations, Arrow tables
-    or pandas/polars DataFrames; a path with format 'trec' is a TREC run (recs) or qrels (rels).
-    k is a cutoff, 'all', 'trec', or a list of them. gain_map is "LEVEL=GAIN,..." text or a
-    {level: gain} dict. unique_judgments=True promises one judgment per (user, item) and skips
-    the check for repeats. Raises InputError for bad input or options. `con` is the DuckDB
-    connection to work in (a new one by default); threads, memory_limit (e.g. '4GB') and
-    temp_dir (where DuckDB spills what does not fit) are set on it. Large Parquet or in-memory
-    recommendations are evaluated in batches of users (ranges of user ids) that fit the memory
-    limit; batch_users sets how many users a batch holds (for any input).
+    recs and rels are paths (Parquet, CSV, JSON; globs and directories allowed), DuckDB
+    relations, Arrow tables or pandas/polars DataFrames; a path with format 'trec' (or without a
+    known extension and with TREC content) is a TREC run (recs) or qrels (rels). k is a cutoff,
+    'all', 'trec', or a list of them. The keyword options are those of `ndcg-duck eval` (see
+    ndcg_duck.options.PARAMS): gain, gain_map ("LEVEL=GAIN,..." text or a {level: gain} dict),
+    ties, judged_only, missing, empty, idcg_cutoff, max_depth, unique_judgments, duplicates,
+    the column names user_col, item_col, items_col, rank_col, score_col, relevance_col (a
+    column named must exist), recs_format, rels_format, and threads, memory_limit (e.g. '4GB'),
+    temp_dir (an existing directory) and batch_users for DuckDB. per_user=False skips the
+    per-user table. Raises InputError for bad input or options, and warns (NdcgWarning) when
+    ids are compared as text or a gain map level never occurs.
+
+    `con` is the DuckDB connection to work in (a new one by default). It is left as it was:
+    the run works in a cursor of its own (its views and macros vanish with it), and threads,
+    memory_limit and temp_dir are set only when given and restored afterwards.
     """
-    options = Options(k=k, gain=gain, missing=missing, idcg_cutoff=idcg_cutoff, empty=empty,
-                      max_depth=max_depth, duplicates=duplicates, ties=ties, gain_map=gain_map,
-                      judged_only=judged_only, unique_judgments=unique_judgments)
-    if batch_users is not None and (isinstance(batch_users, bool) or not isinstance(batch_users, int)
-                                    or batch_users < 1):
-        raise InputError(f"batch_users {batch_users!r}: give a whole number of users >= 1",
-                         usage=True)
-    cols = inputs.Columns(user=user_col, item=item_col, items=items_col, rank=rank_col,
-                          score=score_col, relevance=relevance_col)
-    con = con if con is not None else duckdb.connect()
-    _configure(con, threads, memory_limit, temp_dir)
-    register(con)
-    loaded = inputs.load(con, recs, rels, cols, recs_format, rels_format)
     try:
-        return _run(con, options, loaded, cols.user, per_user, batch_users)
-    except duckdb.Error as exc:
-        raise InputError(_message(exc, loaded)) from None
+        result, notes = run(recs, rels, k, per_user=per_user, con=con, **options)
+    except InputError as exc:
+        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
+    for note in notes:
+        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=2)
+    return result
 
 
-def _configure(con, threads, memory_limit, temp_dir) -> None:
-    """DuckDB's own limits: worker threads, memory before spilling, and where to spill."""
-    settings = {"threads": threads, "memory_limit": memory_limit, "temp_directory": temp_dir}
-    for name, value in settings.items():
-        if value is None:
-            continue
+evaluate.__signature__ = inspect.Signature(
+    [inspect.Parameter("recs", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     inspect.Parameter("rels", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     inspect.Parameter("k", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                       default=registry.BY_NAME["k"].default),
+     inspect.Parameter("per_user", inspect.Parameter.KEYWORD_ONLY, default=True),
+     inspect.Parameter("con", inspect.Parameter.KEYWORD_ONLY, default=None)]
+    + [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
+       for p in registry.PYTHON if p.name != "k"],
+    return_annotation=Evaluation)
+
+
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
+        **given) -> tuple[Evaluation, list]:
+    """evaluate() with its messages in the command line's words: returns the evaluation and the
+    notes (warnings) of the run."""
+    known = {p.name for p in registry.PYTHON}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]}=: the options are "
+                         f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
+    metric = {name: value for name, value in given.items()
+              if registry.BY_NAME[name].group == "metric"}
+    options = Options(k=k, **metric)
+    settings = registry.check_settings(given)
+    cols = inputs.Columns.given(**settings)
+    owner = con if con is not None else duckdb.connect()
+    with _borrowed(owner, settings) as work:
+        progress.watch(work)
+        register(work)
+        progress.step("reading the inputs")
+        loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
+                             settings["rels_format"])
         try:
-            con.execute(f"SET {name} = {inputs.literal(str(value))}")
+            result = _run(work, options, loaded, cols.user, per_user, settings["batch_users"])
+            notes = _notes(work, options, loaded)
         except duckdb.Error as exc:
-            flag = {"temp_directory": "temp_dir"}.get(name, name)
-            raise InputError(f"{flag} {value!r}: {str(exc).strip().splitlines()[0]}",
-                             usage=True) from None
+            raise InputError(_message(exc, loaded)) from None
+    return result, notes
+
+
+# the connection's own limits, with the option that sets each
+LIMITS = {"threads": "threads", "memory_limit": "memory_limit", "temp_dir": "temp_directory"}
+
+
+@contextmanager
+def _borrowed(con, settings):
+    """A cursor of `con` for one run, with DuckDB's limits set as asked. DuckDB's limits belong to
+    the whole database, so each one set is put back afterwards; the cursor's temporary views,
+    tables and macros go when it closes, so none of the caller's objects is touched."""
+    changed = {}
+    try:
+        for option, setting in LIMITS.items():
+            value = settings.get(option)
+            if value is None:
+                continue
+            changed[setting] = _setting(con, setting)
+            try:
+                con.execute(f"SET {setting} = {inputs.literal(str(value))}")
+            except duckdb.Error as exc:
+                flag = registry.BY_NAME[option].option
+                raise InputError(f"{flag} {value!r}: {duckdb_message(exc)}", usage=True) from None
+        work = con.cursor()
+        try:
+            yield work
+        finally:
+            work.close()
+    finally:
+        for setting, value in changed.items():
+            _restore(con, setting, value)
+
+
+def _setting(con, name: str) -> str:
+    (value,), = con.sql(f"SELECT current_setting({inputs.literal(name)})::VARCHAR").fetchall()
+    return value
+
+
+def _restore(con, name: str, value: str) -> None:
+    """Put a setting back as DuckDB showed it. DuckDB shows a memory limit cut to one decimal of
+    its unit (3GB shows as 2.7 GiB): the default is put back exactly, any other limit as the
+    middle of what it showed, which shows the same."""
+    con.execute(f"RESET {name}")
+    if _setting(con, name) == value:
+        return
+    found = re.fullmatch(r"([\d.]+) ?([A-Za-z]+)", value) if name == "memory_limit" else None
+    if found and "." in found.group(1):
+        decimals = len(found.group(1).split(".")[1])
+        value = f"{float(found.group(1)) + 0.5 * 10 ** -decimals:.{decimals + 1}f} {found.group(2)}"
+    con.execute(f"SET {name} = {inputs.literal(value)}")
+
+
+def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
+    """What the run should tell its caller: ids compared as text (and how many users matched),
+    gain map levels that never occur in the judgments."""
+    notes = []
+    if loaded.as_text:
+        (matched, judged), = con.sql(
+            "SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
+            "FROM (SELECT user_id, bool_or(has_judgments) AS judged, "
+            "bool_or(has_ranking) AS ranked "
+            "FROM ndcg_all GROUP BY user_id)").fetchall()
+        (kind, left, right), *more = loaded.as_text
+        kinds = ", ".join([f"{kind} ids are {left} in the {loaded.recs_what} and {right} in the "
+                           f"{loaded.rels_what}"]
+                          + [f"{kind} ids {left} and {right}" for kind, left, right in more])
+        notes.append(f"{kinds}: compared as text, so '001' and '1' differ; {matched} of the "
+                     f"{judged} users of the relevance data have recommendations")
+    if options.gain_map:
+        levels = [level for level, _ in options.gain_map]
+        (found,), = con.sql(f"SELECT list(DISTINCT relevance::DOUBLE ORDER BY relevance::DOUBLE) "
+                            f"FROM ndcg_rels WHERE relevance::DOUBLE IN "
+                            f"({', '.join(repr(level) for level in levels)})").fetchall()
+        unseen = [level for level in levels if level not in (found or [])]
+        if unseen:
+            shown = ", ".join(f"{level:g}" for level in unseen)
+            notes.append(f"the gain map (--gain-map) lists level{'s' if len(unseen) > 1 else ''} "
+                         f"{shown}, which never occur{'' if len(unseen) > 1 else 's'} in the "
+                         f"{loaded.rels_what}: check the map and the relevance values")
+    return notes
 
 
 def _message(exc: Exception, loaded: inputs.Loaded) -> str:
@@ -79,32 +181,57 @@ def _message(exc: Exception, loaded: inputs.Loaded) -> str:
     text = str(exc).strip().splitlines()[0]
     found = re.search(r"ndcg-duck: (recommendations|relevance): (.*)", text)
     if found is None:
+        if "ndcg-duck: " in text:  # a check that names its own file (the TREC readers)
+            return duckdb_message(exc)
         return f"evaluation failed: {text}"
     what = loaded.recs_what if found.group(1) == "recommendations" else loaded.rels_what
     return f"{what}: {found.group(2)}"
 
 
-def scores_sql(options: Options, layout: str) -> str:
-    """The ndcg_scores query (evaluated users and their scores) over the views inputs.load made."""
-    return (f"WITH {options.ranked_cte(layout)} SELECT * FROM ndcg_scores('ndcg_ranked_', "
-            f"'ndcg_rels', {options.user_scores_args(layout)}, {options.evaluated_args()})")
+def _zero_ideal(con, options: Options) -> dict:
+    """How many users with a judgment (and, with missing 'skip', recommendations) have an ideal
+    DCG of 0: scored 0 with empty 'zero', left out with 'skip'. Counted over the per-user scores
+    the run already has."""
+    keep = "" if options.missing == "zero" else " AND has_ranking"
+    (count,), = con.sql(f"SELECT count(DISTINCT user_id) FROM ndcg_all "
+                        f"WHERE has_judgments{keep} AND idcg = 0").fetchall()
+    return {"users_with_zero_ideal_dcg": count}
+
+
+def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
+                    rels: str = "ndcg_rels") -> str:
+    """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
+    (user_id, item_id, relevance): their ranking edge and the judgments edge, then
+    ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
+    has_ranking)."""
+    return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
+            f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()})) "
+            f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judgments_', "
+            f"{options.user_scores_args(layout)})")
+
+
+def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
+                append: bool = False) -> None:
+    """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
+    tables or registered Arrow tables, with the columns inputs.load gives them) into the table
+    `into` (created, or appended to), one row per user and cutoff with the has_judgments and
+    has_ranking flags. Every user's rows from both inputs must be in the same call; coverage, means and the
+    per-user table are the whole dataset's steps, in _run."""
+    into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
+    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels)}")
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
          batch_users: Optional[int]) -> Evaluation:
-    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    ranked = options.ranked_cte(loaded.layout, recs="ndcg_recs_batch")
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
-    for number, users in enumerate(ranges):
+    progress.step("scoring users")
+    for number, users in enumerate(progress.batches(ranges)):
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
-        con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged_batch AS "
-                    "FROM ndcg_judged_checked('ndcg_rels_batch')")
-        into = "CREATE OR REPLACE TEMP TABLE ndcg_all AS" if number == 0 else "INSERT INTO ndcg_all"
-        con.execute(f"{into} WITH {ranked} FROM ndcg_user_scores('ndcg_ranked_', "
-                    f"'ndcg_judged_batch', {options.user_scores_args(loaded.layout)})")
+        score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
+                    append=number > 0)
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
     (judged, unranked, unjudged), = con.sql(
@@ -118,6 +245,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     summary = {f"ndcg@{label(k)}": means.get(k) for k in options.k}
     summary.update(users=users, users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
+    summary.update(_zero_ideal(con, options))
     table = con.sql(_wide_sql(options, user_col)).to_arrow_table() if per_user else None
     return Evaluation(summary, table)
 
@@ -125,7 +253,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
 def _no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
     (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
-    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_judged").fetchall()
+    (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_rels").fetchall()
     return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
             f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
             f"--user-col and that both files use the same ids")

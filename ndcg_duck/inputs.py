@@ -3,45 +3,73 @@
 After loading, `ndcg_recs` holds the recommendations in one of three layouts (user_id, items),
 (user_id, item_id, rank) or (user_id, item_id, score), and `ndcg_rels` holds the judgments as
 (user_id, item_id, relevance). Column names are the user's; ids keep their types unless the two
-inputs disagree, in which case both sides are compared as text.
+inputs disagree, in which case both sides are compared as text (and the run says so).
+
+Which columns are used, in this order (a column named by an option must exist):
+- recommendations: a list column (--items-col) makes the nested layout; otherwise long rows
+  (--item-col) ordered by the column named with --rank-col or --score-col, or else by the one
+  of `rank` and `score` that exists (both existing, unnamed, is an error that asks which);
+- relevance: long rows (--item-col) with the relevance column (--relevance-col); a file of only
+  the user and item columns counts every row as relevance 1, and a file with other columns but
+  no relevance column is an error; otherwise lists of relevant items (--items-col, binary).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
 
-from .errors import InputError
+from .errors import InputError, duckdb_message
+from .options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
 
-FORMATS = ("parquet", "csv", "json", "trec")
 EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",
     ".csv": "csv", ".tsv": "csv",
     ".json": "json", ".jsonl": "json", ".ndjson": "json",
 }
+COMPRESSED = (".gz", ".zst")
 READERS = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}
 # TREC text files: a run (recommendations) or qrels (relevance), read by the macros of
 # sql/ndcg_trec.sql into user_id, item_id and score or relevance.
 TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
                 "relevance": ("ndcg_trec_qrels", "relevance")}
+TREC_FORMS = {"recommendations": ("run", "query Q0 doc rank score tag"),
+              "relevance": ("qrels", "query iteration doc relevance")}
 TEXT_TYPES = ("VARCHAR",)
 NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$")
+FILE_COLUMN = "ndcg_file_"  # the file each row came from, for inputs of several files
+FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
+ROLES = ("user", "item", "items", "rank", "score", "relevance")
 
 
 @dataclass(frozen=True)
 class Columns:
-    """The column names in the user's files; one name serves both files."""
+    """The column names in the user's files; one name serves both files. `named` holds the roles
+    ('user', 'relevance', ...) whose name the caller gave: such a column must exist."""
 
-    user: str = "user_id"
-    item: str = "item_id"
-    items: str = "items"
-    rank: str = "rank"
-    score: str = "score"
-    relevance: str = "relevance"
+    user: str = BY_NAME["user_col"].shown
+    item: str = BY_NAME["item_col"].shown
+    items: str = BY_NAME["items_col"].shown
+    rank: str = BY_NAME["rank_col"].shown
+    score: str = BY_NAME["score_col"].shown
+    relevance: str = BY_NAME["relevance_col"].shown
+    named: frozenset = field(default_factory=frozenset)
+
+    def __post_init__(self):  # None, as the command line passes a column not named: the default
+        for role in ROLES:
+            if getattr(self, role) is None:
+                object.__setattr__(self, role, BY_NAME[f"{role}_col"].shown)
+
+    @classmethod
+    def given(cls, **names) -> "Columns":
+        """Columns from evaluate()'s keywords (user_col=...; None: not named, the default)."""
+        chosen = {role: names.get(f"{role}_col") for role in ROLES}
+        return cls(**{role: name for role, name in chosen.items() if name is not None},
+                   named=frozenset(role for role, name in chosen.items() if name is not None))
 
 
 def ident(name: str) -> str:
@@ -60,80 +88,205 @@ def _element(sql_type: str) -> str:
     return re.sub(r"\[\d*\]$", "", sql_type)
 
 
-FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
-
-
-def format_of(path: str, fmt: str | None, role: str) -> str:
-    if fmt:
-        return fmt
-    suffixes = [s.lower() for s in Path(path).suffixes if s.lower() not in (".gz", ".zst")]
-    fmt = EXTENSIONS.get(suffixes[-1] if suffixes else "")
-    if fmt is None:
-        raise InputError(
-            f"cannot tell the format of {role} file {path} from its extension; "
-            f"use a .parquet, .csv or .json name, or {FORMAT_FLAGS[role]}", usage=True)
-    return fmt
-
+# --- finding the files and their format ----------------------------------------------------------
 
 def _has_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
-def attach_source(con, source, name: str, fmt: str | None, role: str,
-                  cols: Columns = Columns()) -> tuple[str, bool]:
-    """Make `source` (a path, DuckDB relation, Arrow table or pandas/polars DataFrame) the view
-    or table `name` in `con`. A TREC file's columns get the names in `cols`. Returns a
-    description of the source for messages, and whether its rows can be counted without
-    parsing it (Parquet, or data in memory)."""
-    if isinstance(source, (str, Path)):
-        path = str(source)
-        if not _has_glob(path) and not Path(path).exists():
-            raise InputError(f"{role} file {path} does not exist")
-        fmt = format_of(path, fmt, role)
-        if fmt == "trec":
-            reader, value = TREC_READERS[role]
-            select = (f"user_id AS {ident(cols.user)}, item_id AS {ident(cols.item)}, "
-                      f"{value} AS {ident(getattr(cols, value))}")
-        else:
-            reader, select = READERS[fmt], "*"
+def _hidden(path: Path, top: Path) -> bool:
+    """Spark's _SUCCESS and _committed files, .crc checksums and other hidden files."""
+    return any(part.startswith((".", "_")) for part in path.relative_to(top).parts)
+
+
+def _extension_format(path: str):
+    suffixes = [s.lower() for s in Path(path).suffixes if s.lower() not in COMPRESSED]
+    return EXTENSIONS.get(suffixes[-1] if suffixes else "")
+
+
+def _trec_kind(path: str):
+    """'run' or 'qrels' when most of the first 20 lines of the text file at `path` have that
+    shape: a run `query Q0 doc rank score tag`, qrels `query iteration doc relevance`."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return None
+    if b"\0" in head:
+        return None
+    lines = head.decode("utf-8", "replace").splitlines()
+    if len(head) == 65536:
+        lines = lines[:-1]  # the last line may be cut
+    lines = [words for words in (line.split() for line in lines) if words][:20]
+    if not lines:
+        return None
+
+    def number(text):
         try:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {select} "
-                        f"FROM {reader}({literal(path)})")
-        except duckdb.Error as exc:
-            raise InputError(f"cannot read {role} file {path}: {_first_line(exc)}") from None
-        return f"{role} file {path}", fmt == "parquet"
+            float(text)
+            return True
+        except ValueError:
+            return False
+
+    # most of the first lines have the shape (a bad line is the reader's to report)
+    runs = sum(len(w) >= 6 and number(w[3]) and number(w[4]) for w in lines)
+    qrels = sum(len(w) == 4 and number(w[1]) and number(w[3]) for w in lines)
+    for kind, count in (("run", runs), ("qrels", qrels)):
+        if count * 5 >= len(lines) * 4:
+            return kind
+    return None
+
+
+def format_of(path: str, fmt: str | None, role: str, sample: str | None = None) -> str:
+    """The format of the file(s) at `path`: the one given, the extension's, or TREC when the
+    extension says nothing and the content (of `sample`, one of the files) is a TREC run or
+    qrels."""
+    if fmt:
+        return fmt
+    found = _extension_format(sample or path)
+    if found:
+        return found
+    kind = _trec_kind(sample or path)
+    want, form = TREC_FORMS[role]
+    if kind == want:
+        return "trec"
+    if kind is not None:
+        other = "recommendations" if role == "relevance" else "relevance"
+        raise InputError(f"{role} file {sample or path} looks like TREC {kind} ("
+                         f"{TREC_FORMS[other][1]}), not a TREC {want} ({form}): give the "
+                         f"recommendations first, then the relevance judgments", usage=True)
+    raise InputError(
+        f"cannot tell the format of {role} file {sample or path} from its extension or its "
+        f"content; use a .parquet, .csv or .json name, or {FORMAT_FLAGS[role]}", usage=True)
+
+
+def _directory_files(folder: Path, fmt: str | None, role: str) -> tuple[list[str], str]:
+    """The data files of a directory (read as one dataset, like a Spark output), and their
+    format."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+    if not files:
+        raise InputError(f"{role} directory {folder} holds no data files: give a file, a glob "
+                         f"or a directory of .parquet, .csv or .json files")
+    if fmt is None:
+        formats = {_extension_format(str(p)) for p in files}
+        if len(formats) == 1 and None not in formats:
+            fmt = formats.pop()
+        elif formats == {None}:
+            fmt = format_of(str(files[0]), None, role)
+        else:
+            kinds = sorted(f".{p.suffix.lstrip('.') or '(none)'}" for p in files)
+            raise InputError(f"{role} directory {folder} holds files of more than one kind "
+                             f"({', '.join(dict.fromkeys(kinds))}): give a glob such as "
+                             f"'{folder}/**/*.parquet', or {FORMAT_FLAGS[role]}", usage=True)
+    if fmt != "trec":
+        matching = [p for p in files if _extension_format(str(p)) == fmt]
+        files = matching or files
+    return [str(p) for p in files], fmt
+
+
+def _glob_files(con, path: str) -> list[str]:
+    try:
+        return [row[0] for row in con.sql(f"SELECT file FROM glob({literal(path)}) "
+                                          f"ORDER BY file").fetchall()]
+    except duckdb.Error:
+        return []
+
+
+class Source(NamedTuple):
+    what: str  # how messages name it: "recommendations file x.csv"
+    countable: bool  # Parquet or in memory: counting its rows costs next to nothing
+    files: list  # the files it reads, when more than one: [] otherwise
+    reader: str  # SQL that reads it with a FILE_COLUMN, when `files` is not empty
+
+
+def attach_source(con, source, name: str, fmt: str | None, role: str,
+                  cols: Columns = Columns()) -> Source:
+    """Make `source` (a path, glob, directory, DuckDB relation, Arrow table or pandas/polars
+    DataFrame) the view or table `name` in `con`. A TREC file's columns get the names in
+    `cols`."""
+    if isinstance(source, (str, Path)):
+        return _attach_path(con, str(source), name, fmt, role, cols)
     try:
         if isinstance(source, duckdb.DuckDBPyRelation):
             source = source.to_arrow_table()
         elif type(source).__module__.split(".")[0] == "polars":
             source = source.to_arrow()
         con.register(name, source)
-    except Exception as exc:  # duckdb raises several types for objects it cannot scan
+    except Exception:  # duckdb raises several types for objects it cannot scan
         raise InputError(f"cannot use {role} of type {type(source).__name__}: pass a path, a "
                          f"DuckDB relation, an Arrow table or a pandas/polars DataFrame") from None
-    return f"{role} ({type(source).__name__})", True
+    return Source(f"{role} ({type(source).__name__})", True, [], "")
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0]
+def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> Source:
+    what = f"{role} file {path}"
+    if Path(path).is_dir():
+        files, fmt = _directory_files(Path(path), fmt, role)
+        what = f"{role} directory {path}"
+        target = "[" + ", ".join(literal(f) for f in files) + "]"
+    elif _has_glob(path):
+        files = _glob_files(con, path)
+        if not files:
+            raise InputError(f"{role} glob {path} matches no file")
+        fmt = format_of(path, fmt, role, sample=files[0])
+        target = literal(path)
+    elif not Path(path).exists():
+        raise InputError(f"{role} file {path} does not exist")
+    else:
+        files = [path]
+        fmt = format_of(path, fmt, role)
+        target = literal(path)
+    if fmt == "trec":
+        reader, value = TREC_READERS[role]
+        select = (f"user_id AS {ident(cols.user)}, item_id AS {ident(cols.item)}, "
+                  f"{value} AS {ident(getattr(cols, value))}")
+        by_file = (f"SELECT words[1] AS {ident(cols.user)}, filename AS {FILE_COLUMN} "
+                   f"FROM ndcg_trec_words({target})")
+    else:
+        reader, select = READERS[fmt], "*"
+        by_file = f"SELECT * FROM {reader}({target}, filename = {literal(FILE_COLUMN)})"
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {select} "
+                    f"FROM {reader}({target})")
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {what}: {_read_problem(exc, fmt)}") from None
+    return Source(what, fmt == "parquet", files if len(files) > 1 else [], by_file)
+
+
+def _read_problem(exc: Exception, fmt: str) -> str:
+    text = duckdb_message(exc)
+    if fmt == "parquet" and re.search(r"magic bytes|too small to be a Parquet file", text, re.I):
+        return "not a Parquet file, or corrupt or truncated (" + text + ")"
+    return text
 
 
 def _schema(con, name: str, what: str) -> dict:
     try:
         return {row[0]: row[1] for row in con.sql(f"DESCRIBE {name}").fetchall()}
     except duckdb.Error as exc:
-        raise InputError(f"cannot read {what}: {_first_line(exc)}") from None
+        raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
+
+
+def _found(schema: dict) -> str:
+    return ", ".join(schema) or "none"
 
 
 def _need(schema: dict, column: str, what: str, flag: str) -> None:
     if column not in schema:
-        found = ", ".join(schema) or "none"
+        found = _found(schema)
         if len(schema) == 1 and any(sep in found for sep in ",;\t|"):
             raise InputError(f"{what}: its rows could not be split into columns (one column "
                              f"found: {found}); check that every row has the same number of "
                              f"fields")
         raise InputError(f"{what}: no column {column!r} (columns found: {found}); "
                          f"name it with {flag}")
+
+
+def _missing_named(schema: dict, cols: Columns, role: str, what: str) -> InputError:
+    """A column the caller named, absent where it is needed."""
+    column, flag = getattr(cols, role), BY_NAME[f"{role}_col"].option
+    return InputError(f"{what}: no column {column!r}, named by {flag} (columns found: "
+                      f"{_found(schema)}); check {flag}")
 
 
 def _need_number(schema: dict, column: str, what: str) -> None:
@@ -143,39 +296,66 @@ def _need_number(schema: dict, column: str, what: str) -> None:
 
 
 def recs_layout(schema: dict, cols: Columns, what: str) -> str:
-    """Which layout the recommendations are in: 'lists', 'ranks' or 'scores'."""
+    """Which layout the recommendations are in: 'lists', 'ranks' or 'scores'. A column named by
+    the caller must exist where it is used (the rank or score of long rows)."""
     _need(schema, cols.user, what, "--user-col")
-    if cols.items in schema:
+    if cols.items in schema and not ("item" in cols.named and cols.item in schema):
         if not _is_list(schema[cols.items]):
             raise InputError(f"{what}: column {cols.items!r} is {schema[cols.items]}, not a list "
                              f"of item ids; give lists, or long rows with --item-col and "
                              f"--rank-col or --score-col")
         return "lists"
     if cols.item not in schema:
-        found = ", ".join(schema)
         raise InputError(f"{what}: no column {cols.items!r} (a list of item ids) or {cols.item!r} "
-                         f"(one item per row) (columns found: {found}); name it with "
+                         f"(one item per row) (columns found: {_found(schema)}); name it with "
                          f"--items-col or --item-col")
-    for layout, column in (("ranks", cols.rank), ("scores", cols.score)):
-        if column in schema:
-            _need_number(schema, column, what)
-            return layout
-    raise InputError(f"{what}: long rows need a column {cols.rank!r} or {cols.score!r} "
-                     f"(columns found: {', '.join(schema)}); name it with --rank-col or --score-col")
+    named = [role for role in ("rank", "score") if role in cols.named]
+    if len(named) == 2:
+        raise InputError(f"{what}: --rank-col and --score-col both given: name only the column "
+                         f"that orders each user's items", usage=True)
+    for role in named:
+        if getattr(cols, role) not in schema:
+            raise _missing_named(schema, cols, role, what)
+    present = named or [role for role in ("rank", "score") if getattr(cols, role) in schema]
+    if len(present) == 2:
+        raise InputError(f"{what}: has both a {cols.rank!r} and a {cols.score!r} column: say "
+                         f"which one orders each user's items, with --rank-col {cols.rank!r} "
+                         f"or --score-col {cols.score!r}", usage=True)
+    if not present:
+        raise InputError(f"{what}: long rows need a column {cols.rank!r} or {cols.score!r} "
+                         f"(columns found: {_found(schema)}); name it with --rank-col or "
+                         f"--score-col")
+    role = present[0]
+    _need_number(schema, getattr(cols, role), what)
+    return "ranks" if role == "rank" else "scores"
 
 
 def rels_layout(schema: dict, cols: Columns, what: str) -> str:
-    """Which layout the judgments are in: 'long' (with or without relevance) or 'lists'."""
+    """Which layout the judgments are in: 'long' (with a relevance column), 'binary' (long rows
+    of only the user and item: each counts 1) or 'lists'. A relevance column named by the caller
+    must exist; a file with columns other than the user and item but no relevance column is an
+    error (a typo, another name for it, or the recommendations given as judgments)."""
     _need(schema, cols.user, what, "--user-col")
     if cols.item in schema:
         if cols.relevance in schema:
             _need_number(schema, cols.relevance, what)
-        return "long"
+            return "long"
+        if "relevance" in cols.named:
+            raise _missing_named(schema, cols, "relevance", what)
+        others = [name for name in schema if name not in (cols.user, cols.item)]
+        if not others:
+            return "binary"
+        numeric = [name for name in others if NUMBER.match(schema[name])]
+        hint = (f" ({numeric[0]!r} looks numeric: --relevance-col {numeric[0]!r}?)"
+                if numeric else "")
+        raise InputError(f"{what}: no relevance column {cols.relevance!r} (columns found: "
+                         f"{_found(schema)}); name it with --relevance-col{hint}. Only a file "
+                         f"of just the user and item columns counts every row as relevant")
     if cols.items in schema and _is_list(schema[cols.items]):
         return "lists"
     raise InputError(f"{what}: no column {cols.item!r} (one judged item per row) or "
                      f"{cols.items!r} (a list of relevant items) (columns found: "
-                     f"{', '.join(schema)}); name it with --item-col or --items-col")
+                     f"{_found(schema)}); name it with --item-col or --items-col")
 
 
 class Loaded(NamedTuple):
@@ -183,33 +363,39 @@ class Loaded(NamedTuple):
     recs_what: str  # how messages name the recommendations, e.g. "recommendations file x.csv"
     rels_what: str
     recs_countable: bool  # Parquet or in memory: counting its rows costs next to nothing
+    as_text: tuple = ()  # ids compared as text: (kind, type in recs, type in rels) for each
 
 
 def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
          require_rows: bool = True) -> Loaded:
     """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns.
     require_rows=False accepts an input without rows (the Spark engine's share of a worker)."""
-    recs_what, countable = attach_source(con, recs, "ndcg_recs_src", recs_format,
-                                         "recommendations", cols)
-    rels_what, _ = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
+    recs_src = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
+    rels_src = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
+    recs_what, rels_what = recs_src.what, rels_src.what
     for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
         try:
             empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
         except duckdb.Error as exc:
-            raise InputError(f"cannot read {what}: {_first_line(exc)}") from None
+            raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
         if empty and require_rows:
             raise InputError(f"{what} has no rows: nothing to evaluate")
     recs_schema = _schema(con, "ndcg_recs_src", recs_what)
     rels_schema = _schema(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)
     rels_kind = rels_layout(rels_schema, cols, rels_what)
+    if recs_src.files:
+        _one_file_per_user(con, recs_src, cols)
 
     recs_item = (_element(recs_schema[cols.items]) if layout == "lists"
                  else recs_schema[cols.item])
-    rels_item = (rels_schema[cols.item] if rels_kind == "long"
-                 else _element(rels_schema[cols.items]))
+    rels_item = (_element(rels_schema[cols.items]) if rels_kind == "lists"
+                 else rels_schema[cols.item])
     user_text = _as_text(recs_schema[cols.user], rels_schema[cols.user])
     item_text = _as_text(recs_item, rels_item)
+    as_text = tuple((kind, left, right) for kind, text, left, right in (
+        ("user", user_text, recs_schema[cols.user], rels_schema[cols.user]),
+        ("item", item_text, recs_item, rels_item)) if text)
 
     user = _id(cols.user, user_text)
     if layout == "lists":
@@ -221,8 +407,8 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
                 f"{ident(order)} AS {layout[:-1]}")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs AS SELECT {body} FROM ndcg_recs_src")
 
-    if rels_kind == "long":
-        relevance = ident(cols.relevance) if cols.relevance in rels_schema else "1"
+    if rels_kind in ("long", "binary"):
+        relevance = ident(cols.relevance) if rels_kind == "long" else "1"
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels AS SELECT {user} AS user_id, "
                     f"{_id(cols.item, item_text)} AS item_id, {relevance} AS relevance "
                     f"FROM ndcg_rels_src")
@@ -232,7 +418,25 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
                     f"{items} AS items FROM ndcg_rels_src")
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
-    return Loaded(layout, recs_what, rels_what, countable)
+    return Loaded(layout, recs_what, rels_what, recs_src.countable, as_text)
+
+
+def _one_file_per_user(con, source: Source, cols: Columns) -> None:
+    """Recommendations read from several files: each user's rows must come from one of them, or
+    a glob that matches two runs would silently evaluate their union."""
+    user = ident(cols.user)
+    try:
+        rows = con.sql(f"SELECT {user}::VARCHAR, min({FILE_COLUMN}), max({FILE_COLUMN}) "
+                       f"FROM ({source.reader}) GROUP BY {user} "
+                       f"HAVING min({FILE_COLUMN}) <> max({FILE_COLUMN}) LIMIT 1").fetchall()
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {source.what}: {duckdb_message(exc)}") from None
+    if rows:
+        (who, first, second), = rows
+        raise InputError(f"{source.what}: user {who} appears in more than one of its "
+                         f"{len(source.files)} files ({first} and {second}): if they are two "
+                         f"runs, evaluate each on its own; if they are parts of one run, give "
+                         f"each user's rows in one file")
 
 
 def _as_text(left: str, right: str) -> bool:

@@ -1,25 +1,31 @@
-"""Evaluation options, their checks, and the one place they become SQL macro arguments."""
+"""The one option registry: every option's name, default, allowed values and help, in PARAMS.
+
+PARAMS drives the click options of `ndcg-duck eval` (cli.py), the keyword arguments of
+`evaluate()` and the checked `Options` it builds, and the named arguments the SQL macros get
+(`Options.sql_args`). Adding an option is adding one `Param` below (and, for a metric option,
+using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of allowed
+values (their `ndcg_option(...)` calls) agree with `choices` here.
+"""
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Union
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from .errors import InputError
 
-GAINS = ("linear", "exponential", "binary")
-MISSING = ("zero", "skip")
-EMPTY = ("zero", "skip")
-IDCG_CUTOFFS = ("k", "list")
-DUPLICATES = ("error", "first")
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+FORMATS = ("parquet", "csv", "json", "trec")
 RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
                  "scores": "ndcg_ranked_scores"}
-TIES = ("trec", "average")
-TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 Cutoff = Optional[int]  # None means no cutoff ("all")
 
+
+# --- values that need more than a list of choices -----------------------------------------------
 
 def parse_cutoffs(values: Union[str, int, None, Iterable[Union[str, int, None]]]) -> tuple:
     """Cutoffs from ints, 'all', 'trec' or comma lists of them, in order, without repeats."""
@@ -98,65 +104,285 @@ def _number(text) -> float:
     return number
 
 
+def _whole(name: str, minimum: int = 1):
+    def check(value):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise InputError(f"{name} {value!r} is not an integer >= {minimum}", usage=True)
+        return value
+    return check
+
+
+def _relevance_level(value):
+    if value is None:
+        return None
+    try:
+        return _number(value)
+    except (TypeError, ValueError):
+        raise InputError(f"min_relevance {value!r} is not a number", usage=True) from None
+
+
+def _existing_dir(value):
+    if value is None:
+        return None
+    if not Path(value).is_dir():
+        raise InputError(f"--temp-dir {str(value)!r} is not an existing directory: create it "
+                         f"first", usage=True)
+    return str(value)
+
+
+def _text(name: str):
+    def check(value):
+        if value is not None and not isinstance(value, (str, Path)):
+            raise InputError(f"{name} {value!r} is not text", usage=True)
+        return None if value is None else str(value)
+    return check
+
+
+# --- SQL literals --------------------------------------------------------------------------------
+
+def _sql_text(value) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _sql_bool(value) -> str:
+    return "true" if value else "false"
+
+
+def _sql_int(value) -> str:
+    return "NULL" if value is None else str(int(value))
+
+
+def _sql_number(value) -> str:
+    return "NULL" if value is None else repr(float(value))
+
+
+def _sql_cutoffs(ks) -> str:
+    """The cutoffs as a SQL list literal; NULL stands for 'all'."""
+    return "[" + ", ".join("NULL" if k is None else str(int(k)) for k in ks) + "]::BIGINT[]"
+
+
+def _sql_gain_map(pairs) -> str:
+    """The gain map as a SQL MAP(DOUBLE, DOUBLE) literal, or NULL."""
+    if pairs is None:
+        return "NULL"
+    levels = ", ".join(repr(level) for level, _ in pairs)
+    gains = ", ".join(repr(gain) for _, gain in pairs)
+    return f"MAP([{levels}]::DOUBLE[], [{gains}]::DOUBLE[])"
+
+
+# --- the registry --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Param:
+    """One option. `name` is the Python keyword (and the SQL argument unless `sql_name` says
+    otherwise); `flag` the CLI spelling (default: --name-with-dashes). `group` places it: 'metric'
+    options are what `Options` holds; 'columns', 'formats' and 'engine' go to evaluate() too;
+    'output' ones are the CLI's alone. `sql` names the macro argument list it joins ('scores':
+    ndcg_user_scores; 'judgments': ndcg_judgments, the judgments edge; 'evaluated':
+    ndcg_evaluated; None: not passed as is).
+    `choices` are the allowed values; `check` turns a given value into the checked one or raises
+    InputError; `shown` is the default as help shows it when `default` is None."""
+
+    name: str
+    group: str
+    help: str
+    default: Any = None
+    choices: tuple = ()
+    kind: str = "value"  # 'value', 'int' (>= 1), 'float', 'flag' (on/off), 'multiple' (-k)
+    check: Optional[Callable] = None
+    sql: Optional[str] = None
+    sql_name: Optional[str] = None
+    to_sql: Callable = _sql_text
+    flag: Optional[str] = None
+    short: Optional[str] = None
+    metavar: Optional[str] = None
+    shown: Optional[str] = None
+    cli: bool = True
+    python: bool = True
+
+    @property
+    def option(self) -> str:
+        """How the CLI spells it."""
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    def checked(self, value):
+        if self.choices and value not in self.choices:
+            raise InputError(f"{self.name} {value!r} is not one of: {', '.join(self.choices)}",
+                             usage=True)
+        if self.kind == "flag" and not isinstance(value, bool):
+            raise InputError(f"{self.name} {value!r} is not True or False", usage=True)
+        return self.check(value) if self.check else value
+
+
+COLUMN_HELP = "(one name serves both files)."
+
+PARAMS = (
+    # what to compute
+    Param("k", "metric", default=10, kind="multiple", check=parse_cutoffs, sql="scores",
+          sql_name="ks", to_sql=_sql_cutoffs, flag="-k", metavar="K[,K...]", shown="10",
+          help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
+               "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
+    Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
+          sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
+    Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=_sql_gain_map,
+          metavar="LEVEL=GAIN[,...]",
+          help="Gains for listed relevance levels, e.g. 1=3,2=9,4=4.5 (trec_eval's "
+               "ndcg.1=3,...); other levels gain by --gain. A level that never occurs in the "
+               "judgments is warned about on stderr."),
+    Param("ties", "metric", default="trec", choices=("trec", "average"), sql="scores",
+          help="Equal scores: order by item id descending (trec_eval), or give each tied item "
+               "the mean discount of the tie (scikit-learn). Scores only."),
+    Param("min_relevance", "metric", kind="float", check=_relevance_level, to_sql=_sql_number,
+          sql="judgments", metavar="R",
+          help="Judgments below R are not relevant: gain 0, out of the ideal list (trec_eval -l, "
+               "ranx rel_lvl). Default: relevance > 0 is relevant."),
+    Param("judged_only", "metric", default=False, kind="flag", sql="scores", to_sql=_sql_bool,
+          help="Take unjudged items (no judgment, or a negative one) out of each ranking before "
+               "scoring (trec_eval -J)."),
+    Param("missing", "metric", default="zero", choices=("zero", "skip"), sql="evaluated",
+          help="Users in RELEVANCE without recommendations: score 0, or leave out."),
+    Param("empty", "metric", default="zero", choices=("zero", "skip"), sql="evaluated",
+          help="Users whose ideal DCG is 0 (nothing relevant): score 0, or leave out. The "
+               "summary counts them either way."),
+    Param("idcg_cutoff", "metric", default="k", choices=("k", "list"), sql="scores",
+          help="Cut the ideal list at k, or at min(k, length of the user's ranking)."),
+    Param("max_depth", "metric", check=_whole("max_depth"), kind="int", to_sql=_sql_int,
+          metavar="N",
+          help="Only the first N items of each ranking count."),
+    Param("unique_judgments", "metric", default=False, kind="flag", sql="judgments",
+          to_sql=_sql_bool,
+          help="The relevance file has at most one row per (user, item): skip the check for "
+               "repeated judgments (faster on large files; a repeat would count twice)."),
+    Param("duplicates", "metric", default="error", choices=("error", "first"),
+          help="An item twice in one ranking: stop with an error, or keep its first occurrence "
+               "(later items move up)."),
+    # where the columns are
+    Param("user_col", "columns", check=_text("user_col"), shown="user_id",
+          help="User id column " + COLUMN_HELP),
+    Param("item_col", "columns", check=_text("item_col"), shown="item_id",
+          help="Item id column, long layouts " + COLUMN_HELP),
+    Param("items_col", "columns", check=_text("items_col"), shown="items",
+          help="List-of-item-ids column, nested layout " + COLUMN_HELP),
+    Param("rank_col", "columns", check=_text("rank_col"), shown="rank",
+          help="Rank column, long recommendations, smallest first " + COLUMN_HELP),
+    Param("score_col", "columns", check=_text("score_col"), shown="score",
+          help="Score column, long recommendations, highest first " + COLUMN_HELP),
+    Param("relevance_col", "columns", check=_text("relevance_col"), shown="relevance",
+          help="Relevance column, long judgments " + COLUMN_HELP),
+    # what the files are
+    Param("recs_format", "formats", choices=(None,) + FORMATS,
+          help="Format of RECS when its extension does not say; trec: a TREC run (recognised "
+               "by its content when the name has no known extension)."),
+    Param("rels_format", "formats", choices=(None,) + FORMATS,
+          help="Format of RELEVANCE when its extension does not say; trec: TREC qrels "
+               "(recognised by content too)."),
+    # how DuckDB runs
+    Param("threads", "engine", check=_whole("threads"), kind="int", metavar="N",
+          help="DuckDB worker threads (the connection's setting is restored after)."),
+    Param("memory_limit", "engine", check=_text("memory_limit"), metavar="SIZE",
+          help="Memory DuckDB may use before it spills to disk, e.g. 4GB."),
+    Param("temp_dir", "engine", check=_existing_dir, metavar="DIR",
+          help="An existing directory where DuckDB spills what does not fit in --memory-limit."),
+    Param("batch_users", "engine", check=_whole("batch_users"), kind="int", metavar="N",
+          help="Evaluate at most N users per query, by ranges of user ids (default: as many as "
+               "the memory limit allows; at most 1000 batches, so N may grow)."),
+    # where to run: the default engine, or Apache Spark (ndcg_duck/spark.py)
+    Param("engine", "spark", default="duckdb", choices=("duckdb", "spark"), python=False,
+          help="Where to evaluate: DuckDB in this process, or Apache Spark (each worker runs the "
+               "same DuckDB macros on its users; needs ndcg-duck[spark] and Java 17+)."),
+    Param("spark_master", "spark", default="local[*]", python=False, metavar="URL",
+          shown="local[*]",
+          help="With --engine spark: the Spark master (local[N], spark://HOST:PORT, yarn, "
+               "k8s://...)."),
+    Param("spark_conf", "spark", default=(), kind="multiple", python=False, metavar="KEY=VALUE",
+          check=lambda pairs: tuple(pairs),
+          help="With --engine spark: a Spark setting, e.g. spark.executor.memory=8g. Repeat "
+               "for more."),
+    # the command line's own
+    Param("per_user", "output", metavar="OUT", python=False,
+          help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl), or to "
+               "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
+               "to stderr). With --engine spark, OUT/ (ending in /) or a URI is a directory of "
+               "Parquet part files that Spark writes."),
+    Param("format", "output", default="table", choices=("table", "json", "csv"), python=False,
+          help="How to print the summary (and the per-user table with --per-user -)."),
+    Param("quiet", "output", default=False, kind="flag", python=False,
+          help="No progress on stderr (progress shows only on a terminal, after 2 seconds)."),
+)
+
+BY_NAME = {param.name: param for param in PARAMS}
+PYTHON = tuple(param for param in PARAMS if param.python)
+
+
+def defaults(group: str) -> dict:
+    return {p.name: p.default for p in PARAMS if p.group == group}
+
+
 def label(k: Cutoff) -> str:
     """How a cutoff appears in metric names: 10 -> '10', None -> 'all'."""
     return "all" if k is None else str(k)
 
 
-@dataclass(frozen=True)
 class Options:
-    """What to compute. Every field is checked on creation."""
+    """What to compute: every 'metric' option of PARAMS, checked on creation, as attributes."""
 
-    k: tuple = (10,)
-    gain: str = "linear"
-    missing: str = "zero"
-    idcg_cutoff: str = "k"
-    empty: str = "zero"
-    max_depth: Optional[int] = None
-    duplicates: str = "error"
-    ties: str = "trec"
-    gain_map: Optional[tuple] = None
-    judged_only: bool = False
-    unique_judgments: bool = False
+    __slots__ = ("_values",)
 
-    def __post_init__(self):
-        object.__setattr__(self, "k", parse_cutoffs(self.k))
-        object.__setattr__(self, "gain_map", parse_gain_map(self.gain_map))
-        for name, allowed in (("gain", GAINS), ("missing", MISSING), ("empty", EMPTY),
-                              ("idcg_cutoff", IDCG_CUTOFFS), ("duplicates", DUPLICATES),
-                              ("ties", TIES)):
-            value = getattr(self, name)
-            if value not in allowed:
-                raise InputError(f"{name} {value!r} is not one of: {', '.join(allowed)}", usage=True)
-        if self.max_depth is not None and (
-                isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int)
-                or self.max_depth < 1):
-            raise InputError(f"max_depth {self.max_depth!r} is not an integer >= 1", usage=True)
-        for name in ("judged_only", "unique_judgments"):
-            if not isinstance(getattr(self, name), bool):
-                raise InputError(f"{name} {getattr(self, name)!r} is not True or False", usage=True)
+    def __init__(self, **given):
+        metric = {p.name: p for p in PARAMS if p.group == "metric"}
+        unknown = sorted(set(given) - set(metric))
+        if unknown:
+            raise InputError(f"unknown option {unknown[0]}=: use one of "
+                             f"{', '.join(metric)}", usage=True)
+        values = {name: param.checked(given.get(name, param.default))
+                  for name, param in metric.items()}
+        object.__setattr__(self, "_values", values)
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Options are read-only")
+
+    def __eq__(self, other):
+        return isinstance(other, Options) and self._values == other._values
+
+    def __hash__(self):
+        return hash(tuple(sorted((k, repr(v)) for k, v in self._values.items())))
+
+    def __repr__(self):
+        return "Options(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+    def value_for(self, name: str, layout: str):
+        """An option's value for a recommendation layout: only a ranking by score has ties."""
+        if name == "ties" and layout != "scores":
+            return "trec"
+        return self._values[name]
+
+    def sql_args(self, macro: str, layout: str = "scores") -> str:
+        """The named arguments (`name := literal`) of every option that joins the argument list
+        `macro` ('judgments', 'scores' or 'evaluated'), for this recommendation layout."""
+        return ", ".join(f"{p.sql_name or p.name} := {p.to_sql(self.value_for(p.name, layout))}"
+                         for p in PARAMS if p.sql == macro)
 
     def ks_sql(self) -> str:
-        """The cutoffs as a SQL list literal; NULL stands for 'all'."""
-        return "[" + ", ".join("NULL" if k is None else str(int(k)) for k in self.k) + "]::BIGINT[]"
+        return _sql_cutoffs(self.k)
 
     def ties_for(self, layout: str) -> str:
-        """Only a ranking by score has ties: lists and ranks are taken as given."""
-        return self.ties if layout == "scores" else "trec"
+        return self.value_for("ties", layout)
+
+    def gain_map_sql(self) -> str:
+        return _sql_gain_map(self.gain_map)
 
     def depth_sql(self, layout: str) -> str:
         """How many items of each ranking to read, as the SQL that ndcg_depth computes."""
-        depth = "NULL" if self.max_depth is None else str(int(self.max_depth))
-        return (f"ndcg_depth({self.ks_sql()}, {depth}, judged_only := "
-                f"{str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}')")
-
-    def gain_map_sql(self) -> str:
-        """The gain map as a SQL MAP(DOUBLE, DOUBLE) literal, or NULL."""
-        if self.gain_map is None:
-            return "NULL"
-        levels = ", ".join(repr(level) for level, _ in self.gain_map)
-        gains = ", ".join(repr(gain) for _, gain in self.gain_map)
-        return f"MAP([{levels}]::DOUBLE[], [{gains}]::DOUBLE[])"
+        return (f"ndcg_depth({self.ks_sql()}, {_sql_int(self.max_depth)}, judged_only := "
+                f"{_sql_bool(self.judged_only)}, ties := '{self.ties_for(layout)}')")
 
     def ranked_cte(self, layout: str, recs: str = "ndcg_recs") -> str:
         """SQL CTEs that end in `ndcg_ranked_`: the ranked items of `recs` (in `layout`) that can
@@ -169,13 +395,48 @@ class Options:
                     f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {depth}))")
         return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {depth}{ties}))"
 
+    def judgments_args(self) -> str:
+        """The named arguments of ndcg_judgments (the judgments edge) for these options."""
+        return self.sql_args("judgments")
+
     def user_scores_args(self, layout: str) -> str:
         """The named arguments of ndcg_user_scores for these options and recommendation layout."""
-        return (f"ks := {self.ks_sql()}, gain := '{self.gain}', "
-                f"idcg_cutoff := '{self.idcg_cutoff}', gain_map := {self.gain_map_sql()}, "
-                f"judged_only := {str(self.judged_only).lower()}, ties := '{self.ties_for(layout)}', "
-                f"unique_judgments := {str(self.unique_judgments).lower()}")
+        return self.sql_args("scores", layout)
 
     def evaluated_args(self) -> str:
         """The named arguments of ndcg_evaluated for these options."""
-        return f"missing := '{self.missing}', empty := '{self.empty}'"
+        return self.sql_args("evaluated")
+
+
+def check_settings(given: Mapping) -> dict:
+    """Every Python keyword of evaluate() except k: known, and checked; missing ones default."""
+    known = {p.name: p for p in PYTHON if p.group != "metric"}
+    return {name: param.checked(given.get(name, param.default)) for name, param in known.items()}
+
+
+# --- messages in the caller's words --------------------------------------------------------------
+
+def _flag_pattern(param: Param) -> re.Pattern:
+    values = "|".join(re.escape(str(c)) for c in param.choices if c is not None)
+    value = rf"(?: (?P<choice>{values})\b| (?P<quoted>'[^']*'))?" if values else \
+        r"(?: (?P<quoted>'[^']*'))?"
+    return re.compile(rf"(?<![\w-]){re.escape(param.option)}(?![\w-]){value}")
+
+
+_PATTERNS = [(p, _flag_pattern(p)) for p in PARAMS if p.python]
+
+
+def in_python_words(message: str) -> str:
+    """A message written for the command line, with each flag said as evaluate()'s keyword:
+    `--user-col` -> `user_col=`, `--duplicates first` -> `duplicates='first'`,
+    `--judged-only` -> `judged_only=True`."""
+    for param, pattern in _PATTERNS:
+        def say(found, param=param):
+            if found.group("quoted"):
+                return f"{param.name}={found.group('quoted')}"
+            choice = found.groupdict().get("choice")
+            if choice:
+                return f"{param.name}={choice!r}"
+            return f"{param.name}=True" if param.kind == "flag" else f"{param.name}="
+        message = pattern.sub(say, message)
+    return message

@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+import sys
+
 import duckdb
 
 from .errors import InputError
@@ -38,20 +40,52 @@ def write_table(table, path: str) -> None:
     check_output_path(path)
     target = Path(path)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    con = duckdb.connect()
     try:
-        con.register("ndcg_out", table)
-        con.execute(f"COPY ndcg_out TO {literal(str(tmp))} {OUTPUT_FORMATS[target.suffix.lower()]}")
+        _copy(table, tmp, OUTPUT_FORMATS[target.suffix.lower()])
         os.replace(tmp, target)
-    except duckdb.Error as exc:
-        raise InputError(f"cannot write {path}: {str(exc).strip().splitlines()[0]}") from None
+    except (duckdb.Error, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            str(exc).strip().splitlines()[0]
+        raise InputError(f"cannot write {path}: {reason}") from None
     finally:
-        con.close()
         if tmp.exists():
             tmp.unlink()
 
 
-def format_summary(summary: dict, fmt: str, missing: str) -> str:
+def _copy(table, path, options: str) -> None:
+    con = duckdb.connect()
+    try:
+        con.register("ndcg_out", table)
+        con.execute(f"COPY ndcg_out TO {literal(str(path))} {options}")
+    finally:
+        con.close()
+
+
+STDOUT_FORMATS = {"csv": ".csv", "json": ".json"}
+
+
+def write_stdout(table, fmt: str, stream=None) -> None:
+    """The per-user table on stdout: CSV (for --format csv or table, the default), or a JSON
+    array (--format json); the same text a .csv or .json --per-user file gets."""
+    stream = stream or sys.stdout
+    suffix = STDOUT_FORMATS.get(fmt, ".csv")
+    folder = Path(os.environ.get("TMPDIR", "/tmp"))
+    tmp = folder / f"ndcg-duck-{os.getpid()}-per-user{suffix}"
+    try:
+        _copy(table, tmp, OUTPUT_FORMATS[suffix])
+        with open(tmp, encoding="utf-8") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), ""):
+                stream.write(chunk)
+        stream.flush()
+    except (duckdb.Error, OSError) as exc:
+        raise InputError(f"cannot write the per-user table to stdout: "
+                         f"{str(exc).strip().splitlines()[0]}") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -> str:
     """The summary as 'table' (for people), 'json' (one object) or 'csv' (metric,value rows)."""
     if fmt == "json":
         return json.dumps(summary) + "\n"
@@ -72,6 +106,10 @@ def format_summary(summary: dict, fmt: str, missing: str) -> str:
     unjudged = summary["users_only_in_recommendations"]
     if unjudged:
         lines.append(f"only in recommendations: {_users(unjudged)}, not evaluated")
+    nothing = summary.get("users_with_zero_ideal_dcg")
+    if nothing:
+        fate = "scored 0" if empty == "zero" else "left out"
+        lines.append(f"ideal DCG 0 (nothing relevant): {_users(nothing)}, {fate}")
     return "\n".join(lines) + "\n"
 
 

@@ -30,15 +30,17 @@ import duckdb
 import pyarrow as pa
 
 from . import inputs, output
+from . import options as registry
 from .errors import InputError
-from .evaluate import _no_overlap, _wide_sql
+from .evaluate import _no_overlap, _wide_sql, score_users as score_all
 from .options import Options, label
 from .sqlfiles import register
 
 INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
            "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
 BUCKET = "__ndcg_bucket"
-FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated")  # worker-only columns
+FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_ideal")
+# (worker-only columns)
 TASK_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per task
 BUCKETS_PER_TASK = 4  # smaller groups for the workers' memory, and tasks of even size
 SCALE = 1074  # 2**-1074 is the smallest double: every double is an integer times 2**-(SCALE+53)
@@ -71,27 +73,31 @@ def _connection(settings: tuple):
 
 def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> pa.Table:
     """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
-    judged, ranked and evaluated, and dcg@K, idcg@K, ndcg@K per cutoff (NULL unless evaluated).
-    The statements of evaluate._run for one batch, without its whole-dataset steps."""
-    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_judged AS FROM ndcg_judged_checked('ndcg_rels')")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_all AS WITH {options.ranked_cte(loaded.layout)} "
-                f"FROM ndcg_user_scores('ndcg_ranked_', 'ndcg_judged', "
-                f"{options.user_scores_args(loaded.layout)})")
+    judged, ranked, evaluated and of zero ideal DCG (as evaluate._zero_ideal counts them), and
+    dcg@K, idcg@K, ndcg@K per cutoff (NULL unless evaluated). The default engine's per-batch
+    step (evaluate.score_users) and its ndcg_evaluated, without the whole-dataset steps."""
+    score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
-    judged, ranked, evaluated = (inputs.ident(flag) for flag in FLAGS)
+    judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
+    keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
         f"WITH wide AS ({_wide_sql(options, '__ndcg_user')}), "
-        f"users AS (SELECT user_id, bool_or(judged) AS j, bool_or(ranked) AS r "
+        f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
+        f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
         f"SELECT u.user_id AS {inputs.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
-        f"       w.__ndcg_user IS NOT NULL AS {evaluated}, w.* EXCLUDE (__ndcg_user) "
+        f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
+        f"       w.* EXCLUDE (__ndcg_user) "
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id").to_arrow_table()
 
 
 def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, settings: tuple):
     """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows."""
+    given = dict(options._values)  # Options does not pickle: the worker makes its own
+
     def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
+        options = Options(**given)
         con = _connection(settings)
         recs, rels = recs.drop_columns([BUCKET]), rels.drop_columns([BUCKET])
         try:
@@ -135,7 +141,7 @@ def _partial_sums(options: Options):
     names = [f"ndcg@{label(k)}" for k in options.k]
 
     def partial(batches):
-        judged = ranked = unranked = unjudged = 0
+        judged = ranked = unranked = unjudged = zero = 0
         counts, sums = [0] * len(names), [0] * len(names)
         for batch in batches:
             j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
@@ -143,17 +149,18 @@ def _partial_sums(options: Options):
             ranked += pc.sum(r).as_py() or 0
             unranked += pc.sum(pc.and_(j, pc.invert(r))).as_py() or 0
             unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
+            zero += pc.sum(batch.column(FLAGS[3])).as_py() or 0
             for i, name in enumerate(names):
                 values = batch.column(name).drop_null().to_numpy(zero_copy_only=False)
                 counts[i] += len(values)
                 sums[i] += exact_sum(values)
         row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
-               "unjudged": [unjudged]}
+               "unjudged": [unjudged], "zero": [zero]}
         for i in range(len(names)):
             row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
         yield pa.RecordBatch.from_pydict(row)
 
-    fields = ["judged long", "ranked long", "unranked long", "unjudged long"]
+    fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long"]
     fields += [f"n{i} long, s{i} string" for i in range(len(names))]
     return partial, ", ".join(fields)
 
@@ -172,7 +179,8 @@ def _summary(scored, options: Options) -> tuple:
                                        if count else None)
         users = max(users, count)
     summary.update(users=users, users_without_recommendations=users_of["unranked"],
-                   users_only_in_recommendations=sum(row["unjudged"] for row in rows))
+                   users_only_in_recommendations=sum(row["unjudged"] for row in rows),
+                   users_with_zero_ideal_dcg=sum(row["zero"] for row in rows))
     return summary, users_of
 
 
@@ -238,45 +246,51 @@ def bucket_count(spark, recs, rels) -> int:
     return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
 
 
-COLUMN_KEYWORDS = {f"{field}_col": field for field in inputs.Columns.__dataclass_fields__}
-
-
-def evaluate(spark, recs, rels, k=10, *, per_user=True, buckets=None, batch_users=None,
-             threads=None, memory_limit=None, temp_dir=None,
-             recs_what="recommendations (DataFrame)", rels_what="relevance (DataFrame)",
-             **options) -> SparkEvaluation:
+def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
+             buckets=None, **options) -> SparkEvaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`, two Spark DataFrames in
     the layouts ndcg_duck.evaluate reads (nested lists, or long rows with a rank or a score), on
-    the Spark session `spark`. The metric options (gain=, ties=, judged_only=, ...) and column
-    names (user_col=, ...) are ndcg_duck.evaluate's.
+    the Spark session `spark`. The keyword options are ndcg_duck.evaluate's (gain=, ties=,
+    judged_only=, user_col=, ...; threads, memory_limit and temp_dir apply to each worker's
+    DuckDB, one thread by default since Spark runs a task per core; batch_users sets about how
+    many users a worker scores at once).
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
     DataFrame (persisted on the workers' disks: unpersist it when done), or None with
     per_user=False. buckets sets how many groups of users the workers score, BUCKETS_PER_TASK to
-    a Spark task (default: sized from the data), or batch_users about how many users a group
-    holds; threads, memory_limit and temp_dir are set on each worker's DuckDB (one thread by
-    default: Spark runs a task per core). recs_what and rels_what name the inputs in messages.
-    Raises InputError for bad input or options, with the message the default engine gives.
+    a Spark task (default: sized from the data). Raises InputError for bad input or options,
+    with the message ndcg_duck.evaluate gives.
     """
+    try:
+        return _evaluate(spark, recs, rels, k, per_user=per_user, buckets=buckets, **options)
+    except InputError as exc:
+        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
+
+
+def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
+              buckets=None, recs_what="recommendations (DataFrame)",
+              rels_what="relevance (DataFrame)", **given) -> SparkEvaluation:
+    """evaluate() with its messages in the command line's words."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    names = {COLUMN_KEYWORDS[key]: options.pop(key) for key in list(options)
-             if key in COLUMN_KEYWORDS}
-    try:
-        options = Options(k=k, **options)
-    except TypeError:
-        unknown = ", ".join(sorted(set(options) - set(Options.__dataclass_fields__)))
-        raise InputError(f"unknown option {unknown}", usage=True) from None
+    unknown = sorted(set(given) - {p.name for p in registry.PYTHON})
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]}=: the options are "
+                         f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
+    options = Options(k=k, **{name: value for name, value in given.items()
+                              if registry.BY_NAME[name].group == "metric"})
+    settings = registry.check_settings(given)
+    cols = inputs.Columns.given(**settings)
+    batch_users = settings["batch_users"]
     for name, value in (("buckets", buckets), ("batch_users", batch_users)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < 1):
             raise InputError(f"{name} {value!r}: give a whole number >= 1", usage=True)
-    cols = inputs.Columns(**names)
-    settings = tuple((name, value) for name, value in (
-        ("threads", threads or 1), ("memory_limit", memory_limit), ("temp_directory", temp_dir))
-        if value is not None)
+    duckdb_settings = tuple((name, value) for name, value in (
+        ("threads", settings["threads"] or 1), ("memory_limit", settings["memory_limit"]),
+        ("temp_directory", settings["temp_dir"])) if value is not None)
     with _refusals(recs_what, rels_what):
         loaded, schema = _plan(recs, rels, cols, options, recs_what, rels_what)
         recs = _columns(recs, cols, "recommendations", loaded.layout)
@@ -295,7 +309,7 @@ def evaluate(spark, recs, rels, k=10, *, per_user=True, buckets=None, batch_user
             return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
         scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
-            _bucket_scorer(options, cols, schema, settings), from_arrow_schema(schema))
+            _bucket_scorer(options, cols, schema, duckdb_settings), from_arrow_schema(schema))
         if per_user:
             scored = scored.persist(StorageLevel.DISK_ONLY)
         summary, users = _summary(scored, options)
@@ -344,7 +358,8 @@ def _refusals(recs_what: str, rels_what: str):
         if found:
             what = recs_what if found.group(1) == "recommendations" else rels_what
             raise InputError(f"{what}: {found.group(2).strip()}") from None
-        raise InputError(f"Spark failed: {_first_line(text)}") from None
+        errors = re.findall(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception): .*)$", text, re.M)
+        raise InputError(f"Spark failed: {errors[-1] if errors else _first_line(text)}") from None
 
 
 def _first_line(text: str) -> str:
@@ -429,6 +444,26 @@ def read(spark, path, fmt: Optional[str], role: str):
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
 
 
+def _one_file_per_user(df, what: str, user_col: str) -> None:
+    """The default engine's check on recommendations read from several files: each user's rows
+    come from one of them (else a glob that matches two runs would evaluate their union)."""
+    from pyspark.sql import functions as F
+
+    files = df.inputFiles()
+    if len(files) < 2 or user_col not in df.columns:
+        return
+    rows = (df.select(_col(user_col).cast("string").alias("u"), F.input_file_name().alias("f"))
+            .groupBy("u").agg(F.min("f").alias("first"), F.max("f").alias("second"))
+            .filter("first <> second").limit(1).collect())
+    if rows:
+        who, first, second = rows[0]
+        first, second = (re.sub(r"^file:(//)?", "", name) for name in (first, second))
+        raise InputError(f"{what}: user {who} appears in more than one of its {len(files)} "
+                         f"files ({first} and {second}): if they are two runs, evaluate each on "
+                         f"its own; if they are parts of one run, give each user's rows in one "
+                         f"file")
+
+
 def _format_inside(folder: str) -> Optional[str]:
     """The format of a directory of part files, from its first data file's name."""
     for root, dirs, files in os.walk(folder):
@@ -487,11 +522,15 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
+    if per_user == "-":
+        raise InputError("--per-user - (stdout) is not available with --engine spark: name a "
+                         "file, or a directory ending in /", usage=True)
     conf = parse_conf(conf_pairs)
     if per_user:
         check_output(per_user)
-    recs_format, rels_format = settings.pop("recs_format"), settings.pop("rels_format")
-    Options(**{name: settings[name] for name in Options.__dataclass_fields__})  # fail fast
+    Options(**{name: value for name, value in settings.items()
+               if registry.BY_NAME[name].group == "metric"})  # fail fast
+    recs_format, rels_format = settings["recs_format"], settings["rels_format"]
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
     spark, owned, keep_log = None, False, False
@@ -499,12 +538,18 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         spark, owned = session(master, conf, show_progress, log)
         recs_df = read(spark, recs, recs_format, "recommendations")
         rels_df = read(spark, rels, rels_format, "relevance")
-        recs_what, rels_what = f"recommendations file {recs}", f"relevance file {rels}"
-        result = evaluate(spark, recs_df, rels_df, per_user=bool(per_user), recs_what=recs_what,
-                          rels_what=rels_what, **settings)
+        recs_what, rels_what = (
+            f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
+            f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
+        with _refusals(recs_what, rels_what):
+            _one_file_per_user(recs_df, recs_what, settings["user_col"]
+                               or registry.BY_NAME["user_col"].shown)
+        result = _evaluate(spark, recs_df, rels_df, per_user=bool(per_user),
+                           recs_what=recs_what, rels_what=rels_what, **settings)
         if per_user:
             with _refusals(recs_what, rels_what):
-                write_per_user(result.per_user, per_user, settings["user_col"])
+                write_per_user(result.per_user, per_user,
+                               settings["user_col"] or registry.BY_NAME["user_col"].shown)
         return result.summary
     except InputError as exc:
         keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))

@@ -9,10 +9,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 -- ndcg_show(value): a value as text for a message; NULL shows as NULL.
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
--- ndcg_judged_checked(rels): rels as user_id, item_id, relevance (numbers), row by row. Stops on a
--- NULL user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are
--- handled by ndcg_judged_gains.)
-CREATE OR REPLACE TEMP MACRO ndcg_judged_checked(rels) AS TABLE
+-- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (numbers), row by row. Stops on
+-- a NULL user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are
+-- the judgments edge's, in ndcg_input.sql.)
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_checked(rels) AS TABLE
     SELECT user_id, item_id, relevance
     FROM query_table(rels)
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
@@ -42,3 +42,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
 CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS
     'recommendations: user ' || ndcg_show(user_id) || ' ranks item ' || ndcg_show(item_id)
     || ' twice: remove the repeat, or keep the first occurrence with --duplicates first';
+
+-- ndcg_judged_twice(user_id, item_id, relevance, other): the message for a (user, item) judged
+-- twice with two values.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_twice(user_id, item_id, relevance, other) AS
+    'relevance: user ' || ndcg_show(user_id) || ' has item ' || ndcg_show(item_id)
+    || ' judged twice, as ' || ndcg_show(relevance) || ' and ' || ndcg_show(other)
+    || ': keep one judgment per (user, item)';

@@ -1,12 +1,23 @@
--- Input edge: DuckDB list handling that turns each input layout into what the core reads: each
--- user's ranking as one list of item ids.
+-- Input edges: DuckDB list handling that turns each input layout into what the core reads:
+-- each user's ranking as one list of item ids (the ranking edges), and the judgments checked,
+-- once per (user, item), with their gains (the judgments edge, at the end of this file).
 
--- ndcg_cutoffs(ks): a list of cutoffs (BIGINT, NULL = no cutoff; ndcg_cutoff makes them) as a
--- table of one column k, one row per distinct cutoff. Stops on a cutoff below 1.
+-- ndcg_ks(ks): the cutoffs parameter ks (a BIGINT list, NULL = no cutoff) as given; stops naming
+-- `ks` when it lists no cutoff or one below 1.
+CREATE OR REPLACE TEMP MACRO ndcg_ks(ks) AS
+    CASE WHEN coalesce(len(ks), 0) = 0
+         THEN error('ndcg-duck: ks must list at least one cutoff (an integer >= 1, or NULL for '
+                    || 'no cutoff), not ' || ndcg_show(ks::VARCHAR))
+         WHEN len(list_filter(ks, lambda k: k < 1)) > 0
+         THEN error('ndcg-duck: ks: each cutoff must be an integer >= 1 or NULL (no cutoff), not '
+                    || list_filter(ks, lambda k: k < 1)[1]::VARCHAR)
+         ELSE ks END;
+
+-- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff) and depth (k,
+-- or the largest BIGINT for no cutoff), one row per distinct cutoff.
 CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
-    SELECT DISTINCT k FROM (SELECT unnest(ks) AS k)
-    WHERE ndcg_require(k IS NULL OR k >= 1,
-                       'cutoff k must be an integer >= 1 or ''all'', not ' || k::VARCHAR);
+    SELECT DISTINCT k, coalesce(k, 9223372036854775807) AS depth
+    FROM (SELECT unnest(ndcg_ks(ks)) AS k);
 
 -- Every edge returns one row per user with recommendations: user_id, items (a LIST of item ids in
 -- rank order, cut to the first `depth`; NULL depth: all) and ranks (NULL, or for tie averaging a
@@ -102,13 +113,59 @@ CREATE OR REPLACE TEMP MACRO ndcg_first_occurrence(ranked, depth := NULL) AS TAB
         FROM query_table(ranked)
     );
 
--- ndcg_gain_levels(gain_map): a MAP from relevance level to gain (NULL: no map) as a table of
--- relevance, gain (both DOUBLE), one row per listed level.
-CREATE OR REPLACE TEMP MACRO ndcg_gain_levels(gain_map) AS TABLE
-    SELECT unnest(map_keys(gain_map))::DOUBLE AS relevance,
-           unnest(map_values(gain_map))::DOUBLE AS gain;
-
 -- ndcg_judged_lists(rels): rels has user_id and items, a LIST of the user's relevant item ids.
 -- Returns user_id, item_id, relevance (1 for every listed item): binary ground truth.
 CREATE OR REPLACE TEMP MACRO ndcg_judged_lists(rels) AS TABLE
     SELECT user_id, unnest(items) AS item_id, 1 AS relevance FROM query_table(rels);
+
+-- The judgments edge: the relevance judgments (user_id, item_id, relevance) as the core reads
+-- them: checked row by row, one row per (user, item), each with its gain.
+
+-- ndcg_judgments_as_given(rels): the judgments, checked (ndcg_judgments_checked) and trusted to
+-- hold one row per (user, item). The variant for unique_judgments: finding repeats is the
+-- costliest check (BENCHMARKS.md, "What the checks cost").
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_as_given(rels) AS TABLE
+    FROM ndcg_judgments_checked(rels);
+
+-- ndcg_repeat_suspects(rels): the users of rels (user_id, item_id, ...) whose judgments may hold
+-- an item twice: a 1024-bit signature of the user's hashed item ids has fewer bits set than the
+-- user has judgments (a repeat sets one bit twice; so, now and then, do two items whose hashes
+-- collide). Users it leaves out have no repeat. Returns user_id.
+CREATE OR REPLACE TEMP MACRO ndcg_repeat_suspects(rels) AS TABLE
+    SELECT user_id
+    FROM query_table(rels)
+    GROUP BY user_id
+    HAVING bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*);
+
+-- ndcg_judgments_once(rels): the judgments, checked, one row per (user, item): a (user, item)
+-- judged twice with one value counts once, with two values stops naming both. The default.
+-- Only the judgments of ndcg_repeat_suspects are grouped by (user, item); the others pass as
+-- they are (grouping every judgment costs about twice as much: BENCHMARKS.md, "What the
+-- checks cost").
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(rels) AS TABLE
+    WITH suspects AS MATERIALIZED (FROM ndcg_repeat_suspects(rels))
+    SELECT user_id, item_id, relevance
+    FROM ndcg_judgments_checked(rels) ANTI JOIN suspects USING (user_id)
+    UNION ALL
+    SELECT user_id, item_id, min(relevance) AS relevance
+    FROM ndcg_judgments_checked(rels) SEMI JOIN suspects USING (user_id)
+    GROUP BY user_id, item_id
+    HAVING ndcg_require(min(relevance) = max(relevance),
+                        ndcg_judged_twice(user_id, item_id, min(relevance), max(relevance)));
+
+-- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments): the judgments edge.
+-- rels holds user_id, item_id, relevance (a number). Returns user_id, item_id, relevance, gain
+-- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
+-- relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one), one row per
+-- (user, item). unique_judgments true trusts rels to hold no (user, item) twice (a repeat would
+-- then count twice).
+CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
+        min_relevance := NULL, unique_judgments := false) AS TABLE
+    SELECT user_id, item_id, relevance,
+           ndcg_judgment_gain(relevance, gain, gain_map, min_relevance) AS gain,
+           ndcg_relevant(relevance, min_relevance) AS relevant
+    FROM (FROM ndcg_judgments_as_given(rels) WHERE unique_judgments
+          UNION ALL
+          FROM ndcg_judgments_once(rels) WHERE NOT unique_judgments)
+    WHERE ndcg_option('gain', gain, ['linear', 'exponential', 'binary'])
+      AND ndcg_min_relevance_ok(min_relevance);

@@ -10,7 +10,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_list_cutoff(k) AS
 CREATE OR REPLACE TEMP MACRO ndcg_list_dcg(relevances, k := 10, gain := 'linear') AS
     coalesce(list_sum(list_transform(
         list_slice(relevances, 1, coalesce(ndcg_list_cutoff(k), len(relevances))),
-        lambda r, i: ndcg_gain(r, gain) * ndcg_discount(i))), 0.0);
+        lambda r, i: ndcg_dcg(ndcg_gain(r, gain), i))), 0.0);
 
 -- ndcg_list(relevances, ideal, k, gain): NDCG@k of relevance values listed in rank order.
 -- ideal: every judged relevance of that user, in any order (NULL: the listed values themselves);

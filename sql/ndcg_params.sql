@@ -1,4 +1,5 @@
--- Option values: turn what a user writes into what the core computes with.
+-- Option values and the metric's scalar parts: what a user writes becomes what the core
+-- computes with, and the formulas of ndcg_core.sql's header as one-line macros.
 
 -- ndcg_cutoff(k): a cutoff written as an integer >= 1, or 'all' / NULL for no cutoff.
 -- Returns a BIGINT, NULL meaning "no cutoff", or 0 for anything that is not a cutoff (which
@@ -7,15 +8,30 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoff(k) AS
     CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL
          ELSE coalesce(TRY_CAST(k::VARCHAR AS BIGINT), 0) END;
 
+-- ndcg_k(k): the cutoff parameter `k` of the shell wrappers as a one-cutoff list for ks; stops
+-- naming what was typed when it is not an integer >= 1 or 'all'.
+CREATE OR REPLACE TEMP MACRO ndcg_k(k) AS
+    CASE WHEN k IS NOT NULL AND NOT coalesce(ndcg_cutoff(k) >= 1, true)
+         THEN error('ndcg-duck: k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
+         ELSE [ndcg_cutoff(k)] END;
+
 -- ndcg_option(name, value, allowed): true when value is one of the list allowed; otherwise stops
 -- the query naming the option. Checked once per query, not per row.
 CREATE OR REPLACE TEMP MACRO ndcg_option(name, value, allowed) AS
     ndcg_require(list_contains(allowed, value), name || ' must be one of '
                  || array_to_string(allowed, ', ') || ', not ' || ndcg_show(value));
 
+-- ndcg_min_relevance_ok(min_relevance): true when min_relevance is NULL (no threshold) or a
+-- finite number; otherwise stops the query naming the parameter.
+CREATE OR REPLACE TEMP MACRO ndcg_min_relevance_ok(min_relevance) AS
+    ndcg_require(min_relevance IS NULL
+                 OR coalesce(isfinite(TRY_CAST(min_relevance::VARCHAR AS DOUBLE)), false),
+                 'min_relevance must be a finite number or NULL, not '
+                 || ndcg_show(min_relevance));
+
 -- ndcg_gain(relevance, gain): the gain of one judged relevance value.
--- gain is 'linear' (rel), 'exponential' (2^rel - 1) or 'binary' (1 if rel > 0).
--- Relevance <= 0 or NULL gains 0; fractional relevance is used exactly. Returns a DOUBLE.
+-- gain is 'linear' (rel), 'exponential' (2^rel - 1, Burges et al. 2005) or 'binary' (1 if
+-- rel > 0). Relevance <= 0 or NULL gains 0; fractional relevance is used exactly. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_gain(relevance, gain) AS
     CASE
         WHEN relevance IS NULL OR relevance <= 0 THEN 0.0
@@ -24,8 +40,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_gain(relevance, gain) AS
         ELSE relevance::DOUBLE
     END;
 
--- ndcg_discount(rank): the position discount 1 / log2(rank + 1) for a 1-based rank.
-CREATE OR REPLACE TEMP MACRO ndcg_discount(rank) AS 1.0 / log2(rank + 1);
+-- ndcg_relevant(relevance, min_relevance): whether a judgment counts as relevant: relevance
+-- >= min_relevance, or > 0 when min_relevance is NULL (trec_eval's -l, ranx's rel_lvl).
+CREATE OR REPLACE TEMP MACRO ndcg_relevant(relevance, min_relevance) AS
+    coalesce(relevance >= min_relevance::DOUBLE, relevance > 0);
+
+-- ndcg_judgment_gain(relevance, gain, gain_map, min_relevance): the gain of one judgment: 0 when
+-- it is below min_relevance; else the level's gain in gain_map (a MAP from relevance level to
+-- gain; NULL: no map), else ndcg_gain. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_judgment_gain(relevance, gain, gain_map, min_relevance) AS
+    CASE WHEN relevance < min_relevance::DOUBLE THEN 0.0
+         ELSE coalesce(map_extract_value(gain_map::MAP(DOUBLE, DOUBLE), relevance::DOUBLE),
+                       ndcg_gain(relevance, gain)) END;
+
+-- ndcg_dcg(gain, rank): what one item adds to DCG: its gain discounted by log2 of its 1-based
+-- rank + 1 (the DCG of ndcg_core.sql's header). Applied to the ranking and the ideal list alike.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg(gain, rank) AS gain / log2(rank + 1);
+
+-- ndcg_tied_dcg(gain, rank, tie_size, depth): what one item of a tie group adds to DCG@depth
+-- when ties are averaged (McSherry and Najork 2008): the group holds ranks rank .. rank +
+-- tie_size - 1, and each of its items adds gain / tie_size at each of them that is within
+-- depth. With tie_size 1 it is ndcg_dcg(gain, rank).
+CREATE OR REPLACE TEMP MACRO ndcg_tied_dcg(gain, rank, tie_size, depth) AS
+    CASE WHEN tie_size = 1 THEN ndcg_dcg(gain, rank)
+         ELSE list_sum(list_transform(range(rank, least(rank + tie_size - 1, depth) + 1),
+                                      lambda r: ndcg_dcg(gain / tie_size, r))) END;
 
 -- ndcg_depth(ks, max_depth, judged_only, ties): how many items of each ranking to read: the
 -- largest cutoff in ks (a BIGINT list, NULL = no cutoff), no more than max_depth. NULL means the
@@ -36,8 +75,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, tie
     CASE WHEN judged_only OR ties = 'average' OR list_count(ks) < len(ks) THEN max_depth::BIGINT
          ELSE least(list_max(ks), coalesce(max_depth::BIGINT, 9223372036854775807)) END;
 
--- ndcg_top_n(ks): the largest cutoff in ks (a BIGINT list, NULL = no cutoff) when every cutoff is
--- a number no larger than 100 (small enough for DuckDB's top-N aggregate, which keeps room for n
--- values per group), else NULL.
+-- ndcg_top_n(ks): how many ideal gains each user needs: the largest cutoff in ks (a BIGINT
+-- list, NULL = no cutoff) when every cutoff is a number no larger than 100 (small enough for
+-- DuckDB's top-N aggregate, which keeps room for n values per user); NULL for all of them.
 CREATE OR REPLACE TEMP MACRO ndcg_top_n(ks) AS
     CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;

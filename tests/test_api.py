@@ -96,7 +96,8 @@ def test_relevance_given_as_lists_is_binary():
 def test_ids_typed_differently_are_compared_as_text():
     recs = pa.table({"user_id": [1, 2], "items": [[10, 20], [30]]})
     rels = pa.table({"user_id": ["1", "2"], "item_id": ["20", "30"], "relevance": [1, 1]})
-    result = ndcg_duck.evaluate(recs, rels, k=10)
+    with pytest.warns(ndcg_duck.NdcgWarning, match="compared as text"):
+        result = ndcg_duck.evaluate(recs, rels, k=10)
     assert result.summary["ndcg@10"] == pytest.approx((1 / 1.5849625007 + 1) / 2, rel=1e-9)
 
 
@@ -132,8 +133,9 @@ def test_trec_run_against_csv_judgments_with_own_column_names(tmp_path):
     run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 0.9 t\n", encoding="utf-8")
     rels = tmp_path / "rels.csv"
     rels.write_text("qid,doc,grade\n1,a,1\n", encoding="utf-8")
-    result = ndcg_duck.evaluate(run, rels, k="all", recs_format="trec", user_col="qid",
-                                item_col="doc", relevance_col="grade")
+    with pytest.warns(ndcg_duck.NdcgWarning, match="user ids are VARCHAR .* and BIGINT"):
+        result = ndcg_duck.evaluate(run, rels, k="all", recs_format="trec", user_col="qid",
+                                    item_col="doc", relevance_col="grade")
     # b scores higher, so a is second: 1 / log2(3)
     assert result.summary["ndcg@all"] == pytest.approx(0.6309298, abs=1e-6)
     assert result.per_user.column_names[0] == "qid"

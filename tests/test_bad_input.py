@@ -74,13 +74,16 @@ def test_unreadable_path_a_directory(tmp_path, rels):
     folder.mkdir()
     result = run("eval", folder, rels)
     assert result.exit_code == 1
-    assert result.output.startswith(f"Error: cannot read recommendations file {folder}")
+    assert result.output == (f"Error: recommendations directory {folder} holds no data files: "
+                             f"give a file, a glob or a directory of .parquet, .csv or .json "
+                             f"files\n")
 
 
 def test_glob_matching_nothing(tmp_path, rels):
     result = run("eval", tmp_path / "none-*.parquet", rels)
     assert result.exit_code == 1
-    assert "cannot read recommendations file" in result.output
+    assert result.output == (f"Error: recommendations glob {tmp_path / 'none-*.parquet'} matches "
+                             f"no file\n")
 
 
 # --- columns and types ------------------------------------------------------------------------
@@ -277,7 +280,11 @@ def test_integer_and_text_ids_are_compared_as_text(tmp_path):
         [{"user_id": "1", "item_id": "20", "relevance": 1},
          {"user_id": "2", "item_id": "30", "relevance": 1}]))
     result = run("eval", recs, rels, "--format", "json")
-    assert json.loads(result.output)["ndcg@10"] == pytest.approx((1 / math.log2(3) + 1) / 2)
+    assert json.loads(result.stdout)["ndcg@10"] == pytest.approx((1 / math.log2(3) + 1) / 2)
+    assert result.stderr == (
+        f"Warning: user ids are BIGINT in the recommendations file {recs} and VARCHAR in the "
+        f"relevance file {rels}, item ids BIGINT and VARCHAR: compared as text, so '001' and '1' "
+        f"differ; 2 of the 2 users of the relevance data have recommendations\n")
 
 
 def test_no_common_user_is_an_error_not_a_zero(tmp_path, rels):
@@ -347,7 +354,8 @@ def test_single_user_and_very_large_k(tmp_path):
     result = run("eval", recs, rels, "-k", "1000000000", "--format", "json")
     assert json.loads(result.output) == {
         "ndcg@1000000000": pytest.approx(1 / math.log2(3)), "users": 1,
-        "users_without_recommendations": 0, "users_only_in_recommendations": 0}
+        "users_without_recommendations": 0, "users_only_in_recommendations": 0,
+        "users_with_zero_ideal_dcg": 0}
 
 
 def test_unicode_ids_and_csv_quoting(tmp_path):
@@ -403,3 +411,18 @@ def test_fuzz_only_input_error_escapes(recs, rels, k, duplicates):
     else:
         value = result.summary[f"ndcg@{k}"]
         assert value is None or 0.0 <= value <= 1.0 + 1e-12
+
+
+def test_a_failed_rename_is_an_error_not_a_traceback(tmp_path, recs, rels, monkeypatch):
+    out = tmp_path / "scores.csv"
+    out.write_text("precious\n")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    result = run("eval", recs, rels, "--per-user", out)
+    assert result.exit_code == 1
+    assert result.output == f"Error: cannot write {out}: Permission denied\n"
+    assert out.read_text() == "precious\n"
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]

@@ -90,3 +90,16 @@ def test_batch_users_zero_is_a_cli_usage_error():
     result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--batch-users", "0"])
     assert result.exit_code == 2
     assert "--batch-users" in result.output
+
+
+def test_the_number_of_batches_is_bounded(monkeypatch):
+    # --batch-users 1 on millions of users would put millions of boundaries into one statement
+    monkeypatch.setattr(batches, "MAX_BATCHES", 3, raising=False)
+    con = duckdb.connect()
+    con.register("recs", pa.table({"user_id": list(range(50))}))
+    ranges = batches.user_ranges(con, "recs", 1)
+    assert len(ranges) == 3
+    assert sum(row(con, f"SELECT count(*) FROM recs WHERE {users}")[0] for users in ranges) == 50
+    one = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", "1,all"])
+    bounded = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", "1,all", "--batch-users", "1"])
+    assert bounded.exit_code == 0 and bounded.output == one.output

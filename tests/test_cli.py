@@ -52,7 +52,8 @@ def test_json_summary():
     result = run("eval", RECS, RELS, "-k", "5,10,20", "--format", "json", "--missing", "skip")
     summary = json.loads(result.output)
     assert list(summary) == ["ndcg@5", "ndcg@10", "ndcg@20", "users",
-                             "users_without_recommendations", "users_only_in_recommendations"]
+                             "users_without_recommendations", "users_only_in_recommendations",
+                             "users_with_zero_ideal_dcg"]
     for k in (5, 10, 20):
         assert summary[f"ndcg@{k}"] == pytest.approx(
             reference.mean_ndcg(expected(k, missing="skip")), rel=1e-12)
@@ -68,7 +69,7 @@ def test_csv_summary_and_gain():
     assert float(value) == pytest.approx(
         reference.mean_ndcg(expected(10, gain="exponential")), rel=1e-12)
     assert lines[2:] == ["users,5", "users_without_recommendations,1",
-                         "users_only_in_recommendations,1"]
+                         "users_only_in_recommendations,1", "users_with_zero_ideal_dcg,0"]
 
 
 @pytest.mark.parametrize("recs", ["recs.parquet", "recs.json", "recs_long.csv"])
@@ -222,5 +223,44 @@ def test_bad_trec_line_is_a_data_error(tmp_path, run_line, qrels_line, bad, form
     files = dict(zip(["run", "qrels"], trec_files(tmp_path, [run_line], [qrels_line])))
     result = CliRunner().invoke(cli, ["eval", files["run"], files["qrels"], *TREC_FLAGS])
     assert result.exit_code == 1
-    assert result.output == (f"Error: evaluation failed: Invalid Input Error: ndcg-duck: "
-                             f"{files[bad]}: a TREC {bad} line is {form}\n")
+    assert result.output == f"Error: {files[bad]}: a TREC {bad} line is {form}\n"
+
+
+# --- help, and the per-user table on stdout (issue 13 point 14) ----------------------------------
+
+@pytest.mark.parametrize("command", [[], ["eval"], ["sql"]])
+def test_h_is_help_with_an_example_block(command):
+    short = CliRunner().invoke(cli, [*command, "-h"], prog_name="ndcg-duck")
+    assert short.exit_code == 0
+    assert short.output == CliRunner().invoke(cli, [*command, "--help"],
+                                              prog_name="ndcg-duck").output
+    if command:
+        assert "\n  Example:\n\n      ndcg-duck " + command[0] in short.output
+
+
+def test_eval_help_states_exit_codes_and_which_columns_are_used(monkeypatch):
+    text = " ".join(CliRunner().invoke(cli, ["eval", "-h"]).output.split())
+    assert "Exit status: 0 when the evaluation ran, 1 for bad input data" in text
+    assert "2 for a bad command line or option value" in text
+    assert "a column named with an option must exist" in text
+    assert "(both, unnamed, is an error that asks which)" in text
+    assert "a file of only the user and item columns counts every row as relevance 1" in text
+    # the help's examples on the files in the repository run
+    monkeypatch.chdir(ROOT)
+    examples = [line.split()[1:] for line in CliRunner().invoke(cli, ["eval", "-h"]).output
+                .splitlines() if line.strip().startswith("ndcg-duck eval examples/")]
+    assert examples
+    for args in examples:
+        assert CliRunner().invoke(cli, args).exit_code == 0
+
+
+@pytest.mark.parametrize("fmt, suffix", [("csv", ".csv"), ("table", ".csv"), ("json", ".json")])
+def test_per_user_dash_writes_the_table_to_stdout(tmp_path, fmt, suffix):
+    out = tmp_path / f"users{suffix}"
+    to_file = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", "3,all", "--per-user", str(out),
+                                       "--format", fmt])
+    result = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", "3,all", "--per-user", "-",
+                                      "--format", fmt])
+    assert result.exit_code == 0
+    assert result.stdout == out.read_text(encoding="utf-8")
+    assert result.stderr == to_file.stdout  # the summary moves to stderr

@@ -47,3 +47,14 @@ def test_every_python_block_runs(monkeypatch):
     monkeypatch.chdir(ROOT)
     for block in blocks("python"):
         exec(compile(block, "README.md", "exec"), {})
+
+
+def test_the_readme_states_the_defaults_and_gain_maps_as_checked():
+    # the defaults are trec_eval -c (tests/test_trec_eval.py: "-c" needs no --missing flag, the
+    # plain run needs --missing skip); ir_measures' gains match --gain-map only without
+    # negative gains, where trec_eval -m ndcg.L=G does
+    text = " ".join(README.split())
+    assert "The defaults are trec_eval's `ndcg_cut` run with `-c`" in text
+    assert "`--missing skip` is trec_eval without `-c`" in text
+    assert "`gains={...}` is `--gain-map` only while every gain is >= 0" in text
+    assert "The defaults follow trec_eval's `ndcg_cut`;" not in text

@@ -103,3 +103,39 @@ def test_trec_files_and_new_options_from_the_shell():
                  "k := 'all', gain_map := MAP {1: 3, 2: 9, 4: 4.5}, ties := 'trec', "
                  "judged_only := false) WHERE user_id = '302';")
     assert rows[1:] == [["302", "0.753"], ["302", "0.6617"]]
+
+
+def test_read_works_from_any_directory(tmp_path):
+    """sql/ndcg.sql is self-contained: `.read /path/to/sql/ndcg.sql` from another directory."""
+    script = SETUP.replace(".read sql/ndcg.sql", f".read {ROOT / 'sql' / 'ndcg.sql'}")
+    done = subprocess.run([duckdb_binary(), "-csv"], cwd=tmp_path, capture_output=True, text=True,
+                          input=script + "SELECT round(ndcg, 4) FROM ndcg_mean('recs', 'rels');",
+                          timeout=60)
+    assert done.stdout.splitlines()[1:] == ["0.4322"], done.stderr
+
+
+def test_sql_ndcg_is_the_generated_script():
+    """sql/ndcg.sql is generated from the per-concern files: after editing one of them, run
+    `ndcg-duck sql > sql/ndcg.sql` from the repository root."""
+    import ndcg_duck
+
+    assert (ROOT / "sql" / "ndcg.sql").read_text(encoding="utf-8") == ndcg_duck.script()
+
+
+def test_persistent_macros_outlive_the_session(tmp_path):
+    """`ndcg-duck sql --persistent` run once in a database file; a later session uses them."""
+    from click.testing import CliRunner
+
+    from ndcg_duck.cli import cli
+
+    script = CliRunner().invoke(cli, ["sql", "--persistent"]).output
+    assert "TEMP MACRO" not in script and "CREATE OR REPLACE MACRO ndcg_mean(" in script
+    database = tmp_path / "eval.duckdb"
+    load = SETUP.replace(".read sql/ndcg.sql", script)
+    done = subprocess.run([duckdb_binary(), str(database)], input=load, text=True,
+                          capture_output=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    later = subprocess.run([duckdb_binary(), "-csv", str(database)], text=True, cwd=tmp_path,
+                           input="SELECT round(ndcg, 4) FROM ndcg_mean('recs', 'rels');",
+                           capture_output=True, timeout=60)
+    assert later.stdout.splitlines()[1:] == ["0.4322"], later.stderr

@@ -262,9 +262,10 @@ def files(tmp_path):
     rankings, judgments = dataset(5, users=120)
     recs_dir = tmp_path / "recs"
     recs_dir.mkdir()
-    recs = recs_table(rankings, "ranks")
-    for part, start in enumerate(range(0, recs.num_rows, 300)):
-        pq.write_table(recs.slice(start, 300), recs_dir / f"part-{part:05d}.parquet")
+    users = list(rankings)
+    for part, start in enumerate(range(0, len(users), 40)):  # each user's rows in one file
+        chosen = {user: rankings[user] for user in users[start:start + 40]}
+        pq.write_table(recs_table(chosen, "ranks"), recs_dir / f"part-{part:05d}.parquet")
     rels = rels_table(judgments)
     half = rels.num_rows // 2
     for part, piece in enumerate((rels.slice(0, half), rels.slice(half))):
@@ -281,10 +282,20 @@ def test_cli_matches_the_default_engine_on_part_files_and_globs(spark, files):
     want = invoke("eval", files / "recs/*.parquet", *args[1:], "--per-user", files / "want.csv")
     got = invoke("eval", *args, "--engine", "spark", "--spark-conf",
                  "spark.sql.shuffle.partitions=3", "--per-user", files / "got.csv")
-    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    assert want.exit_code == 0 and got.exit_code == 0, (got.output, want.output)
     assert got.output == want.output
     assert (files / "got.csv").read_text() == (files / "want.csv").read_text()
     assert not [p for p in files.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+def test_cli_refuses_a_user_in_two_part_files_as_the_default_engine(spark, files):
+    user = pq.read_table(files / "recs" / "part-00000.parquet")["user_id"][0].as_py()
+    extra = recs_table({user: ["doc-1"]}, "ranks")
+    pq.write_table(extra, files / "recs" / "part-09999.parquet")
+    want = invoke("eval", files / "recs", files / "rels-*.csv")
+    got = invoke("eval", files / "recs", files / "rels-*.csv", "--engine", "spark")
+    assert want.exit_code == 1 and "appears in more than one of its" in want.output
+    assert (got.exit_code, got.output) == (want.exit_code, want.output)
 
 
 def test_cli_writes_a_directory_of_parquet_part_files(spark, files):
@@ -317,6 +328,7 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--spark-conf", "spark.executor.memory"], "--spark-conf 'spark.executor.memory' is not "
                                                 "KEY=VALUE"),
+    (["--per-user", "-"], "--per-user - (stdout) is not available with --engine spark"),
     (["--recs-format", "trec"], "--engine spark reads Parquet, CSV and JSON"),
     (["--per-user", "out.xlsx"], "cannot tell the format of output file out.xlsx"),
 ])

@@ -69,7 +69,7 @@ def test_reproduces_trec_eval(scenario, tmp_path):
     text = "".join(f"{name:<{width}}  {value}\n" for name, value in rows)
     if run == "results.trunc":  # query 302 is in the qrels but not in this run
         text += "without recommendations: 1 user, scored 0\n"
-    assert result.output == text
+    assert result.stdout == text
 
     # per query
     with open(per_user, encoding="utf-8") as handle:

@@ -1,0 +1,85 @@
+"""The shell wrappers check the judgments as the CLI does (through the judgments edge), and the SQL
+macros' errors name their parameter, through the real duckdb shell (PyPI package duckdb-cli)."""
+
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from ndcg_duck.cli import cli
+from test_shell import SETUP, duckdb_binary
+
+BAD_RELEVANCE = {
+    "NULL relevance": ("('q1', 'a', NULL::DOUBLE)",
+                       "relevance: a row has no relevance (user q1, item a) (NULL): fill it in "
+                       "or drop the row"),
+    "NaN relevance": ("('q1', 'a', 'NaN'::DOUBLE)",
+                      "relevance: user q1, item a has relevance nan: give a finite number"),
+    "two values": ("('q1', 'a', 1.0), ('q1', 'a', 2.0)",
+                   "relevance: user q1 has item a judged twice, as 1.0 and 2.0: keep one "
+                   "judgment per (user, item)"),
+    "NULL user": ("(NULL, 'a', 1.0), ('q1', 'b', 1.0)",
+                  "relevance: a row has no user id (NULL): fill it in or drop the row"),
+}
+
+
+def shell_error(query: str) -> str:
+    """SETUP and `query` in the duckdb shell; the query must fail: its first error line."""
+    done = subprocess.run([duckdb_binary(), "-csv"], input=SETUP + query, text=True,
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert done.returncode != 0 and done.stderr, done.stdout
+    return done.stderr.strip().splitlines()[0]
+
+
+@pytest.mark.parametrize("case", list(BAD_RELEVANCE))
+@pytest.mark.parametrize("wrapper", ["ndcg_per_user", "ndcg_mean"])
+def test_shell_wrappers_refuse_bad_relevance_as_the_cli_does(case, wrapper, tmp_path):
+    rows, message = BAD_RELEVANCE[case]
+    error = shell_error(f"CREATE TABLE bad AS SELECT * FROM (VALUES {rows}) "
+                        f"t(user_id, item_id, relevance);\n"
+                        f"SELECT * FROM {wrapper}('recs', 'bad');\n")
+    assert error == f"Invalid Input Error: ndcg-duck: {message}"
+    # the CLI's message for the same rows is the same, naming the file
+    rels = tmp_path / "rels.parquet"
+    recs = tmp_path / "recs.parquet"
+    done = subprocess.run([duckdb_binary()], text=True, capture_output=True, timeout=60,
+                          input=f"COPY (SELECT * FROM (VALUES {rows}) t(user_id, item_id, "
+                                f"relevance)) TO '{rels}';\n"
+                                f"COPY (SELECT 'q1' AS user_id, ['a', 'b'] AS items) TO '{recs}';\n")
+    assert done.returncode == 0, done.stderr
+    result = CliRunner().invoke(cli, ["eval", str(recs), str(rels)])
+    assert result.exit_code == 1
+    assert result.output == f"Error: {message.replace('relevance:', f'relevance file {rels}:', 1)}\n"
+
+
+@pytest.mark.parametrize("call, message", [
+    ("ndcg_mean('recs', 'rels', k := 'ten')", "k must be an integer >= 1 or 'all', not ten"),
+    ("ndcg_mean('recs', 'rels', k := 0)", "k must be an integer >= 1 or 'all', not 0"),
+    ("ndcg_per_user_scores('recs_scored', 'rels', k := -3)",
+     "k must be an integer >= 1 or 'all', not -3"),
+    ("ndcg_mean('recs', 'rels', min_relevance := 'high')",
+     "min_relevance must be a finite number or NULL, not high"),
+    ("ndcg_mean('recs', 'rels', gain := 'log')",
+     "gain must be one of linear, exponential, binary, not log"),
+    ("ndcg_mean('recs', 'rels', idcg_cutoff := 'all')", "idcg_cutoff must be one of k, list, not all"),
+    ("ndcg_scores('ranked', 'judged', ks := [])",
+     "ks must list at least one cutoff (an integer >= 1, or NULL for no cutoff), not []"),
+    ("ndcg_scores('ranked', 'judged', ks := [5, 0])",
+     "ks: each cutoff must be an integer >= 1 or NULL (no cutoff), not 0"),
+])
+def test_sql_errors_name_the_parameter(call, message):
+    error = shell_error("CREATE VIEW ranked AS FROM ndcg_ranked_lists('recs');\n"
+                        "CREATE VIEW judged AS FROM ndcg_judgments('rels');\n"
+                        f"SELECT * FROM {call};\n")
+    assert error == f"Invalid Input Error: ndcg-duck: {message}"
+
+
+def test_min_relevance_from_the_shell():
+    # q1: b (1) then a (3); with min_relevance 2, b gains 0 and leaves the ideal list:
+    # DCG 3/log2(3) = 1.8928, IDCG 3 -> 0.6309; q2: z (1) is below 2: IDCG 0 -> 0; q3: 0
+    done = subprocess.run([duckdb_binary(), "-csv"], cwd=ROOT, capture_output=True, text=True,
+                          input=SETUP + "SELECT user_id, round(ndcg, 4) FROM ndcg_per_user("
+                          "'recs', 'rels', min_relevance := 2) ORDER BY user_id;", timeout=60)
+    assert done.stdout.splitlines() == ["user_id,\"round(ndcg, 4)\"", "q1,0.6309", "q2,0.0",
+                                        "q3,0.0"], done.stderr
