@@ -94,11 +94,12 @@ def cli():
 @cli.command(name="eval", epilog=EXIT_CODES)
 @click.argument("recs")
 @click.argument("relevance")
-@registry_options("metric", "columns", "formats", "engine", "output")
+@registry_options("metric", "columns", "formats", "engine", "spark", "output")
 @segment_options
 @plot_option
 @_user_errors
-def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, **settings):
+def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, engine,
+                 spark_master, spark_conf, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -121,7 +122,18 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, *
         ndcg-duck eval runs/model_a/ qrels.csv -k 10,all --format json
         ndcg-duck eval run.txt qrels.txt -k trec --missing skip
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
+        ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
+    if engine == "spark":
+        if segments or plot:
+            raise click.UsageError("--segments and --plot work with the default engine only "
+                                   "(--engine duckdb)")
+        from .spark import run_cli
+        show = not quiet and _stderr_is_terminal()
+        summary = run_cli(recs, relevance, per_user, spark_master, spark_conf, show, settings)
+        click.echo(output.format_summary(summary, format, settings["missing"],
+                                         settings["empty"]), nl=False)
+        return
     if per_user and per_user != "-":
         output.check_output_path(per_user)
     from .cli_compare import check_eval_extras, eval_extras

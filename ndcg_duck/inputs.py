@@ -366,8 +366,10 @@ class Loaded(NamedTuple):
     as_text: tuple = ()  # ids compared as text: (kind, type in recs, type in rels) for each
 
 
-def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> Loaded:
-    """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns."""
+def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
+         require_rows: bool = True) -> Loaded:
+    """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns.
+    require_rows=False accepts an input without rows (the Spark engine's share of a worker)."""
     recs_src = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
     rels_src = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
     recs_what, rels_what = recs_src.what, rels_src.what
@@ -376,7 +378,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None) -> 
             empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
         except duckdb.Error as exc:
             raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
-        if empty:
+        if empty and require_rows:
             raise InputError(f"{what} has no rows: nothing to evaluate")
     recs_schema = _schema(con, "ndcg_recs_src", recs_what)
     rels_schema = _schema(con, "ndcg_rels_src", rels_what)

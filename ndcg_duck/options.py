@@ -303,11 +303,24 @@ PARAMS = (
     Param("batch_users", "engine", check=_whole("batch_users"), kind="int", metavar="N",
           help="Evaluate at most N users per query, by ranges of user ids (default: as many as "
                "the memory limit allows; at most 1000 batches, so N may grow)."),
+    # where to run: the default engine, or Apache Spark (ndcg_duck/spark.py)
+    Param("engine", "spark", default="duckdb", choices=("duckdb", "spark"), python=False,
+          help="Where to evaluate: DuckDB in this process, or Apache Spark (each worker runs the "
+               "same DuckDB macros on its users; needs ndcg-duck[spark] and Java 17+)."),
+    Param("spark_master", "spark", default="local[*]", python=False, metavar="URL",
+          shown="local[*]",
+          help="With --engine spark: the Spark master (local[N], spark://HOST:PORT, yarn, "
+               "k8s://...)."),
+    Param("spark_conf", "spark", default=(), kind="multiple", python=False, metavar="KEY=VALUE",
+          check=lambda pairs: tuple(pairs),
+          help="With --engine spark: a Spark setting, e.g. spark.executor.memory=8g. Repeat "
+               "for more."),
     # the command line's own
     Param("per_user", "output", metavar="OUT", python=False,
           help="Write one row per evaluated user to OUT (.parquet, .csv, .json, .jsonl), or to "
                "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
-               "to stderr)."),
+               "to stderr). With --engine spark, OUT/ (ending in /) or a URI is a directory of "
+               "Parquet part files that Spark writes."),
     Param("format", "output", default="table", choices=("table", "json", "csv"), python=False,
           help="How to print the summary (and the per-user table with --per-user -)."),
     Param("quiet", "output", default=False, kind="flag", python=False,

@@ -1,0 +1,565 @@
+"""The Spark engine: the same macros beyond one machine.
+
+Spark reads the inputs and gives every user a bucket, a hash of the user id modulo a number of
+buckets sized from the data. `groupBy(bucket).cogroup(...).applyInArrow` moves each bucket's
+recommendations and judgments to one worker as two Arrow tables; the worker loads them into an
+in-process DuckDB (inputs.load, as the default engine does) and scores their users with the
+ndcg_ macros, checks included. There is no second implementation of the metric: Spark only
+reads, moves, writes and adds up.
+
+Means are exact sums: each partition adds its users' values as integers (a double is an integer
+times a power of two), the driver adds those few partial sums, rounds the total once and divides
+by the number of users (as the default engine's fsum(ndcg) / count(*) does), so a mean does not
+depend on the number of buckets, partitions or workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
+
+Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import shutil
+from fractions import Fraction
+from pathlib import Path
+from typing import NamedTuple, Optional
+
+import duckdb
+import pyarrow as pa
+
+from . import inputs, output
+from . import options as registry
+from .errors import InputError
+from .evaluate import _no_overlap, _wide_sql, score_users as score_all
+from .options import Options, label
+from .sqlfiles import register
+
+INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
+           "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
+BUCKET = "__ndcg_bucket"
+FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_ideal")
+# (worker-only columns)
+TASK_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per task
+BUCKETS_PER_TASK = 4  # smaller groups for the workers' memory, and tasks of even size
+SCALE = 1074  # 2**-1074 is the smallest double: every double is an integer times 2**-(SCALE+53)
+
+
+class SparkEvaluation(NamedTuple):
+    """summary: as ndcg_duck.evaluate's (means, users and coverage); per_user: a Spark DataFrame
+    with one row per evaluated user (None with per_user=False)."""
+
+    summary: dict
+    per_user: object
+
+
+# --- the worker: one bucket of users, scored by the macros --------------------------------------
+
+_CONNECTION = {}
+
+
+def _connection(settings: tuple):
+    """One DuckDB connection per worker process, with the macros, reused for every bucket."""
+    con = _CONNECTION.get(settings)
+    if con is None:
+        con = duckdb.connect()
+        for name, value in settings:
+            con.execute(f"SET {name} = {inputs.literal(str(value))}")
+        register(con)
+        _CONNECTION[settings] = con
+    return con
+
+
+def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> pa.Table:
+    """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
+    judged, ranked, evaluated and of zero ideal DCG (as evaluate._zero_ideal counts them), and
+    dcg@K, idcg@K, ndcg@K per cutoff (NULL unless evaluated). The default engine's per-batch
+    step (evaluate.score_users) and its ndcg_evaluated, without the whole-dataset steps."""
+    score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
+                f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
+    judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
+    keep = "" if options.missing == "zero" else " AND has_ranking"
+    return con.sql(
+        f"WITH wide AS ({_wide_sql(options, '__ndcg_user')}), "
+        f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
+        f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
+        f"          FROM ndcg_all GROUP BY user_id) "
+        f"SELECT u.user_id AS {inputs.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
+        f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
+        f"       w.* EXCLUDE (__ndcg_user) "
+        f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id").to_arrow_table()
+
+
+def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, settings: tuple):
+    """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows."""
+    given = dict(options._values)  # Options does not pickle: the worker makes its own
+
+    def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
+        options = Options(**given)
+        con = _connection(settings)
+        recs, rels = recs.drop_columns([BUCKET]), rels.drop_columns([BUCKET])
+        try:
+            loaded = inputs.load(con, recs, rels, cols, require_rows=False)
+            table = score_users(con, options, loaded, cols.user)
+        except duckdb.Error as exc:
+            # the macros' own message, one line; the driver names the input it came from
+            raise RuntimeError(str(exc).strip().splitlines()[0]) from None
+        finally:
+            for name in ("ndcg_recs_src", "ndcg_rels_src"):
+                con.unregister(name)
+        return table.cast(schema)
+    return score
+
+
+# --- exact sums ---------------------------------------------------------------------------------
+
+def exact_sum(values) -> int:
+    """The exact sum of finite doubles (a numpy array), times 2**(SCALE + 53), as an integer."""
+    import numpy as np
+
+    if len(values) == 0:
+        return 0
+    mantissa, exponent = np.frexp(values)
+    whole = (mantissa * 2.0**53).astype(np.int64)  # exact: value = whole * 2**(exponent - 53)
+    # high and low halves of each mantissa: their sums per exponent stay below 2**53, so numpy
+    # adds them exactly as doubles for any batch of up to 2**26 values
+    high, low = whole >> 26, whole & (2**26 - 1)
+    levels, where = np.unique(exponent, return_inverse=True)
+    highs = np.bincount(where, weights=high, minlength=len(levels))
+    lows = np.bincount(where, weights=low, minlength=len(levels))
+    return sum(((int(h) << 26) + int(l)) << (int(e) + SCALE)
+               for e, h, l in zip(levels, highs, lows))
+
+
+def _partial_sums(options: Options):
+    """mapInArrow function: one row per partition with its coverage counts and, per cutoff, how
+    many users were evaluated and the exact sum of their NDCG (decimal text of exact_sum)."""
+    import pyarrow.compute as pc
+
+    names = [f"ndcg@{label(k)}" for k in options.k]
+
+    def partial(batches):
+        judged = ranked = unranked = unjudged = zero = 0
+        counts, sums = [0] * len(names), [0] * len(names)
+        for batch in batches:
+            j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
+            judged += pc.sum(j).as_py() or 0
+            ranked += pc.sum(r).as_py() or 0
+            unranked += pc.sum(pc.and_(j, pc.invert(r))).as_py() or 0
+            unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
+            zero += pc.sum(batch.column(FLAGS[3])).as_py() or 0
+            for i, name in enumerate(names):
+                values = batch.column(name).drop_null().to_numpy(zero_copy_only=False)
+                counts[i] += len(values)
+                sums[i] += exact_sum(values)
+        row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
+               "unjudged": [unjudged], "zero": [zero]}
+        for i in range(len(names)):
+            row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
+        yield pa.RecordBatch.from_pydict(row)
+
+    fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long"]
+    fields += [f"n{i} long, s{i} string" for i in range(len(names))]
+    return partial, ", ".join(fields)
+
+
+def _summary(scored, options: Options) -> tuple:
+    """Adds up the partial sums: (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
+    partial, schema = _partial_sums(options)
+    rows = scored.mapInArrow(partial, schema).collect()
+    users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
+    summary, users = {}, 0
+    for i, k in enumerate(options.k):
+        count = sum(row[f"n{i}"] for row in rows)
+        total = sum(int(row[f"s{i}"]) for row in rows)
+        # the exact sum rounded once, then divided: the default engine's fsum(ndcg) / count(*)
+        summary[f"ndcg@{label(k)}"] = (float(Fraction(total, 1 << (SCALE + 53))) / count
+                                       if count else None)
+        users = max(users, count)
+    summary.update(users=users, users_without_recommendations=users_of["unranked"],
+                   users_only_in_recommendations=sum(row["unjudged"] for row in rows),
+                   users_with_zero_ideal_dcg=sum(row["zero"] for row in rows))
+    return summary, users_of
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+def _arrow_schema(df) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(df.schema)
+
+
+def _plan(recs, rels, cols, options, recs_what, rels_what) -> tuple:
+    """Check the columns and layouts as the default engine does, on empty tables with the inputs'
+    schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema)."""
+    con = duckdb.connect()
+    try:
+        register(con)
+        empty_recs = _arrow_schema(recs).empty_table()
+        empty_rels = _arrow_schema(rels).empty_table()
+        loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
+        loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
+        schema = score_users(con, options, loaded, cols.user).schema
+    except duckdb.Error as exc:
+        raise InputError(f"cannot evaluate these inputs: {str(exc).strip().splitlines()[0]}") \
+            from None
+    finally:
+        con.close()
+    # strings as Spark hands them over (DuckDB may give string views)
+    schema = pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
+                                 else f.type) for f in schema])
+    return loaded, schema
+
+
+def _columns(df, cols: inputs.Columns, role: str, layout: str):
+    """Only the columns the macros read (Parquet reads no others)."""
+    names = set(df.columns)
+    if role == "recommendations":
+        wanted = {"lists": [cols.user, cols.items], "ranks": [cols.user, cols.item, cols.rank],
+                  "scores": [cols.user, cols.item, cols.score]}[layout]
+    elif cols.item in names:
+        wanted = [cols.user, cols.item] + ([cols.relevance] if cols.relevance in names else [])
+    else:
+        wanted = [cols.user, cols.items]
+    return df.select(*[_col(name) for name in wanted])
+
+
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def bucket_count(spark, recs, rels) -> int:
+    """Buckets sized from the data: BUCKETS_PER_TASK for every TASK_BYTES of input, as Spark's
+    plan estimates the input's size, and at least one task per task slot (core) Spark has."""
+    slots = max(1, spark.sparkContext.defaultParallelism)
+    size = 0
+    for df in (recs, rels):
+        try:
+            size += int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+        except Exception:  # no estimate: a task per slot
+            return BUCKETS_PER_TASK * slots
+    return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
+
+
+def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
+             buckets=None, **options) -> SparkEvaluation:
+    """Evaluate the recommendations `recs` against the judgments `rels`, two Spark DataFrames in
+    the layouts ndcg_duck.evaluate reads (nested lists, or long rows with a rank or a score), on
+    the Spark session `spark`. The keyword options are ndcg_duck.evaluate's (gain=, ties=,
+    judged_only=, user_col=, ...; threads, memory_limit and temp_dir apply to each worker's
+    DuckDB, one thread by default since Spark runs a task per core; batch_users sets about how
+    many users a worker scores at once).
+
+    Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
+    DataFrame (persisted on the workers' disks: unpersist it when done), or None with
+    per_user=False. buckets sets how many groups of users the workers score, BUCKETS_PER_TASK to
+    a Spark task (default: sized from the data). Raises InputError for bad input or options,
+    with the message ndcg_duck.evaluate gives.
+    """
+    try:
+        return _evaluate(spark, recs, rels, k, per_user=per_user, buckets=buckets, **options)
+    except InputError as exc:
+        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
+
+
+def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
+              buckets=None, recs_what="recommendations (DataFrame)",
+              rels_what="relevance (DataFrame)", **given) -> SparkEvaluation:
+    """evaluate() with its messages in the command line's words."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    unknown = sorted(set(given) - {p.name for p in registry.PYTHON})
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]}=: the options are "
+                         f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
+    options = Options(k=k, **{name: value for name, value in given.items()
+                              if registry.BY_NAME[name].group == "metric"})
+    settings = registry.check_settings(given)
+    cols = inputs.Columns.given(**settings)
+    batch_users = settings["batch_users"]
+    for name, value in (("buckets", buckets), ("batch_users", batch_users)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise InputError(f"{name} {value!r}: give a whole number >= 1", usage=True)
+    duckdb_settings = tuple((name, value) for name, value in (
+        ("threads", settings["threads"] or 1), ("memory_limit", settings["memory_limit"]),
+        ("temp_directory", settings["temp_dir"])) if value is not None)
+    with _refusals(recs_what, rels_what):
+        loaded, schema = _plan(recs, rels, cols, options, recs_what, rels_what)
+        recs = _columns(recs, cols, "recommendations", loaded.layout)
+        rels = _columns(rels, cols, "relevance", loaded.layout)
+        user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
+        if buckets is None and batch_users is not None:
+            (users,), = recs.agg(F.approx_count_distinct(_col(cols.user))).collect()
+            buckets = max(1, math.ceil(users / batch_users))
+        count = buckets or bucket_count(spark, recs, rels)
+
+        tasks = math.ceil(count / BUCKETS_PER_TASK)
+
+        def bucketed(df):
+            # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
+            bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
+            return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
+
+        scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
+            _bucket_scorer(options, cols, schema, duckdb_settings), from_arrow_schema(schema))
+        if per_user:
+            scored = scored.persist(StorageLevel.DISK_ONLY)
+        summary, users = _summary(scored, options)
+        # whole-dataset checks, on the sums of every bucket's users
+        problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
+                        ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]), None)
+        if problem is None and users["judged"] == users["unranked"]:
+            problem = _no_common_user(recs, rels, cols, user_type, loaded)
+        if problem is not None:
+            if per_user:
+                scored.unpersist()
+            raise InputError(problem)
+    rows = scored.filter(_col(FLAGS[2])).drop(*FLAGS) if per_user else None
+    return SparkEvaluation(summary, rows)
+
+
+def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
+    """The default engine's message, with the smallest user id of each side."""
+    from pyspark.sql import functions as F
+
+    lowest = [df.agg(F.min(_col(cols.user).cast(user_type))).collect()[0][0]
+              for df in (recs, rels)]
+    con = duckdb.connect()
+    try:
+        con.register("ndcg_recs", pa.table({"user_id": [lowest[0]]}))
+        for name in ("ndcg_judged", "ndcg_rels"):
+            con.register(name, pa.table({"user_id": [lowest[1]]}))
+        return _no_overlap(con, loaded)
+    finally:
+        con.close()
+
+
+@contextlib.contextmanager
+def _refusals(recs_what: str, rels_what: str):
+    """A check that stopped a worker reaches the caller as the default engine's one-line
+    message, naming the input; any other Spark failure as its first line."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        text = str(exc)
+        found = re.search(r"ndcg-duck: (recommendations|relevance): ([^\n]*)", text)
+        if found:
+            what = recs_what if found.group(1) == "recommendations" else rels_what
+            raise InputError(f"{what}: {found.group(2).strip()}") from None
+        errors = re.findall(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception): .*)$", text, re.M)
+        raise InputError(f"Spark failed: {errors[-1] if errors else _first_line(text)}") from None
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "no message"
+
+
+# --- the command line: ndcg-duck eval --engine spark --------------------------------------------
+
+LOG_CONFIG = Path(__file__).resolve().parent / "spark-log4j2.properties"
+
+
+def parse_conf(pairs) -> dict:
+    """--spark-conf KEY=VALUE pieces as a dict."""
+    conf = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--spark-conf {pair!r} is not KEY=VALUE, as in "
+                             f"spark.executor.memory=4g", usage=True)
+        conf[key.strip()] = value
+    return conf
+
+
+def session(master: str, conf: dict, show_progress: bool, log):
+    """A Spark session for one CLI run, and whether this run started it. The JVM's own output goes to `log` (an open file), or
+    to the terminal with Spark's progress bar when show_progress; Spark's loggers stay quiet
+    there (a refused input is reported by ndcg-duck, in one line)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError(INSTALL) from None
+    java = (f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} "
+            f"-Dndcg_duck.log_level={'off' if show_progress else 'warn'}")
+    conf = dict(conf)
+    conf["spark.driver.extraJavaOptions"] = (java + " " + conf.get(
+        "spark.driver.extraJavaOptions", "")).strip()
+    conf.setdefault("spark.ui.showConsoleProgress", str(show_progress).lower())
+    builder = SparkSession.builder.master(master).appName("ndcg-duck")
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    if SparkSession.getActiveSession() is not None:  # in a notebook or a test: use it, keep it
+        return builder.getOrCreate(), False
+    saved = os.dup(2)
+    try:
+        if log is not None:  # the JVM inherits stderr when it starts: give it the log file
+            os.dup2(log.fileno(), 2)
+        return builder.getOrCreate(), True
+    except Exception as exc:
+        where = f" (its log: {log.name})" if log is not None else ""
+        raise InputError(f"could not start Spark at {master}{where}: {_first_line(str(exc))}; "
+                         f"{INSTALL}") from None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def read(spark, path, fmt: Optional[str], role: str):
+    """A Spark DataFrame over a file, a directory of part files or a glob."""
+    path = str(path)
+    remote = "://" in path
+    if not remote and not inputs._has_glob(path) and not Path(path).exists():
+        raise InputError(f"{role} file {path} does not exist")
+    fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
+        or inputs.format_of(path, None, role)
+    if fmt == "trec":
+        raise InputError(f"{role} file {path}: --engine spark reads Parquet, CSV and JSON; "
+                         f"read TREC files with the default engine, or convert them", usage=True)
+    try:
+        if fmt == "csv":
+            sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
+            return spark.read.csv(path, header=True, inferSchema=True, sep=sep)
+        if fmt == "json":
+            df = spark.read.json(path)
+            if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
+                df = spark.read.json(path, multiLine=True)
+            return df
+        return spark.read.parquet(path)
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+def _one_file_per_user(df, what: str, user_col: str) -> None:
+    """The default engine's check on recommendations read from several files: each user's rows
+    come from one of them (else a glob that matches two runs would evaluate their union)."""
+    from pyspark.sql import functions as F
+
+    files = df.inputFiles()
+    if len(files) < 2 or user_col not in df.columns:
+        return
+    rows = (df.select(_col(user_col).cast("string").alias("u"), F.input_file_name().alias("f"))
+            .groupBy("u").agg(F.min("f").alias("first"), F.max("f").alias("second"))
+            .filter("first <> second").limit(1).collect())
+    if rows:
+        who, first, second = rows[0]
+        first, second = (re.sub(r"^file:(//)?", "", name) for name in (first, second))
+        raise InputError(f"{what}: user {who} appears in more than one of its {len(files)} "
+                         f"files ({first} and {second}): if they are two runs, evaluate each on "
+                         f"its own; if they are parts of one run, give each user's rows in one "
+                         f"file")
+
+
+def _format_inside(folder: str) -> Optional[str]:
+    """The format of a directory of part files, from its first data file's name."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
+        for name in sorted(files):
+            if not name.startswith(("_", ".")):
+                try:
+                    return inputs.format_of(name, None, "recommendations")
+                except InputError:
+                    return None
+    return None
+
+
+def is_directory_output(path: str) -> bool:
+    """--per-user OUT/ (or a URI) is a directory of Parquet part files written by Spark."""
+    return path.endswith(("/", os.sep)) or "://" in path
+
+
+def check_output(path: str) -> None:
+    if not is_directory_output(path):
+        output.check_output_path(path)
+    elif "://" not in path and Path(path).exists():
+        raise InputError(f"output directory {path} exists: remove it or name another", usage=True)
+
+
+def write_per_user(rows, path: str, user_col: str) -> None:
+    """Spark writes the per-user rows as Parquet part files: into the directory `path`, or into
+    a temporary directory that DuckDB then copies, ordered by user, into the one file `path`
+    (written whole or not at all, as the default engine writes it)."""
+    if is_directory_output(path):
+        rows.write.parquet(path)
+        return
+    target = Path(path)
+    parts = target.with_name(f".{target.name}.{os.getpid()}.parts")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    con = duckdb.connect()
+    try:
+        rows.write.mode("overwrite").parquet(str(parts))
+        con.execute(f"COPY (FROM read_parquet({inputs.literal(str(parts / '*.parquet'))}) "
+                    f"ORDER BY {inputs.ident(user_col)}) TO {inputs.literal(str(tmp))} "
+                    f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
+        os.replace(tmp, target)
+    except duckdb.Error as exc:
+        raise InputError(f"cannot write {path}: {str(exc).strip().splitlines()[0]}") from None
+    finally:
+        con.close()
+        shutil.rmtree(parts, ignore_errors=True)
+        if tmp.exists():
+            tmp.unlink()
+
+
+def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
+            show_progress: bool, settings: dict) -> dict:
+    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows; the summary."""
+    import tempfile
+    import warnings
+
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
+    if per_user == "-":
+        raise InputError("--per-user - (stdout) is not available with --engine spark: name a "
+                         "file, or a directory ending in /", usage=True)
+    conf = parse_conf(conf_pairs)
+    if per_user:
+        check_output(per_user)
+    Options(**{name: value for name, value in settings.items()
+               if registry.BY_NAME[name].group == "metric"})  # fail fast
+    recs_format, rels_format = settings["recs_format"], settings["rels_format"]
+    log = None if show_progress else tempfile.NamedTemporaryFile(
+        "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
+    spark, owned, keep_log = None, False, False
+    try:
+        spark, owned = session(master, conf, show_progress, log)
+        recs_df = read(spark, recs, recs_format, "recommendations")
+        rels_df = read(spark, rels, rels_format, "relevance")
+        recs_what, rels_what = (
+            f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
+            f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
+        with _refusals(recs_what, rels_what):
+            _one_file_per_user(recs_df, recs_what, settings["user_col"]
+                               or registry.BY_NAME["user_col"].shown)
+        result = _evaluate(spark, recs_df, rels_df, per_user=bool(per_user),
+                           recs_what=recs_what, rels_what=rels_what, **settings)
+        if per_user:
+            with _refusals(recs_what, rels_what):
+                write_per_user(result.per_user, per_user,
+                               settings["user_col"] or registry.BY_NAME["user_col"].shown)
+        return result.summary
+    except InputError as exc:
+        keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))
+        if keep_log and "Spark failed" in str(exc):
+            raise InputError(f"{exc} (Spark's log: {log.name})") from None
+        raise
+    finally:
+        if owned:
+            spark.stop()
+        if log is not None:
+            log.close()
+            if not keep_log:
+                os.unlink(log.name)
