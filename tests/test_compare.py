@@ -185,6 +185,27 @@ def test_means_are_evals_to_the_bit():
             assert rows_of(result, cutoff=cutoff)[name]["mean"] == summary[f"ndcg@{cutoff}"]
 
 
+def test_metrics_beside_ndcg_are_compared_with_evals_means():
+    from ndcg_duck import evaluate
+
+    metrics = ["recall", "mrr", "map@10"]
+    result = compare(EXAMPLES / "relevance.csv", [("old", EXAMPLES / "recs.parquet"),
+                                                 ("new", EXAMPLES / "recs_new.parquet")],
+                     k=[5, 10], metrics=metrics)
+    names = {(row["metric"], row["cutoff"]) for row in result.rows}
+    assert names == {("recall", "5"), ("recall", "10"), ("mrr", None), ("map", "10")}
+    for name, path in (("old", "recs.parquet"), ("new", "recs_new.parquet")):
+        summary = evaluate(EXAMPLES / path, EXAMPLES / "relevance.csv", k=[5, 10],
+                           metrics=metrics).summary
+        for metric, cutoff in names:
+            key = metric if cutoff is None else f"{metric}@{cutoff}"
+            # DuckDB's fsum is compensated, not exact: the two queries may differ in the last bit
+            assert rows_of(result, metric=metric, cutoff=cutoff)[name]["mean"] == pytest.approx(
+                summary[key], rel=1e-15, abs=1e-15)
+    new, old = (rows_of(result, metric="recall", cutoff="10")[run]["mean"] for run in ("new", "old"))
+    assert rows_of(result, metric="recall", cutoff="10")["new"]["diff"] == pytest.approx(new - old)
+
+
 def test_segments_min_users_and_holm_family(hand):
     result = compare(hand["rels"], {"a": hand["a"], "b": hand["b"]}, k=[5, 10],
                      segments=hand["segments"], by="group", min_users=2)
