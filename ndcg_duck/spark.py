@@ -32,6 +32,7 @@ import pyarrow as pa
 from . import inputs, output
 from . import options as registry
 from .errors import InputError
+from . import metrics as metric_names
 from .evaluate import _no_overlap, _wide_sql, score_users as score_all
 from .options import Options, label
 from .sqlfiles import register
@@ -82,7 +83,7 @@ def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> 
     judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
-        f"WITH wide AS ({_wide_sql(options, '__ndcg_user')}), "
+        f"WITH wide AS ({_wide_sql(_measures(options), '__ndcg_user')}), "
         f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
         f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
@@ -90,6 +91,19 @@ def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> 
         f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
         f"       w.* EXCLUDE (__ndcg_user) "
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id").to_arrow_table()
+
+
+def _measures(options: Options) -> tuple:
+    """The measures the Spark engine computes: NDCG and its parts, at every cutoff. Other metrics
+    (-m precision, recall, ...) are refused by _ndcg_only before any job runs."""
+    return metric_names.parse_metrics(options.metrics, options.k)
+
+
+def _ndcg_only(options: Options) -> None:
+    """The Spark engine adds up NDCG and its parts only (its exact sums are per ndcg@K)."""
+    if not metric_names.core_only(_measures(options)):
+        raise InputError("--engine spark computes ndcg (with dcg and idcg) only: use the default "
+                         "engine for -m " + ",".join(options.metrics), usage=True)
 
 
 def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, settings: tuple):
@@ -281,6 +295,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                          f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
     options = Options(k=k, **{name: value for name, value in given.items()
                               if registry.BY_NAME[name].group == "metric"})
+    _ndcg_only(options)
     settings = registry.check_settings(given)
     cols = inputs.Columns.given(**settings)
     batch_users = settings["batch_users"]
@@ -528,8 +543,8 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     conf = parse_conf(conf_pairs)
     if per_user:
         check_output(per_user)
-    Options(**{name: value for name, value in settings.items()
-               if registry.BY_NAME[name].group == "metric"})  # fail fast
+    _ndcg_only(Options(**{name: value for name, value in settings.items()
+                          if registry.BY_NAME[name].group == "metric"}))  # fail fast
     recs_format, rels_format = settings["recs_format"], settings["rels_format"]
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)

@@ -241,7 +241,8 @@ def test_the_same_refusals_as_the_default_engine(spark, name):
 
 
 @pytest.mark.parametrize("bad", [dict(buckets=0), dict(batch_users=True), dict(k=0),
-                                 dict(gain="log"), dict(colour="red")])
+                                 dict(gain="log"), dict(colour="red"),
+                                 dict(metrics=["recall@10"])])
 def test_bad_options_are_refused_before_any_work(bad):
     with pytest.raises(ndcg_duck.InputError) as error:
         engine.evaluate(None, None, None, **bad)
@@ -331,6 +332,8 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
     (["--per-user", "-"], "--per-user - (stdout) is not available with --engine spark"),
     (["--recs-format", "trec"], "--engine spark reads Parquet, CSV and JSON"),
     (["--per-user", "out.xlsx"], "cannot tell the format of output file out.xlsx"),
+    (["-m", "ndcg,recall"], "--engine spark computes ndcg (with dcg and idcg) only: use the "
+                            "default engine for -m ndcg,recall"),
 ])
 def test_cli_usage_errors(args, message):
     result = invoke("eval", ROOT / "examples/recs.parquet", ROOT / "examples/relevance.csv",
