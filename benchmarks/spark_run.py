@@ -116,7 +116,8 @@ def commands(tool: str, data: Path, args) -> list:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", type=Path, required=True)
+    ap.add_argument("--data-dir", type=Path, default=HERE / "data",
+                    help="where data sets live (default benchmarks/data)")
     ap.add_argument("--users", default="1000000")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--tools", default="duckdb,spark")
