@@ -31,27 +31,26 @@ import sys
 K = 10
 
 
-def tool_api(recs, rels, threads=None, memory_limit=None):
+def _connect(threads=None, memory_limit=None):
+    """A DuckDB connection with the runner's thread count and memory limit, when given."""
     import duckdb
-    import ndcg_duck
     config = {}
     if threads:
         config["threads"] = int(threads)
     if memory_limit:
         config["memory_limit"] = memory_limit
-    con = duckdb.connect(config=config)
+    return duckdb.connect(config=config)
+
+
+def tool_api(recs, rels, threads=None, memory_limit=None):
+    import ndcg_duck
+    con = _connect(threads, memory_limit)
     summary, _ = ndcg_duck.evaluate(recs, rels, k=[5, 10, 20], per_user=False, con=con)
     return summary["ndcg@10"], summary["users"]
 
 
 def tool_scan(recs, rels, threads=None, memory_limit=None):
-    import duckdb
-    config = {}
-    if threads:
-        config["threads"] = int(threads)
-    if memory_limit:
-        config["memory_limit"] = memory_limit
-    con = duckdb.connect(config=config)
+    con = _connect(threads, memory_limit)
     # list_sum forces every item id of every list to be decoded and touched once.
     (users, entries, items_sum), = con.execute(
         "SELECT count(user_id), sum(len(items)), sum(list_sum(items)) FROM read_parquet(?)",
@@ -110,13 +109,7 @@ FROM users LEFT JOIN dcg USING (user_id) LEFT JOIN idcg USING (user_id)
 
 
 def tool_duckdb_sql(recs, rels, threads=None, memory_limit=None):
-    import duckdb
-    config = {}
-    if threads:
-        config["threads"] = int(threads)
-    if memory_limit:
-        config["memory_limit"] = memory_limit
-    con = duckdb.connect(config=config)
+    con = _connect(threads, memory_limit)
     (mean, users), = con.execute(DUCKDB_SQL, {"recs": recs, "rels": rels}).fetchall()
     return mean, users
 
