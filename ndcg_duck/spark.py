@@ -100,10 +100,11 @@ def _measures(options: Options) -> tuple:
 
 
 def _ndcg_only(options: Options) -> None:
-    """The Spark engine adds up NDCG and its parts only (its exact sums are per ndcg@K)."""
-    if not metric_names.core_only(_measures(options)):
-        raise InputError("--engine spark computes ndcg (with dcg and idcg) only: use the default "
-                         "engine for -m " + ",".join(options.metrics), usage=True)
+    """The Spark engine's summary holds ndcg@K only (its exact sums are per ndcg@K; the per-user
+    rows carry dcg@K and idcg@K beside it): any other -m would be answered with the wrong keys."""
+    if any(measure.metric != "ndcg" for measure in _measures(options)):
+        raise InputError("--engine spark computes ndcg (per user with dcg and idcg) only: use "
+                         "the default engine for -m " + ",".join(options.metrics), usage=True)
 
 
 def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, settings: tuple):

@@ -332,8 +332,10 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
     (["--per-user", "-"], "--per-user - (stdout) is not available with --engine spark"),
     (["--recs-format", "trec"], "--engine spark reads Parquet, CSV and JSON"),
     (["--per-user", "out.xlsx"], "cannot tell the format of output file out.xlsx"),
-    (["-m", "ndcg,recall"], "--engine spark computes ndcg (with dcg and idcg) only: use the "
-                            "default engine for -m ndcg,recall"),
+    (["-m", "ndcg,recall"], "--engine spark computes ndcg (per user with dcg and idcg) only: "
+                            "use the default engine for -m ndcg,recall"),
+    (["-m", "dcg"], "--engine spark computes ndcg (per user with dcg and idcg) only: use the "
+                    "default engine for -m dcg"),
 ])
 def test_cli_usage_errors(args, message):
     result = invoke("eval", ROOT / "examples/recs.parquet", ROOT / "examples/relevance.csv",
