@@ -106,9 +106,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant(relevance, min_relevance) AS
 
 -- ndcg_judgment_gain(relevance, gain, gain_map, min_relevance): the gain of one judgment: 0 when
 -- it is below min_relevance; else the level's gain in gain_map (a MAP from relevance level to
--- gain; NULL: no map), else ndcg_gain. A DOUBLE.
+-- gain; NULL: no map), else ndcg_gain. A DOUBLE. Without a map and a threshold it is ndcg_gain
+-- itself, said first so that DuckDB drops the rest (the edge applies it to every judgment).
 CREATE OR REPLACE TEMP MACRO ndcg_judgment_gain(relevance, gain, gain_map, min_relevance) AS
-    CASE WHEN relevance < min_relevance::DOUBLE THEN 0.0
+    CASE WHEN gain_map IS NULL AND min_relevance IS NULL THEN ndcg_gain(relevance, gain)
+         WHEN relevance < min_relevance::DOUBLE THEN 0.0
          ELSE coalesce(map_extract_value(gain_map::MAP(DOUBLE, DOUBLE), relevance::DOUBLE),
                        ndcg_gain(relevance, gain)) END;
 
@@ -150,6 +152,25 @@ CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
 CREATE OR REPLACE TEMP MACRO ndcg_top_n(ks) AS
     CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;
 
+-- ndcg_ideal_depth_ok(ideal_depth): true when ideal_depth is NULL (every gain) or an integer >= 1;
+-- otherwise stops naming the parameter.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_depth_ok(ideal_depth) AS
+    ndcg_require(ideal_depth IS NULL
+                 OR coalesce(TRY_CAST(ideal_depth::VARCHAR AS BIGINT) >= 1, false),
+                 'ideal_depth must be an integer >= 1 or NULL (every gain), not '
+                 || ndcg_show(ideal_depth));
+
+-- ndcg_width(ks): how many positions the core scores as fixed-length lists: the largest cutoff in
+-- ks (a BIGINT list) when every cutoff is a number no larger than 100; NULL otherwise (a cutoff
+-- is NULL, no cutoff, or large: then each user's lists keep their own lengths).
+CREATE OR REPLACE TEMP MACRO ndcg_width(ks) AS
+    CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;
+
+-- ndcg_discounts(k, width): the discount of each position 1 .. width at cutoff k, as DCG@k applies
+-- it: 1 / log2(i + 1) (ndcg_dcg of a gain of 1) for i <= k, and 0 beyond k. A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_discounts(k, width) AS
+    list_transform(range(1, width + 1), lambda i: CASE WHEN i <= k THEN ndcg_dcg(1.0, i) ELSE 0.0 END);
+
 -- ndcg_input.sql
 -- Input edges: DuckDB list handling that turns each input layout into what the core reads:
 -- each user's ranking as one list of item ids (the ranking edges), and the judgments checked,
@@ -165,12 +186,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_ks(ks) AS
          THEN error('ndcg-duck: ks: each cutoff must be an integer >= 1 or NULL (no cutoff), not '
                     || list_filter(ks, lambda k: k < 1)[1]::VARCHAR)
          ELSE ks END;
-
--- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff) and depth (k,
--- or the largest BIGINT for no cutoff), one row per distinct cutoff.
-CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
-    SELECT DISTINCT k, coalesce(k, 9223372036854775807) AS depth
-    FROM (SELECT unnest(ndcg_ks(ks)) AS k);
 
 -- Every edge returns one row per user with recommendations: user_id, items (a LIST of item ids in
 -- rank order, cut to the first `depth`; NULL depth: all) and ranks (NULL, or for tie averaging a
@@ -272,56 +287,101 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_lists(rels) AS TABLE
     SELECT user_id, unnest(items) AS item_id, 1 AS relevance FROM query_table(rels);
 
 -- The judgments edge: the relevance judgments (user_id, item_id, relevance) as the core reads
--- them: checked row by row, one row per (user, item), each with its gain.
+-- them: checked row by row (ndcg_judgments_checked), then gathered into one row per user with
+-- each judged item once, its relevance and its gain.
 
--- ndcg_judgments_as_given(rels): the judgments, checked (ndcg_judgments_checked) and trusted to
--- hold one row per (user, item). The variant for unique_judgments: finding repeats is the
--- costliest check (BENCHMARKS.md, "What the checks cost").
-CREATE OR REPLACE TEMP MACRO ndcg_judgments_as_given(rels) AS TABLE
-    FROM ndcg_judgments_checked(rels);
+-- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
+-- positive gains, best first, the first n of them or all. The top-n variant exists because
+-- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
+-- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
+    list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
+CREATE OR REPLACE TEMP MACRO ndcg_ideal(gain, n) AS
+    CASE WHEN n IS NULL THEN ndcg_ideal_all(gain) ELSE ndcg_ideal_top(gain, n) END;
 
--- ndcg_repeat_suspects(rels): the users of rels (user_id, item_id, ...) whose judgments may hold
--- an item twice: a 1024-bit signature of the user's hashed item ids has fewer bits set than the
--- user has judgments (a repeat sets one bit twice; so, now and then, do two items whose hashes
--- collide). Users it leaves out have no repeat. Returns user_id.
-CREATE OR REPLACE TEMP MACRO ndcg_repeat_suspects(rels) AS TABLE
-    SELECT user_id
-    FROM query_table(rels)
-    GROUP BY user_id
-    HAVING bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*);
+-- ndcg_may_repeat(item_id): an aggregate over one user's judgment rows: false when no item is
+-- among them twice; true when one may be. A 1024-bit signature of the hashed item ids has fewer
+-- bits set than there are rows when an item repeats (and, now and then, when two hashes share a
+-- bit), so only the users it flags need the exact test (BENCHMARKS.md, "What the checks cost").
+CREATE OR REPLACE TEMP MACRO ndcg_may_repeat(item_id) AS
+    bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*);
 
--- ndcg_judgments_once(rels): the judgments, checked, one row per (user, item): a (user, item)
--- judged twice with one value counts once, with two values stops naming both. The default.
--- Only the judgments of ndcg_repeat_suspects are grouped by (user, item); the others pass as
--- they are (grouping every judgment costs about twice as much: BENCHMARKS.md, "What the
--- checks cost").
-CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(rels) AS TABLE
-    WITH suspects AS MATERIALIZED (FROM ndcg_repeat_suspects(rels))
-    SELECT user_id, item_id, relevance
-    FROM ndcg_judgments_checked(rels) ANTI JOIN suspects USING (user_id)
-    UNION ALL
-    SELECT user_id, item_id, min(relevance) AS relevance
-    FROM ndcg_judgments_checked(rels) SEMI JOIN suspects USING (user_id)
-    GROUP BY user_id, item_id
-    HAVING ndcg_require(min(relevance) = max(relevance),
-                        ndcg_judged_twice(user_id, item_id, min(relevance), max(relevance)));
-
--- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments): the judgments edge.
--- rels holds user_id, item_id, relevance (a number). Returns user_id, item_id, relevance, gain
--- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
--- relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one), one row per
--- (user, item). unique_judgments true trusts rels to hold no (user, item) twice (a repeat would
--- then count twice).
-CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
-        min_relevance := NULL, unique_judgments := false) AS TABLE
-    SELECT user_id, item_id, relevance,
-           ndcg_judgment_gain(relevance, gain, gain_map, min_relevance) AS gain,
-           ndcg_relevant(relevance, min_relevance) AS relevant
-    FROM (FROM ndcg_judgments_as_given(rels) WHERE unique_judgments
-          UNION ALL
-          FROM ndcg_judgments_once(rels) WHERE NOT unique_judgments)
+-- ndcg_judgments_gathered(rels, gain, gain_map, min_relevance, ideal_depth, check_repeats): the
+-- checked judgments, one row per user: user_id, items and relevances (LISTs, in one order: the
+-- user's judgment rows as given), ideal (ndcg_ideal of the gains: the first ideal_depth, or all
+-- when NULL), num_relevant (how many rows are relevant) and may_repeat (ndcg_may_repeat; false
+-- without check_repeats). Stops on a bad gain, min_relevance or ideal_depth, naming it.
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_gathered(rels, gain, gain_map, min_relevance,
+        ideal_depth, check_repeats) AS TABLE
+    SELECT user_id, list(item_id) AS items, list(relevance) AS relevances,
+           ndcg_ideal(ndcg_judgment_gain(relevance, gain, gain_map, min_relevance), ideal_depth)
+               AS ideal,
+           count(*) FILTER (WHERE ndcg_relevant(relevance, min_relevance)) AS num_relevant,
+           CASE WHEN check_repeats THEN ndcg_may_repeat(item_id) ELSE false END AS may_repeat
+    FROM ndcg_judgments_checked(rels)
     WHERE ndcg_option('gain', gain, ['linear', 'exponential', 'binary'])
-      AND ndcg_min_relevance_ok(min_relevance);
+      AND ndcg_min_relevance_ok(min_relevance)
+      AND ndcg_ideal_depth_ok(ideal_depth)
+    GROUP BY user_id;
+
+-- ndcg_repeated_with(pairs): of a user's distinct (item, relevance) pairs, those of the first item
+-- that has two relevance values (an empty list when none has).
+CREATE OR REPLACE TEMP MACRO ndcg_repeated_with(pairs) AS
+    list_filter(pairs, lambda p: p[1] = list_filter(
+        pairs, lambda q: len(list_filter(pairs, lambda o: o[1] = q[1])) > 1)[1][1]);
+
+-- ndcg_judgments_once(gathered, gain, gain_map, min_relevance, ideal_depth): the repeat contract on
+-- ndcg_judgments_gathered's rows: a (user, item) judged twice with one value counts once, with
+-- two values stops naming both. Only the users whose may_repeat is true are tested exactly
+-- (list_unique), and only those with a repeat are gathered again, from their distinct (item,
+-- relevance) pairs. Returns user_id, items, relevances, ideal, num_relevant.
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_relevance,
+        ideal_depth) AS TABLE
+    SELECT user_id,
+           CASE WHEN repeated THEN list_transform(pairs, lambda p: p[1]) ELSE items END AS items,
+           CASE WHEN repeated THEN list_transform(pairs, lambda p: p[2]) ELSE relevances END
+               AS relevances,
+           CASE WHEN repeated
+                THEN list_slice(list_reverse_sort(list_filter(list_transform(pairs,
+                         lambda p: ndcg_judgment_gain(p[2], gain, gain_map, min_relevance)),
+                         lambda g: g > 0)), 1, coalesce(ideal_depth, len(pairs)))
+                ELSE ideal END AS ideal,
+           CASE WHEN repeated
+                THEN len(list_filter(pairs, lambda p: ndcg_relevant(p[2], min_relevance)))
+                ELSE num_relevant END AS num_relevant
+    FROM (SELECT *, CASE WHEN repeated THEN list_distinct(list_zip(items, relevances)) END AS pairs
+          FROM (SELECT *, CASE WHEN may_repeat THEN list_unique(items) < len(items) ELSE false END
+                              AS repeated
+                FROM query_table(gathered)))
+    WHERE NOT repeated
+       OR ndcg_require(len(pairs) = list_unique(items),
+              ndcg_judged_twice(user_id, ndcg_repeated_with(pairs)[1][1],
+                                list_min(list_transform(ndcg_repeated_with(pairs), lambda p: p[2])),
+                                list_max(list_transform(ndcg_repeated_with(pairs), lambda p: p[2]))));
+
+-- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments, ideal_depth): the
+-- judgments edge. rels holds user_id, item_id, relevance (a number), one row per judgment.
+-- Returns one row per judged user: user_id; items, the user's judged item ids, each once;
+-- relevances, gains and relevant, LISTs in the order of items: each one's relevance, gain
+-- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
+-- whether it is relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one);
+-- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
+-- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all). A (user, item)
+-- judged twice with one value counts once, with two values stops naming both;
+-- unique_judgments true trusts rels to hold no (user, item) twice (a repeat would then count
+-- twice) and skips that check (BENCHMARKS.md, "What the checks cost").
+CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
+        min_relevance := NULL, unique_judgments := false, ideal_depth := NULL) AS TABLE
+    WITH ndcg_gathered_ AS (
+        FROM ndcg_judgments_gathered(rels, gain, gain_map, min_relevance, ideal_depth,
+                                     NOT unique_judgments))
+    SELECT user_id, items, relevances,
+           list_transform(relevances,
+               lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
+           list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
+           num_relevant, ideal
+    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);
 
 -- ndcg_core.sql
 -- The metric. For one user, with the ranked items at positions i = 1, 2, ... and gain(i) the
@@ -345,145 +405,158 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
 --
+-- Written as DuckDB computes it: a user's gains form a list, gain(1), gain(2), ..., and the
+-- discounts at cutoff k another, 1/log2(i + 1) for i <= k and 0 beyond (ndcg_discounts), so
+--   DCG@k  = gains . discounts@k      and      IDCG@k = ideal gains . discounts@k
+-- (list_dot_product: one multiply-add per position, in position order).
+--
 -- The steps, each a macro over relations passed by name (query_table):
 --   rankings (a ranking edge of ndcg_input.sql): user_id, items (the ranking, best first, cut to
 --          what can count), ranks (NULL, or each item's tie group's first position);
---   judgments (the judgments edge, ndcg_judgments): user_id, item_id, relevance, gain, relevant;
---   ndcg_judged_ranks: where each judgment stands in its user's ranking (list_position in the
---          user's list: the judgments are joined to the rankings on user_id alone);
---   ndcg_user_hits: one row per user: the ranked judged items (hits), R, the ideal gains;
+--   judgments (the judgments edge, ndcg_judgments): one row per judged user: the judged items,
+--          their relevances, gains and relevant flags (LISTs), R and the ideal gains;
+--   ndcg_user_gains: one row per user of either side, the two joined on user_id alone: where
+--          each ranked item is among the user's judged items (list_position), and from that the
+--          gain at each position;
 --   ndcg_user_scores: per user and cutoff, dcg, idcg, ndcg; ndcg_evaluated, ndcg_scores,
 --          ndcg_summary, ndcg_coverage: which users count, their scores, the means.
 -- Optional steps are named variants behind a one-line dispatch on a constant condition, so
 -- DuckDB's optimizer leaves the unused ones out of the plan.
 
--- ndcg_position(items, item_id, user_id): the 1-based position of item_id in the list items
--- (NULL: not in it). Stops on an item that is in the list twice (the second would not count).
--- DuckDB computes the repeated list_position once per row.
-CREATE OR REPLACE TEMP MACRO ndcg_position(items, item_id, user_id) AS
-    CASE WHEN list_position(items, item_id) IS NOT NULL
-              AND ndcg_require(NOT coalesce(list_contains(
-                      items[list_position(items, item_id) + 1:], item_id), false),
-                  ndcg_twice(user_id, item_id))
-         THEN list_position(items, item_id) END;
+-- ndcg_judged_at(ranked, judged): for each item of the list ranked, its index in the list judged
+-- (the user's judged items; NULL: not judged). An INTEGER list as long as ranked.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_at(ranked, judged) AS
+    list_transform(ranked, lambda item: list_position(judged, item));
 
--- ndcg_judged_positions(rankings, judgments): every user of either side: one row per judgment (or
--- one row for a user without any), with where its item stands in the user's ranking. Returns
--- user_id, item_id, relevance, gain, relevant, position (1-based; NULL: not ranked), tie_size
--- (1), length (the ranking's length; NULL without one), has_judgments and has_ranking (which
--- sides have the user). Every item has its own position, as in trec_eval. The default variant.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_positions(rankings, judgments) AS TABLE
-    SELECT coalesce(j.user_id, r.user_id) AS user_id, j.item_id, j.relevance, j.gain, j.relevant,
-           ndcg_position(r.items, j.item_id, j.user_id) AS position, 1 AS tie_size,
-           len(r.items) AS length, j.user_id IS NOT NULL AS has_judgments,
-           r.user_id IS NOT NULL AS has_ranking
-    FROM query_table(judgments) AS j
-    FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id;
+-- ndcg_ranked_once(user_id, found, judged): true when no judged item holds two positions of the
+-- user's ranking (found: ndcg_judged_at); otherwise stops naming the item (the second position
+-- would not count). The exact test runs only for rankings with two judged items or more.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_once(user_id, found, judged) AS
+    ndcg_require(CASE WHEN coalesce(list_count(found), 0) < 2 THEN true
+                      ELSE list_unique(found) = list_count(found) END,
+                 ndcg_twice(user_id, judged[list_filter(found, lambda p, i: p IS NOT NULL
+                                                        AND list_position(found, p) < i)[1]]));
 
--- ndcg_judged_positions_tied(rankings, judgments): as ndcg_judged_positions, for ties 'average':
--- position is the item's tie group's first position and tie_size the group's size, from the
--- edge's ranks. A variant, because looking up the tie group costs a list scan per hit.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_positions_tied(rankings, judgments) AS TABLE
-    SELECT user_id, item_id, relevance, gain, relevant, ranks[seen_at] AS position,
-           CASE WHEN seen_at IS NOT NULL
-                THEN list_count(list_filter(ranks, lambda r: r = ranks[seen_at])) END AS tie_size,
-           length, has_judgments, has_ranking
-    FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id, j.item_id, j.relevance, j.gain,
-                 j.relevant, ndcg_position(r.items, j.item_id, j.user_id) AS seen_at, r.ranks,
-                 len(r.items) AS length, j.user_id IS NOT NULL AS has_judgments,
-                 r.user_id IS NOT NULL AS has_ranking
-          FROM query_table(judgments) AS j
-          FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id);
+-- ndcg_gains_at(found, gains): the gain at each position of a ranking: the judged item's gain
+-- (gains, in the order of the judged items), 0 for an item that is not judged.
+CREATE OR REPLACE TEMP MACRO ndcg_gains_at(found, gains) AS
+    list_transform(found, lambda p: coalesce(gains[p], 0.0));
 
--- ndcg_judged_only_positions(rankings, judgments, ties): as ndcg_judged_positions (or its tied
--- variant), with judged_only: unjudged items (no judgment, or a negative relevance) are taken out
--- of each ranking first, so the items below them move up and length counts the items left. A
--- variant, because it numbers each user's judged items again (two window functions).
-CREATE OR REPLACE TEMP MACRO ndcg_judged_only_positions(rankings, judgments, ties := 'trec') AS TABLE
-    SELECT user_id, item_id, relevance, gain, relevant,
-           CASE WHEN counts THEN rank() OVER (PARTITION BY user_id, counts ORDER BY place) END
-               AS position,
-           CASE WHEN counts THEN count(*) OVER (PARTITION BY user_id, counts, place) END
-               AS tie_size,
-           count(*) FILTER (WHERE counts) OVER (PARTITION BY user_id) AS length, has_judgments,
-           has_ranking
-    FROM (SELECT *, position IS NOT NULL AND relevance >= 0 AS counts, position AS place
-          FROM (FROM ndcg_judged_positions(rankings, judgments) WHERE ties = 'trec'
-                UNION ALL
-                FROM ndcg_judged_positions_tied(rankings, judgments) WHERE ties = 'average'));
+-- ndcg_tied_gains(gains, ranks): ndcg_gains_at with ties averaged (McSherry and Najork 2008): each
+-- position of a tie group (ranks: each position's group's first position) gets the group's
+-- mean gain, so each item adds gain / n at each of the group's n positions. A variant, because
+-- finding each group costs a list scan per position.
+CREATE OR REPLACE TEMP MACRO ndcg_tied_gains(gains, ranks) AS
+    list_transform(ranks, lambda r: list_avg(list_slice(gains, r,
+        r + len(list_filter(ranks, lambda other: other = r)) - 1)));
 
--- ndcg_judged_ranks(rankings, judgments, judged_only, ties): the dispatch over the three variants
--- above; returns what they return.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(rankings, judgments, judged_only := false,
-        ties := 'trec') AS TABLE
-    FROM ndcg_judged_positions(rankings, judgments) WHERE ties = 'trec' AND NOT judged_only
-    UNION ALL
-    FROM ndcg_judged_positions_tied(rankings, judgments) WHERE ties = 'average' AND NOT judged_only
-    UNION ALL
-    FROM ndcg_judged_only_positions(rankings, judgments, ties) WHERE judged_only;
+-- ndcg_first_positions(ranks): tie ranks (each position's group's first position) of a list
+-- whose items were taken out here and there, numbered again: each group's first position in
+-- the list as it is now.
+CREATE OR REPLACE TEMP MACRO ndcg_first_positions(ranks) AS
+    list_transform(ranks, lambda r: list_position(ranks, r));
 
--- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
--- positive gains, best first, the first n of them or all. The top-n variant exists because
--- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
--- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
-    list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
-CREATE OR REPLACE TEMP MACRO ndcg_ideal(gain, n) AS
-    CASE WHEN n IS NULL THEN ndcg_ideal_all(gain) ELSE ndcg_ideal_top(gain, n) END;
+-- ndcg_relevant_ranks(found, relevant): the positions (1-based, ascending) of the ranked items
+-- that are relevant (relevant: the judged items' flags, in their order).
+CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
+    coalesce(list_filter(list_transform(found, lambda p, i: CASE WHEN relevant[p] THEN i END),
+                         lambda i: i IS NOT NULL), []);
 
--- ndcg_user_hits(rankings, judgments, ideal_depth, judged_only, ties): one row per user of either
--- side, with what the metrics read. Returns user_id, has_judgments and has_ranking (which sides
--- have the user), length (the ranking's length, as judged_only counts it; 0 without a ranking), hits (a
--- LIST of {position, tie_size, gain, relevant}, the user's ranked judged items by position),
--- relevant (R: how many of the user's judgments are relevant) and ideal (the user's positive
--- gains, best first: the first ideal_depth of them, or all when ideal_depth is NULL).
-CREATE OR REPLACE TEMP MACRO ndcg_user_hits(rankings, judgments, ideal_depth := NULL,
+-- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
+-- as it is; a NULL list: all zeros).
+CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
+    CASE WHEN width IS NULL THEN coalesce(numbers, []::DOUBLE[])
+         ELSE list_resize(coalesce(numbers, []::DOUBLE[]), width, 0.0) END;
+
+-- ndcg_ranked_judged(rankings, judgments, judged_only): every user of either side (joined on
+-- user_id alone): user_id, has_judgments and has_ranking (which sides have the user), ranked
+-- (the ranked item ids), ranks (tie ranks, or NULL), found (ndcg_judged_at) and the judgments
+-- edge's gains, relevant, num_relevant, ideal. Stops on a judged item ranked twice. With
+-- judged_only, the items that are not judged or have a negative relevance are taken out of
+-- each ranking first (the items below them move up; ranks are numbered again).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false) AS TABLE
+    SELECT user_id, has_judgments, has_ranking,
+           CASE WHEN judged_only THEN list_where(ranked, kept) ELSE ranked END AS ranked,
+           CASE WHEN judged_only THEN ndcg_first_positions(list_where(ranks, kept)) ELSE ranks END
+               AS ranks,
+           CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found,
+           gains, relevant, num_relevant, ideal
+    FROM (SELECT *, CASE WHEN judged_only
+                         THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
+                    END AS kept
+          FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id,
+                       j.user_id IS NOT NULL AS has_judgments, r.user_id IS NOT NULL AS has_ranking,
+                       r.items AS ranked, r.ranks, ndcg_judged_at(r.items, j.items) AS found,
+                       j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal
+                FROM query_table(judgments) AS j
+                FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id)
+          WHERE ndcg_ranked_once(user_id, found, judged));
+
+-- ndcg_user_gains(rankings, judgments, width, judged_only, ties): one row per user of either
+-- side, with what the metrics read. Returns user_id, has_judgments, has_ranking, length (the
+-- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
+-- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
+-- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
+-- num_relevant (R: how many of the user's judgments are relevant) and ideal (the user's positive
+-- gains, best first, cut or padded to width).
+CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
-    SELECT user_id, bool_or(has_judgments) AS has_judgments,
-           bool_or(has_ranking) AS has_ranking,
-           coalesce(max(length), 0) AS length,
-           list_sort(list({'position': position, 'tie_size': tie_size, 'gain': gain,
-                           'relevant': relevant}) FILTER (WHERE position IS NOT NULL)) AS hits,
-           count(*) FILTER (WHERE relevant) AS relevant,
-           ndcg_ideal(gain, ideal_depth) AS ideal
-    FROM ndcg_judged_ranks(rankings, judgments, judged_only, ties)
-    WHERE ndcg_option('ties', ties, ['trec', 'average'])
-    GROUP BY user_id;
+    SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
+           ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
+                         THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
+                         ELSE ndcg_gains_at(found, gains) END, width) AS gains,
+           ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
+           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal
+    FROM ndcg_ranked_judged(rankings, judgments, judged_only)
+    WHERE ndcg_option('ties', ties, ['trec', 'average']);
 
--- ndcg_hits_dcg(hits, depth): DCG@depth of a user's hits (see ndcg_user_hits; tie groups as
--- ndcg_tied_dcg says, which is ndcg_dcg for an item of its own). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_hits_dcg(hits, depth) AS
-    coalesce(list_sum(list_transform(list_filter(hits, lambda h: h.position <= depth),
-        lambda h: ndcg_tied_dcg(h.gain, h.position, h.tie_size, depth))), 0.0);
+-- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg_all(gains) AS
+    coalesce(list_sum(list_transform(gains, lambda gain, i: ndcg_dcg(gain, i))), 0.0);
 
--- ndcg_ideal_terms(ideal): what each of the ideal gains (best first) adds to the ideal DCG.
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_terms(ideal) AS
-    list_transform(ideal, lambda gain, i: ndcg_dcg(gain, i));
+-- ndcg_dcg_at(gains, discounts, depth, width): DCG@k of a list of gains, with the cutoff's
+-- discounts (ndcg_discounts) and depth (k; no cutoff: the largest BIGINT). width is what
+-- ndcg_user_gains fitted the gains to (ndcg_width of the cutoffs): then the gains and the
+-- discounts have one length, and DCG is their dot product. With a NULL width, each position is
+-- discounted row by row. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg_at(gains, discounts, depth, width) AS
+    CASE WHEN width IS NOT NULL THEN list_dot_product(gains, discounts)
+         ELSE ndcg_dcg_all(list_slice(gains, 1, depth)) END;
 
--- ndcg_ideal_dcg(ideal_terms, depth, length, idcg_cutoff): IDCG@depth from ndcg_ideal_terms: the
--- first depth terms, or the first min(depth, length) with idcg_cutoff 'list'. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal_terms, depth, length, idcg_cutoff) AS
-    coalesce(list_sum(ideal_terms[1:CASE WHEN idcg_cutoff = 'list' THEN least(depth, length)
-                                         ELSE depth END]), 0.0);
+-- ndcg_ideal_dcg(ideal, discounts, depth, width, length, idcg_cutoff): IDCG@k (see ndcg_dcg_at):
+-- the DCG of the ideal gains (best first), or with idcg_cutoff 'list' of the first `length` of
+-- them (the ranking's length, so that the cutoff is min(k, length)). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, length, idcg_cutoff) AS
+    ndcg_dcg_at(CASE WHEN idcg_cutoff = 'list' THEN ndcg_fit(ideal[1:length], width) ELSE ideal END,
+                discounts, depth, width);
 
 -- ndcg_ratio(dcg, idcg): NDCG from DCG and IDCG: 0 when IDCG is 0.
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff), depth (k, or
+-- the largest BIGINT for no cutoff) and discounts (ndcg_discounts at k over ndcg_width(ks)
+-- positions; NULL when that is NULL), one row per distinct cutoff.
+CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
+    SELECT k, coalesce(k, 9223372036854775807) AS depth,
+           CASE WHEN ndcg_width(ks) IS NOT NULL THEN ndcg_discounts(k, ndcg_width(ks)) END
+               AS discounts
+    FROM (SELECT DISTINCT unnest(ndcg_ks(ks)) AS k);
+
 -- ndcg_user_scores(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
 -- side, with their scores at each cutoff. Returns user_id, k (NULL for no cutoff), dcg, idcg,
 -- ndcg, has_judgments and has_ranking (the user has judgments; has a ranking, even an empty
--- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks).
+-- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks); judgments as
+-- ndcg_judgments returns them, with ideal_depth at least the largest cutoff.
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking
-    FROM (SELECT u.user_id, c.k, ndcg_hits_dcg(u.hits, c.depth) AS dcg,
-                 ndcg_ideal_dcg(u.terms, c.depth, u.length, idcg_cutoff) AS idcg,
+    FROM (SELECT u.user_id, c.k, ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
+                 ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
+                                idcg_cutoff) AS idcg,
                  u.has_judgments, u.has_ranking
-          FROM (SELECT user_id, has_judgments, has_ranking, length, hits, ndcg_ideal_terms(ideal) AS terms
-                FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
-                                    judged_only := judged_only, ties := ties)) AS u
+          FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
+                               judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
 
@@ -553,7 +626,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_of(rankings, rels, k := 10, gain := '
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
         FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance))
+                            min_relevance := min_relevance, ideal_depth := ndcg_top_n(ndcg_k(k))))
     SELECT user_id, dcg, idcg, ndcg
     FROM ndcg_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
                      idcg_cutoff := idcg_cutoff, empty := empty, judged_only := judged_only,
@@ -734,7 +807,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_bin(x, low, high, bins) AS
     least(floor((x - low) / greatest(high - low, 1e-300) * bins), bins - 1)::BIGINT;
 
 -- ndcg_metrics.sql
--- The metrics people report beside NDCG, from the same per-user hits the core finds.
+-- The metrics people report beside NDCG, from the same per-user gains the core finds.
 --
 -- For one user: the ranked items, best first, at ranks 1, 2, ...; g_i, the gain of the item at
 -- rank i (0 if it is not judged); "relevant" means relevance > 0, or >= min_relevance when given
@@ -754,13 +827,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_bin(x, low, high, bins) AS
 --   r_precision = found(R) / R                  trec_eval Rprec: precision at rank R
 --   num_rel     = R; num_rel_ret = found(whole ranking)        trec_eval num_rel, num_rel_ret
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
--- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so are the hits each
--- metric reads (ndcg_user_hits: ranks after max_depth and judged_only, where the items below an
--- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments). With ties
--- 'average', cg@k gives each item of a tie group the group's mean gain at each of its ranks
--- within k, as the core's DCG does (McSherry and Najork 2008); the metrics that count relevant
--- items see tied items in trec_eval's order (item id descending), since an average over orders
--- has no single rank of the first relevant item.
+-- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
+-- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
+-- items, after max_depth and judged_only, where the items below an unjudged item move up;
+-- relevant and R from the judgments edge, ndcg_judgments). With ties 'average', cg@k gives each
+-- position of a tie group the group's mean gain, as the core's DCG does (McSherry and Najork
+-- 2008); the metrics that count relevant items see tied items in trec_eval's order (item id
+-- descending), since an average over orders has no single rank of the first relevant item.
 
 -- ndcg_found(ranks, k): how many of `ranks` (the ranks of the relevant ranked items, in
 -- ascending order) are <= k (a BIGINT; no cutoff: the largest BIGINT). Returns a BIGINT.
@@ -789,19 +862,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_precisions(ranks) AS list_transform(ranks, lam
 CREATE OR REPLACE TEMP MACRO ndcg_average_precision(precisions, found, num_rel) AS
     ndcg_over_r(coalesce(list_sum(precisions[1:found]), 0.0), num_rel);
 
--- ndcg_cg(hits, depth): cg@k from a user's hits (ndcg_user_hits: a LIST of {position, tie_size,
--- gain, relevant}) and depth (k; no cutoff: the largest BIGINT). An item of a tie group counts
--- gain * (the group's ranks within k) / tie_size, as the core's ndcg_tied_dcg does without the
--- discount. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_cg(hits, depth) AS
-    coalesce(list_sum(list_transform(list_filter(hits, lambda h: h.position <= depth),
-        lambda h: h.gain * (least(h.position + h.tie_size - 1, depth) - h.position + 1)
-                  / h.tie_size)), 0.0);
-
--- ndcg_relevant_ranks(hits): the positions of the relevant items among a user's hits, ascending
--- (the hits are sorted by position; NULL hits, a user without any: an empty list).
-CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(hits) AS
-    coalesce(list_transform(list_filter(hits, lambda h: h.relevant), lambda h: h.position), []);
+-- ndcg_cg(gains, depth): cg@k from a user's gains (ndcg_user_gains: the gain at each position)
+-- and depth (k; no cutoff: the largest BIGINT): the gains of the first k positions, summed. A
+-- DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_cg(gains, depth) AS coalesce(list_sum(gains[1:depth]), 0.0);
 
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
@@ -811,30 +875,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_metric_hits(rankings, judgments, ks, judged_only, ties): ndcg_user_hits (rankings and
--- judgments as for ndcg_user_scores, the ideal gains cut as ks needs them) with ranks, the
--- positions of the user's relevant ranked items (ndcg_relevant_ranks). The default variant: each
--- item at its own position.
-CREATE OR REPLACE TEMP MACRO ndcg_metric_hits(rankings, judgments, ks := [10],
-        judged_only := false) AS TABLE
-    SELECT *, ndcg_relevant_ranks(hits) AS ranks
-    FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
-                        judged_only := judged_only, ties := 'trec');
-
--- ndcg_metric_hits_tied(rankings, judgments, ks, judged_only): as ndcg_metric_hits for ties
--- 'average': the hits give each item its tie group's first position (for the DCG family), ranks
--- each relevant item's own position in trec_eval's order (for the metrics counting relevant
--- items). A variant, because it finds the hits twice (and joins them): only ties 'average' pays.
-CREATE OR REPLACE TEMP MACRO ndcg_metric_hits_tied(rankings, judgments, ks := [10],
-        judged_only := false) AS TABLE
-    SELECT tied.*, ndcg_relevant_ranks(own.hits) AS ranks
-    FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
-                        judged_only := judged_only, ties := 'average') AS tied
-    JOIN ndcg_user_hits(rankings, judgments, ideal_depth := 1, judged_only := judged_only,
-                        ties := 'trec') AS own USING (user_id);
-
 -- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
--- side, with every metric at each cutoff, in one pass over the hits: ndcg_user_scores' columns
+-- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
 -- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
@@ -851,20 +893,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN num_rel END AS num_rel,
            CASE WHEN first THEN len(ranks) END AS num_rel_ret
     FROM (SELECT u.user_id, c.k, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
-                 u.relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
-                 ndcg_hits_dcg(u.hits, c.depth) AS dcg,
-                 ndcg_ideal_dcg(u.terms, c.depth, u.length, idcg_cutoff) AS idcg,
-                 ndcg_cg(u.hits, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
-          FROM (SELECT *, ndcg_ideal_terms(ideal) AS terms, ndcg_precisions(ranks) AS precisions,
-                       ndcg_found(ranks, relevant) AS found_r
-                FROM (FROM ndcg_metric_hits(rankings, judgments, ks, judged_only)
-                      WHERE ties = 'trec'
-                      UNION ALL
-                      FROM ndcg_metric_hits_tied(rankings, judgments, ks, judged_only)
-                      WHERE ties = 'average')) AS u
+                 u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
+                 ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
+                 ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
+                                idcg_cutoff) AS idcg,
+                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
+          FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
+                       ndcg_found(relevant_ranks, num_relevant) AS found_r
+                FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
+                                     judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
-          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_option('ties', ties, ['trec', 'average']));
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty
@@ -940,7 +979,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_of(rankings, rels, k := 10, g
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
         FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance))
+                            min_relevance := min_relevance, ideal_depth := ndcg_top_n(ndcg_k(k))))
     SELECT user_id, metric, value
     FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
                             idcg_cutoff := idcg_cutoff, empty := empty,

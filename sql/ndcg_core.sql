@@ -19,145 +19,158 @@
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
 --
+-- Written as DuckDB computes it: a user's gains form a list, gain(1), gain(2), ..., and the
+-- discounts at cutoff k another, 1/log2(i + 1) for i <= k and 0 beyond (ndcg_discounts), so
+--   DCG@k  = gains . discounts@k      and      IDCG@k = ideal gains . discounts@k
+-- (list_dot_product: one multiply-add per position, in position order).
+--
 -- The steps, each a macro over relations passed by name (query_table):
 --   rankings (a ranking edge of ndcg_input.sql): user_id, items (the ranking, best first, cut to
 --          what can count), ranks (NULL, or each item's tie group's first position);
---   judgments (the judgments edge, ndcg_judgments): user_id, item_id, relevance, gain, relevant;
---   ndcg_judged_ranks: where each judgment stands in its user's ranking (list_position in the
---          user's list: the judgments are joined to the rankings on user_id alone);
---   ndcg_user_hits: one row per user: the ranked judged items (hits), R, the ideal gains;
+--   judgments (the judgments edge, ndcg_judgments): one row per judged user: the judged items,
+--          their relevances, gains and relevant flags (LISTs), R and the ideal gains;
+--   ndcg_user_gains: one row per user of either side, the two joined on user_id alone: where
+--          each ranked item is among the user's judged items (list_position), and from that the
+--          gain at each position;
 --   ndcg_user_scores: per user and cutoff, dcg, idcg, ndcg; ndcg_evaluated, ndcg_scores,
 --          ndcg_summary, ndcg_coverage: which users count, their scores, the means.
 -- Optional steps are named variants behind a one-line dispatch on a constant condition, so
 -- DuckDB's optimizer leaves the unused ones out of the plan.
 
--- ndcg_position(items, item_id, user_id): the 1-based position of item_id in the list items
--- (NULL: not in it). Stops on an item that is in the list twice (the second would not count).
--- DuckDB computes the repeated list_position once per row.
-CREATE OR REPLACE TEMP MACRO ndcg_position(items, item_id, user_id) AS
-    CASE WHEN list_position(items, item_id) IS NOT NULL
-              AND ndcg_require(NOT coalesce(list_contains(
-                      items[list_position(items, item_id) + 1:], item_id), false),
-                  ndcg_twice(user_id, item_id))
-         THEN list_position(items, item_id) END;
+-- ndcg_judged_at(ranked, judged): for each item of the list ranked, its index in the list judged
+-- (the user's judged items; NULL: not judged). An INTEGER list as long as ranked.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_at(ranked, judged) AS
+    list_transform(ranked, lambda item: list_position(judged, item));
 
--- ndcg_judged_positions(rankings, judgments): every user of either side: one row per judgment (or
--- one row for a user without any), with where its item stands in the user's ranking. Returns
--- user_id, item_id, relevance, gain, relevant, position (1-based; NULL: not ranked), tie_size
--- (1), length (the ranking's length; NULL without one), has_judgments and has_ranking (which
--- sides have the user). Every item has its own position, as in trec_eval. The default variant.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_positions(rankings, judgments) AS TABLE
-    SELECT coalesce(j.user_id, r.user_id) AS user_id, j.item_id, j.relevance, j.gain, j.relevant,
-           ndcg_position(r.items, j.item_id, j.user_id) AS position, 1 AS tie_size,
-           len(r.items) AS length, j.user_id IS NOT NULL AS has_judgments,
-           r.user_id IS NOT NULL AS has_ranking
-    FROM query_table(judgments) AS j
-    FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id;
+-- ndcg_ranked_once(user_id, found, judged): true when no judged item holds two positions of the
+-- user's ranking (found: ndcg_judged_at); otherwise stops naming the item (the second position
+-- would not count). The exact test runs only for rankings with two judged items or more.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_once(user_id, found, judged) AS
+    ndcg_require(CASE WHEN coalesce(list_count(found), 0) < 2 THEN true
+                      ELSE list_unique(found) = list_count(found) END,
+                 ndcg_twice(user_id, judged[list_filter(found, lambda p, i: p IS NOT NULL
+                                                        AND list_position(found, p) < i)[1]]));
 
--- ndcg_judged_positions_tied(rankings, judgments): as ndcg_judged_positions, for ties 'average':
--- position is the item's tie group's first position and tie_size the group's size, from the
--- edge's ranks. A variant, because looking up the tie group costs a list scan per hit.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_positions_tied(rankings, judgments) AS TABLE
-    SELECT user_id, item_id, relevance, gain, relevant, ranks[seen_at] AS position,
-           CASE WHEN seen_at IS NOT NULL
-                THEN list_count(list_filter(ranks, lambda r: r = ranks[seen_at])) END AS tie_size,
-           length, has_judgments, has_ranking
-    FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id, j.item_id, j.relevance, j.gain,
-                 j.relevant, ndcg_position(r.items, j.item_id, j.user_id) AS seen_at, r.ranks,
-                 len(r.items) AS length, j.user_id IS NOT NULL AS has_judgments,
-                 r.user_id IS NOT NULL AS has_ranking
-          FROM query_table(judgments) AS j
-          FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id);
+-- ndcg_gains_at(found, gains): the gain at each position of a ranking: the judged item's gain
+-- (gains, in the order of the judged items), 0 for an item that is not judged.
+CREATE OR REPLACE TEMP MACRO ndcg_gains_at(found, gains) AS
+    list_transform(found, lambda p: coalesce(gains[p], 0.0));
 
--- ndcg_judged_only_positions(rankings, judgments, ties): as ndcg_judged_positions (or its tied
--- variant), with judged_only: unjudged items (no judgment, or a negative relevance) are taken out
--- of each ranking first, so the items below them move up and length counts the items left. A
--- variant, because it numbers each user's judged items again (two window functions).
-CREATE OR REPLACE TEMP MACRO ndcg_judged_only_positions(rankings, judgments, ties := 'trec') AS TABLE
-    SELECT user_id, item_id, relevance, gain, relevant,
-           CASE WHEN counts THEN rank() OVER (PARTITION BY user_id, counts ORDER BY place) END
-               AS position,
-           CASE WHEN counts THEN count(*) OVER (PARTITION BY user_id, counts, place) END
-               AS tie_size,
-           count(*) FILTER (WHERE counts) OVER (PARTITION BY user_id) AS length, has_judgments,
-           has_ranking
-    FROM (SELECT *, position IS NOT NULL AND relevance >= 0 AS counts, position AS place
-          FROM (FROM ndcg_judged_positions(rankings, judgments) WHERE ties = 'trec'
-                UNION ALL
-                FROM ndcg_judged_positions_tied(rankings, judgments) WHERE ties = 'average'));
+-- ndcg_tied_gains(gains, ranks): ndcg_gains_at with ties averaged (McSherry and Najork 2008): each
+-- position of a tie group (ranks: each position's group's first position) gets the group's
+-- mean gain, so each item adds gain / n at each of the group's n positions. A variant, because
+-- finding each group costs a list scan per position.
+CREATE OR REPLACE TEMP MACRO ndcg_tied_gains(gains, ranks) AS
+    list_transform(ranks, lambda r: list_avg(list_slice(gains, r,
+        r + len(list_filter(ranks, lambda other: other = r)) - 1)));
 
--- ndcg_judged_ranks(rankings, judgments, judged_only, ties): the dispatch over the three variants
--- above; returns what they return.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(rankings, judgments, judged_only := false,
-        ties := 'trec') AS TABLE
-    FROM ndcg_judged_positions(rankings, judgments) WHERE ties = 'trec' AND NOT judged_only
-    UNION ALL
-    FROM ndcg_judged_positions_tied(rankings, judgments) WHERE ties = 'average' AND NOT judged_only
-    UNION ALL
-    FROM ndcg_judged_only_positions(rankings, judgments, ties) WHERE judged_only;
+-- ndcg_first_positions(ranks): tie ranks (each position's group's first position) of a list
+-- whose items were taken out here and there, numbered again: each group's first position in
+-- the list as it is now.
+CREATE OR REPLACE TEMP MACRO ndcg_first_positions(ranks) AS
+    list_transform(ranks, lambda r: list_position(ranks, r));
 
--- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
--- positive gains, best first, the first n of them or all. The top-n variant exists because
--- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
--- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
-    list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
-CREATE OR REPLACE TEMP MACRO ndcg_ideal(gain, n) AS
-    CASE WHEN n IS NULL THEN ndcg_ideal_all(gain) ELSE ndcg_ideal_top(gain, n) END;
+-- ndcg_relevant_ranks(found, relevant): the positions (1-based, ascending) of the ranked items
+-- that are relevant (relevant: the judged items' flags, in their order).
+CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
+    coalesce(list_filter(list_transform(found, lambda p, i: CASE WHEN relevant[p] THEN i END),
+                         lambda i: i IS NOT NULL), []);
 
--- ndcg_user_hits(rankings, judgments, ideal_depth, judged_only, ties): one row per user of either
--- side, with what the metrics read. Returns user_id, has_judgments and has_ranking (which sides
--- have the user), length (the ranking's length, as judged_only counts it; 0 without a ranking), hits (a
--- LIST of {position, tie_size, gain, relevant}, the user's ranked judged items by position),
--- relevant (R: how many of the user's judgments are relevant) and ideal (the user's positive
--- gains, best first: the first ideal_depth of them, or all when ideal_depth is NULL).
-CREATE OR REPLACE TEMP MACRO ndcg_user_hits(rankings, judgments, ideal_depth := NULL,
+-- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
+-- as it is; a NULL list: all zeros).
+CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
+    CASE WHEN width IS NULL THEN coalesce(numbers, []::DOUBLE[])
+         ELSE list_resize(coalesce(numbers, []::DOUBLE[]), width, 0.0) END;
+
+-- ndcg_ranked_judged(rankings, judgments, judged_only): every user of either side (joined on
+-- user_id alone): user_id, has_judgments and has_ranking (which sides have the user), ranked
+-- (the ranked item ids), ranks (tie ranks, or NULL), found (ndcg_judged_at) and the judgments
+-- edge's gains, relevant, num_relevant, ideal. Stops on a judged item ranked twice. With
+-- judged_only, the items that are not judged or have a negative relevance are taken out of
+-- each ranking first (the items below them move up; ranks are numbered again).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false) AS TABLE
+    SELECT user_id, has_judgments, has_ranking,
+           CASE WHEN judged_only THEN list_where(ranked, kept) ELSE ranked END AS ranked,
+           CASE WHEN judged_only THEN ndcg_first_positions(list_where(ranks, kept)) ELSE ranks END
+               AS ranks,
+           CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found,
+           gains, relevant, num_relevant, ideal
+    FROM (SELECT *, CASE WHEN judged_only
+                         THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
+                    END AS kept
+          FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id,
+                       j.user_id IS NOT NULL AS has_judgments, r.user_id IS NOT NULL AS has_ranking,
+                       r.items AS ranked, r.ranks, ndcg_judged_at(r.items, j.items) AS found,
+                       j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal
+                FROM query_table(judgments) AS j
+                FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id)
+          WHERE ndcg_ranked_once(user_id, found, judged));
+
+-- ndcg_user_gains(rankings, judgments, width, judged_only, ties): one row per user of either
+-- side, with what the metrics read. Returns user_id, has_judgments, has_ranking, length (the
+-- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
+-- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
+-- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
+-- num_relevant (R: how many of the user's judgments are relevant) and ideal (the user's positive
+-- gains, best first, cut or padded to width).
+CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
-    SELECT user_id, bool_or(has_judgments) AS has_judgments,
-           bool_or(has_ranking) AS has_ranking,
-           coalesce(max(length), 0) AS length,
-           list_sort(list({'position': position, 'tie_size': tie_size, 'gain': gain,
-                           'relevant': relevant}) FILTER (WHERE position IS NOT NULL)) AS hits,
-           count(*) FILTER (WHERE relevant) AS relevant,
-           ndcg_ideal(gain, ideal_depth) AS ideal
-    FROM ndcg_judged_ranks(rankings, judgments, judged_only, ties)
-    WHERE ndcg_option('ties', ties, ['trec', 'average'])
-    GROUP BY user_id;
+    SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
+           ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
+                         THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
+                         ELSE ndcg_gains_at(found, gains) END, width) AS gains,
+           ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
+           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal
+    FROM ndcg_ranked_judged(rankings, judgments, judged_only)
+    WHERE ndcg_option('ties', ties, ['trec', 'average']);
 
--- ndcg_hits_dcg(hits, depth): DCG@depth of a user's hits (see ndcg_user_hits; tie groups as
--- ndcg_tied_dcg says, which is ndcg_dcg for an item of its own). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_hits_dcg(hits, depth) AS
-    coalesce(list_sum(list_transform(list_filter(hits, lambda h: h.position <= depth),
-        lambda h: ndcg_tied_dcg(h.gain, h.position, h.tie_size, depth))), 0.0);
+-- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg_all(gains) AS
+    coalesce(list_sum(list_transform(gains, lambda gain, i: ndcg_dcg(gain, i))), 0.0);
 
--- ndcg_ideal_terms(ideal): what each of the ideal gains (best first) adds to the ideal DCG.
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_terms(ideal) AS
-    list_transform(ideal, lambda gain, i: ndcg_dcg(gain, i));
+-- ndcg_dcg_at(gains, discounts, depth, width): DCG@k of a list of gains, with the cutoff's
+-- discounts (ndcg_discounts) and depth (k; no cutoff: the largest BIGINT). width is what
+-- ndcg_user_gains fitted the gains to (ndcg_width of the cutoffs): then the gains and the
+-- discounts have one length, and DCG is their dot product. With a NULL width, each position is
+-- discounted row by row. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg_at(gains, discounts, depth, width) AS
+    CASE WHEN width IS NOT NULL THEN list_dot_product(gains, discounts)
+         ELSE ndcg_dcg_all(list_slice(gains, 1, depth)) END;
 
--- ndcg_ideal_dcg(ideal_terms, depth, length, idcg_cutoff): IDCG@depth from ndcg_ideal_terms: the
--- first depth terms, or the first min(depth, length) with idcg_cutoff 'list'. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal_terms, depth, length, idcg_cutoff) AS
-    coalesce(list_sum(ideal_terms[1:CASE WHEN idcg_cutoff = 'list' THEN least(depth, length)
-                                         ELSE depth END]), 0.0);
+-- ndcg_ideal_dcg(ideal, discounts, depth, width, length, idcg_cutoff): IDCG@k (see ndcg_dcg_at):
+-- the DCG of the ideal gains (best first), or with idcg_cutoff 'list' of the first `length` of
+-- them (the ranking's length, so that the cutoff is min(k, length)). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, length, idcg_cutoff) AS
+    ndcg_dcg_at(CASE WHEN idcg_cutoff = 'list' THEN ndcg_fit(ideal[1:length], width) ELSE ideal END,
+                discounts, depth, width);
 
 -- ndcg_ratio(dcg, idcg): NDCG from DCG and IDCG: 0 when IDCG is 0.
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff), depth (k, or
+-- the largest BIGINT for no cutoff) and discounts (ndcg_discounts at k over ndcg_width(ks)
+-- positions; NULL when that is NULL), one row per distinct cutoff.
+CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
+    SELECT k, coalesce(k, 9223372036854775807) AS depth,
+           CASE WHEN ndcg_width(ks) IS NOT NULL THEN ndcg_discounts(k, ndcg_width(ks)) END
+               AS discounts
+    FROM (SELECT DISTINCT unnest(ndcg_ks(ks)) AS k);
+
 -- ndcg_user_scores(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
 -- side, with their scores at each cutoff. Returns user_id, k (NULL for no cutoff), dcg, idcg,
 -- ndcg, has_judgments and has_ranking (the user has judgments; has a ranking, even an empty
--- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks).
+-- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks); judgments as
+-- ndcg_judgments returns them, with ideal_depth at least the largest cutoff.
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking
-    FROM (SELECT u.user_id, c.k, ndcg_hits_dcg(u.hits, c.depth) AS dcg,
-                 ndcg_ideal_dcg(u.terms, c.depth, u.length, idcg_cutoff) AS idcg,
+    FROM (SELECT u.user_id, c.k, ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
+                 ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
+                                idcg_cutoff) AS idcg,
                  u.has_judgments, u.has_ranking
-          FROM (SELECT user_id, has_judgments, has_ranking, length, hits, ndcg_ideal_terms(ideal) AS terms
-                FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
-                                    judged_only := judged_only, ties := ties)) AS u
+          FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
+                               judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
 

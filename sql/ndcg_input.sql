@@ -13,12 +13,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_ks(ks) AS
                     || list_filter(ks, lambda k: k < 1)[1]::VARCHAR)
          ELSE ks END;
 
--- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff) and depth (k,
--- or the largest BIGINT for no cutoff), one row per distinct cutoff.
-CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
-    SELECT DISTINCT k, coalesce(k, 9223372036854775807) AS depth
-    FROM (SELECT unnest(ndcg_ks(ks)) AS k);
-
 -- Every edge returns one row per user with recommendations: user_id, items (a LIST of item ids in
 -- rank order, cut to the first `depth`; NULL depth: all) and ranks (NULL, or for tie averaging a
 -- LIST giving each item the position of its tie group's first item). The core finds a judged
@@ -119,53 +113,98 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_lists(rels) AS TABLE
     SELECT user_id, unnest(items) AS item_id, 1 AS relevance FROM query_table(rels);
 
 -- The judgments edge: the relevance judgments (user_id, item_id, relevance) as the core reads
--- them: checked row by row, one row per (user, item), each with its gain.
+-- them: checked row by row (ndcg_judgments_checked), then gathered into one row per user with
+-- each judged item once, its relevance and its gain.
 
--- ndcg_judgments_as_given(rels): the judgments, checked (ndcg_judgments_checked) and trusted to
--- hold one row per (user, item). The variant for unique_judgments: finding repeats is the
--- costliest check (BENCHMARKS.md, "What the checks cost").
-CREATE OR REPLACE TEMP MACRO ndcg_judgments_as_given(rels) AS TABLE
-    FROM ndcg_judgments_checked(rels);
+-- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
+-- positive gains, best first, the first n of them or all. The top-n variant exists because
+-- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
+-- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
+    list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
+CREATE OR REPLACE TEMP MACRO ndcg_ideal(gain, n) AS
+    CASE WHEN n IS NULL THEN ndcg_ideal_all(gain) ELSE ndcg_ideal_top(gain, n) END;
 
--- ndcg_repeat_suspects(rels): the users of rels (user_id, item_id, ...) whose judgments may hold
--- an item twice: a 1024-bit signature of the user's hashed item ids has fewer bits set than the
--- user has judgments (a repeat sets one bit twice; so, now and then, do two items whose hashes
--- collide). Users it leaves out have no repeat. Returns user_id.
-CREATE OR REPLACE TEMP MACRO ndcg_repeat_suspects(rels) AS TABLE
-    SELECT user_id
-    FROM query_table(rels)
-    GROUP BY user_id
-    HAVING bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*);
+-- ndcg_may_repeat(item_id): an aggregate over one user's judgment rows: false when no item is
+-- among them twice; true when one may be. A 1024-bit signature of the hashed item ids has fewer
+-- bits set than there are rows when an item repeats (and, now and then, when two hashes share a
+-- bit), so only the users it flags need the exact test (BENCHMARKS.md, "What the checks cost").
+CREATE OR REPLACE TEMP MACRO ndcg_may_repeat(item_id) AS
+    bit_count(bitstring_agg((hash(item_id) % 1024)::INTEGER, 0, 1023)) < count(*);
 
--- ndcg_judgments_once(rels): the judgments, checked, one row per (user, item): a (user, item)
--- judged twice with one value counts once, with two values stops naming both. The default.
--- Only the judgments of ndcg_repeat_suspects are grouped by (user, item); the others pass as
--- they are (grouping every judgment costs about twice as much: BENCHMARKS.md, "What the
--- checks cost").
-CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(rels) AS TABLE
-    WITH suspects AS MATERIALIZED (FROM ndcg_repeat_suspects(rels))
-    SELECT user_id, item_id, relevance
-    FROM ndcg_judgments_checked(rels) ANTI JOIN suspects USING (user_id)
-    UNION ALL
-    SELECT user_id, item_id, min(relevance) AS relevance
-    FROM ndcg_judgments_checked(rels) SEMI JOIN suspects USING (user_id)
-    GROUP BY user_id, item_id
-    HAVING ndcg_require(min(relevance) = max(relevance),
-                        ndcg_judged_twice(user_id, item_id, min(relevance), max(relevance)));
-
--- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments): the judgments edge.
--- rels holds user_id, item_id, relevance (a number). Returns user_id, item_id, relevance, gain
--- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
--- relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one), one row per
--- (user, item). unique_judgments true trusts rels to hold no (user, item) twice (a repeat would
--- then count twice).
-CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
-        min_relevance := NULL, unique_judgments := false) AS TABLE
-    SELECT user_id, item_id, relevance,
-           ndcg_judgment_gain(relevance, gain, gain_map, min_relevance) AS gain,
-           ndcg_relevant(relevance, min_relevance) AS relevant
-    FROM (FROM ndcg_judgments_as_given(rels) WHERE unique_judgments
-          UNION ALL
-          FROM ndcg_judgments_once(rels) WHERE NOT unique_judgments)
+-- ndcg_judgments_gathered(rels, gain, gain_map, min_relevance, ideal_depth, check_repeats): the
+-- checked judgments, one row per user: user_id, items and relevances (LISTs, in one order: the
+-- user's judgment rows as given), ideal (ndcg_ideal of the gains: the first ideal_depth, or all
+-- when NULL), num_relevant (how many rows are relevant) and may_repeat (ndcg_may_repeat; false
+-- without check_repeats). Stops on a bad gain, min_relevance or ideal_depth, naming it.
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_gathered(rels, gain, gain_map, min_relevance,
+        ideal_depth, check_repeats) AS TABLE
+    SELECT user_id, list(item_id) AS items, list(relevance) AS relevances,
+           ndcg_ideal(ndcg_judgment_gain(relevance, gain, gain_map, min_relevance), ideal_depth)
+               AS ideal,
+           count(*) FILTER (WHERE ndcg_relevant(relevance, min_relevance)) AS num_relevant,
+           CASE WHEN check_repeats THEN ndcg_may_repeat(item_id) ELSE false END AS may_repeat
+    FROM ndcg_judgments_checked(rels)
     WHERE ndcg_option('gain', gain, ['linear', 'exponential', 'binary'])
-      AND ndcg_min_relevance_ok(min_relevance);
+      AND ndcg_min_relevance_ok(min_relevance)
+      AND ndcg_ideal_depth_ok(ideal_depth)
+    GROUP BY user_id;
+
+-- ndcg_repeated_with(pairs): of a user's distinct (item, relevance) pairs, those of the first item
+-- that has two relevance values (an empty list when none has).
+CREATE OR REPLACE TEMP MACRO ndcg_repeated_with(pairs) AS
+    list_filter(pairs, lambda p: p[1] = list_filter(
+        pairs, lambda q: len(list_filter(pairs, lambda o: o[1] = q[1])) > 1)[1][1]);
+
+-- ndcg_judgments_once(gathered, gain, gain_map, min_relevance, ideal_depth): the repeat contract on
+-- ndcg_judgments_gathered's rows: a (user, item) judged twice with one value counts once, with
+-- two values stops naming both. Only the users whose may_repeat is true are tested exactly
+-- (list_unique), and only those with a repeat are gathered again, from their distinct (item,
+-- relevance) pairs. Returns user_id, items, relevances, ideal, num_relevant.
+CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_relevance,
+        ideal_depth) AS TABLE
+    SELECT user_id,
+           CASE WHEN repeated THEN list_transform(pairs, lambda p: p[1]) ELSE items END AS items,
+           CASE WHEN repeated THEN list_transform(pairs, lambda p: p[2]) ELSE relevances END
+               AS relevances,
+           CASE WHEN repeated
+                THEN list_slice(list_reverse_sort(list_filter(list_transform(pairs,
+                         lambda p: ndcg_judgment_gain(p[2], gain, gain_map, min_relevance)),
+                         lambda g: g > 0)), 1, coalesce(ideal_depth, len(pairs)))
+                ELSE ideal END AS ideal,
+           CASE WHEN repeated
+                THEN len(list_filter(pairs, lambda p: ndcg_relevant(p[2], min_relevance)))
+                ELSE num_relevant END AS num_relevant
+    FROM (SELECT *, CASE WHEN repeated THEN list_distinct(list_zip(items, relevances)) END AS pairs
+          FROM (SELECT *, CASE WHEN may_repeat THEN list_unique(items) < len(items) ELSE false END
+                              AS repeated
+                FROM query_table(gathered)))
+    WHERE NOT repeated
+       OR ndcg_require(len(pairs) = list_unique(items),
+              ndcg_judged_twice(user_id, ndcg_repeated_with(pairs)[1][1],
+                                list_min(list_transform(ndcg_repeated_with(pairs), lambda p: p[2])),
+                                list_max(list_transform(ndcg_repeated_with(pairs), lambda p: p[2]))));
+
+-- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments, ideal_depth): the
+-- judgments edge. rels holds user_id, item_id, relevance (a number), one row per judgment.
+-- Returns one row per judged user: user_id; items, the user's judged item ids, each once;
+-- relevances, gains and relevant, LISTs in the order of items: each one's relevance, gain
+-- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
+-- whether it is relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one);
+-- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
+-- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all). A (user, item)
+-- judged twice with one value counts once, with two values stops naming both;
+-- unique_judgments true trusts rels to hold no (user, item) twice (a repeat would then count
+-- twice) and skips that check (BENCHMARKS.md, "What the checks cost").
+CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
+        min_relevance := NULL, unique_judgments := false, ideal_depth := NULL) AS TABLE
+    WITH ndcg_gathered_ AS (
+        FROM ndcg_judgments_gathered(rels, gain, gain_map, min_relevance, ideal_depth,
+                                     NOT unique_judgments))
+    SELECT user_id, items, relevances,
+           list_transform(relevances,
+               lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
+           list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
+           num_relevant, ideal
+    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);

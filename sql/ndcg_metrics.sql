@@ -1,4 +1,4 @@
--- The metrics people report beside NDCG, from the same per-user hits the core finds.
+-- The metrics people report beside NDCG, from the same per-user gains the core finds.
 --
 -- For one user: the ranked items, best first, at ranks 1, 2, ...; g_i, the gain of the item at
 -- rank i (0 if it is not judged); "relevant" means relevance > 0, or >= min_relevance when given
@@ -18,13 +18,13 @@
 --   r_precision = found(R) / R                  trec_eval Rprec: precision at rank R
 --   num_rel     = R; num_rel_ret = found(whole ranking)        trec_eval num_rel, num_rel_ret
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
--- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so are the hits each
--- metric reads (ndcg_user_hits: ranks after max_depth and judged_only, where the items below an
--- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments). With ties
--- 'average', cg@k gives each item of a tie group the group's mean gain at each of its ranks
--- within k, as the core's DCG does (McSherry and Najork 2008); the metrics that count relevant
--- items see tied items in trec_eval's order (item id descending), since an average over orders
--- has no single rank of the first relevant item.
+-- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
+-- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
+-- items, after max_depth and judged_only, where the items below an unjudged item move up;
+-- relevant and R from the judgments edge, ndcg_judgments). With ties 'average', cg@k gives each
+-- position of a tie group the group's mean gain, as the core's DCG does (McSherry and Najork
+-- 2008); the metrics that count relevant items see tied items in trec_eval's order (item id
+-- descending), since an average over orders has no single rank of the first relevant item.
 
 -- ndcg_found(ranks, k): how many of `ranks` (the ranks of the relevant ranked items, in
 -- ascending order) are <= k (a BIGINT; no cutoff: the largest BIGINT). Returns a BIGINT.
@@ -53,19 +53,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_precisions(ranks) AS list_transform(ranks, lam
 CREATE OR REPLACE TEMP MACRO ndcg_average_precision(precisions, found, num_rel) AS
     ndcg_over_r(coalesce(list_sum(precisions[1:found]), 0.0), num_rel);
 
--- ndcg_cg(hits, depth): cg@k from a user's hits (ndcg_user_hits: a LIST of {position, tie_size,
--- gain, relevant}) and depth (k; no cutoff: the largest BIGINT). An item of a tie group counts
--- gain * (the group's ranks within k) / tie_size, as the core's ndcg_tied_dcg does without the
--- discount. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_cg(hits, depth) AS
-    coalesce(list_sum(list_transform(list_filter(hits, lambda h: h.position <= depth),
-        lambda h: h.gain * (least(h.position + h.tie_size - 1, depth) - h.position + 1)
-                  / h.tie_size)), 0.0);
-
--- ndcg_relevant_ranks(hits): the positions of the relevant items among a user's hits, ascending
--- (the hits are sorted by position; NULL hits, a user without any: an empty list).
-CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(hits) AS
-    coalesce(list_transform(list_filter(hits, lambda h: h.relevant), lambda h: h.position), []);
+-- ndcg_cg(gains, depth): cg@k from a user's gains (ndcg_user_gains: the gain at each position)
+-- and depth (k; no cutoff: the largest BIGINT): the gains of the first k positions, summed. A
+-- DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_cg(gains, depth) AS coalesce(list_sum(gains[1:depth]), 0.0);
 
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
@@ -75,30 +66,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_metric_hits(rankings, judgments, ks, judged_only, ties): ndcg_user_hits (rankings and
--- judgments as for ndcg_user_scores, the ideal gains cut as ks needs them) with ranks, the
--- positions of the user's relevant ranked items (ndcg_relevant_ranks). The default variant: each
--- item at its own position.
-CREATE OR REPLACE TEMP MACRO ndcg_metric_hits(rankings, judgments, ks := [10],
-        judged_only := false) AS TABLE
-    SELECT *, ndcg_relevant_ranks(hits) AS ranks
-    FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
-                        judged_only := judged_only, ties := 'trec');
-
--- ndcg_metric_hits_tied(rankings, judgments, ks, judged_only): as ndcg_metric_hits for ties
--- 'average': the hits give each item its tie group's first position (for the DCG family), ranks
--- each relevant item's own position in trec_eval's order (for the metrics counting relevant
--- items). A variant, because it finds the hits twice (and joins them): only ties 'average' pays.
-CREATE OR REPLACE TEMP MACRO ndcg_metric_hits_tied(rankings, judgments, ks := [10],
-        judged_only := false) AS TABLE
-    SELECT tied.*, ndcg_relevant_ranks(own.hits) AS ranks
-    FROM ndcg_user_hits(rankings, judgments, ideal_depth := ndcg_top_n(ndcg_ks(ks)),
-                        judged_only := judged_only, ties := 'average') AS tied
-    JOIN ndcg_user_hits(rankings, judgments, ideal_depth := 1, judged_only := judged_only,
-                        ties := 'trec') AS own USING (user_id);
-
 -- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
--- side, with every metric at each cutoff, in one pass over the hits: ndcg_user_scores' columns
+-- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
 -- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
@@ -115,20 +84,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN num_rel END AS num_rel,
            CASE WHEN first THEN len(ranks) END AS num_rel_ret
     FROM (SELECT u.user_id, c.k, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
-                 u.relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
-                 ndcg_hits_dcg(u.hits, c.depth) AS dcg,
-                 ndcg_ideal_dcg(u.terms, c.depth, u.length, idcg_cutoff) AS idcg,
-                 ndcg_cg(u.hits, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
-          FROM (SELECT *, ndcg_ideal_terms(ideal) AS terms, ndcg_precisions(ranks) AS precisions,
-                       ndcg_found(ranks, relevant) AS found_r
-                FROM (FROM ndcg_metric_hits(rankings, judgments, ks, judged_only)
-                      WHERE ties = 'trec'
-                      UNION ALL
-                      FROM ndcg_metric_hits_tied(rankings, judgments, ks, judged_only)
-                      WHERE ties = 'average')) AS u
+                 u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
+                 ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
+                 ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
+                                idcg_cutoff) AS idcg,
+                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
+          FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
+                       ndcg_found(relevant_ranks, num_relevant) AS found_r
+                FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
+                                     judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
-          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_option('ties', ties, ['trec', 'average']));
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty
@@ -204,7 +170,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_of(rankings, rels, k := 10, g
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
         FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance))
+                            min_relevance := min_relevance, ideal_depth := ndcg_top_n(ndcg_k(k))))
     SELECT user_id, metric, value
     FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
                             idcg_cutoff := idcg_cutoff, empty := empty,

@@ -47,9 +47,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant(relevance, min_relevance) AS
 
 -- ndcg_judgment_gain(relevance, gain, gain_map, min_relevance): the gain of one judgment: 0 when
 -- it is below min_relevance; else the level's gain in gain_map (a MAP from relevance level to
--- gain; NULL: no map), else ndcg_gain. A DOUBLE.
+-- gain; NULL: no map), else ndcg_gain. A DOUBLE. Without a map and a threshold it is ndcg_gain
+-- itself, said first so that DuckDB drops the rest (the edge applies it to every judgment).
 CREATE OR REPLACE TEMP MACRO ndcg_judgment_gain(relevance, gain, gain_map, min_relevance) AS
-    CASE WHEN relevance < min_relevance::DOUBLE THEN 0.0
+    CASE WHEN gain_map IS NULL AND min_relevance IS NULL THEN ndcg_gain(relevance, gain)
+         WHEN relevance < min_relevance::DOUBLE THEN 0.0
          ELSE coalesce(map_extract_value(gain_map::MAP(DOUBLE, DOUBLE), relevance::DOUBLE),
                        ndcg_gain(relevance, gain)) END;
 
@@ -90,3 +92,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
 -- DuckDB's top-N aggregate, which keeps room for n values per user); NULL for all of them.
 CREATE OR REPLACE TEMP MACRO ndcg_top_n(ks) AS
     CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;
+
+-- ndcg_ideal_depth_ok(ideal_depth): true when ideal_depth is NULL (every gain) or an integer >= 1;
+-- otherwise stops naming the parameter.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_depth_ok(ideal_depth) AS
+    ndcg_require(ideal_depth IS NULL
+                 OR coalesce(TRY_CAST(ideal_depth::VARCHAR AS BIGINT) >= 1, false),
+                 'ideal_depth must be an integer >= 1 or NULL (every gain), not '
+                 || ndcg_show(ideal_depth));
+
+-- ndcg_width(ks): how many positions the core scores as fixed-length lists: the largest cutoff in
+-- ks (a BIGINT list) when every cutoff is a number no larger than 100; NULL otherwise (a cutoff
+-- is NULL, no cutoff, or large: then each user's lists keep their own lengths).
+CREATE OR REPLACE TEMP MACRO ndcg_width(ks) AS
+    CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;
+
+-- ndcg_discounts(k, width): the discount of each position 1 .. width at cutoff k, as DCG@k applies
+-- it: 1 / log2(i + 1) (ndcg_dcg of a gain of 1) for i <= k, and 0 beyond k. A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_discounts(k, width) AS
+    list_transform(range(1, width + 1), lambda i: CASE WHEN i <= k THEN ndcg_dcg(1.0, i) ELSE 0.0 END);

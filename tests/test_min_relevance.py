@@ -33,14 +33,14 @@ def trec_eval_lines(out_file, measure):
 
 
 def test_relevant_counts_match_trec_eval_l2(con):
-    # num_rel and num_rel_ret of `trec_eval -l2` from the per-user hits the metrics build on
+    # num_rel and num_rel_ret of `trec_eval -l2` from the per-user gains the metrics build on
     rows = con.sql(f"""
         WITH run AS (FROM ndcg_trec_run('{DATA / "results.test"}')),
              ranked AS (FROM ndcg_ranked_scores('run')),
              qrels AS (FROM ndcg_trec_qrels('{DATA / "qrels.rel_level"}')),
              judged AS (FROM ndcg_judgments('qrels', min_relevance := 2))
-        SELECT user_id, relevant, len(list_filter(hits, lambda h: h.relevant))
-        FROM ndcg_user_hits('ranked', 'judged') ORDER BY user_id""").fetchall()
+        SELECT user_id, num_relevant, len(relevant_ranks)
+        FROM ndcg_user_gains('ranked', 'judged') ORDER BY user_id""").fetchall()
     num_rel = trec_eval_lines("out.test.aql", "num_rel")
     num_rel_ret = trec_eval_lines("out.test.aql", "num_rel_ret")
     assert {user: (str(r), str(ret)) for user, r, ret in rows} == {

@@ -1,7 +1,7 @@
 """The default options must cost nothing for the optional steps: in the statements evaluate()
 actually executes, DuckDB's optimizer drops the variants for tie averaging and judged-only (named
 macros behind a dispatch on a constant condition in sql/ndcg_core.sql and sql/ndcg_input.sql),
-and unique_judgments drops the grouping that finds repeated judgments."""
+and unique_judgments drops the signature that flags repeated judgments."""
 
 import json
 import re
@@ -19,14 +19,14 @@ RECS = {
 }
 RELS = pa.table({"user_id": [1], "item_id": [1], "relevance": [1]})
 
-# what each optional step puts in a plan: its windows
+# what each optional step puts in a plan: the tie ranks' window; judged-only's mask, kept
 MARKERS = {
     "ties": re.compile(r'rank\(\) over \(partition by user_id order by score', re.IGNORECASE),
-    "judged_only": re.compile(r'partition by user_id, counts', re.IGNORECASE),
+    "judged_only": re.compile(r'"kept"'),
 }
 ENABLE = {"ties": {"ties": "average"}, "judged_only": {"judged_only": True}}
-# the grouping of every (user, item) judgment that finds repeats: min and max of the relevance
-REPEATS = re.compile(r'"Groups": \["#0", "#1"\], "Aggregates": \["min\(#\d\)", "max\(#\d\)"\]')
+# the signature each user's judgments get, which flags the users that may repeat an item
+REPEATS = re.compile(r'bitstring_agg\(')
 
 
 SCORING = re.compile(r"(CREATE OR REPLACE TEMP TABLE|INSERT INTO) ")
