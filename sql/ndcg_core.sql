@@ -77,9 +77,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
                          lambda i: i IS NOT NULL), []);
 
 -- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
--- as it is; a NULL list: all zeros).
+-- as it is; a NULL list: all zeros). A list that has width items already is not copied.
 CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
     CASE WHEN width IS NULL THEN coalesce(numbers, []::DOUBLE[])
+         WHEN len(numbers) = width THEN numbers
          ELSE list_resize(coalesce(numbers, []::DOUBLE[]), width, 0.0) END;
 
 -- ndcg_ranked_judged(rankings, judgments, judged_only): every user of either side (joined on

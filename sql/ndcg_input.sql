@@ -18,13 +18,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_ks(ks) AS
 -- LIST giving each item the position of its tie group's first item). The core finds a judged
 -- item's rank with list_position(items, item).
 
+-- ndcg_first(items, depth): the first `depth` items of a list (NULL depth: all of them).
+-- list_resize cuts a long list in a quarter of list_slice's time (BENCHMARKS.md, "Where the
+-- time goes"); a shorter list is kept as it is (list_resize would pad it with NULLs).
+CREATE OR REPLACE TEMP MACRO ndcg_first(items, depth) AS
+    CASE WHEN len(items) > depth THEN list_resize(items, depth) ELSE items END;
+
 -- ndcg_ranked_lists(recs, depth): recs has user_id and items, a LIST of item ids in rank order
 -- (a NULL list counts as empty), one row per user. Stops on a NULL user, a NULL item among the
 -- first `depth`, and a user with two rows.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
     SELECT user_id, items, NULL::BIGINT[] AS ranks
     FROM (
-        SELECT user_id, list_slice(items, 1, coalesce(depth, len(items))) AS items
+        SELECT user_id, ndcg_first(items, depth) AS items
         FROM query_table(recs)
         WHERE ndcg_require(user_id IS NOT NULL, 'recommendations: a row has no user id (NULL)')
     )
