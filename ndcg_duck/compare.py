@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
-import pyarrow as pa
 
 from . import options as registry
 from . import segments as segmenting
@@ -21,6 +20,9 @@ from .errors import InputError, NdcgWarning
 from .evaluate import run
 from .inputs import ident, literal
 from .sqlfiles import register
+
+if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)
+    import pyarrow as pa
 
 ALL = "(all)"
 

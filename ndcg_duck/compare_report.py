@@ -7,8 +7,6 @@ import csv
 import io
 import json
 
-import pyarrow as pa
-
 from .compare import ROW_FIELDS
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
@@ -16,8 +14,9 @@ TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test 
 FORMATS = ("table", "json", "csv", "parquet")
 
 
-def rows_table(rows) -> pa.Table:
+def rows_table(rows):
     """The tidy rows as an Arrow table (the column types fixed, whatever the values)."""
+    import pyarrow as pa
     types = {"users": pa.int64(), "wins": pa.int64(), "ties": pa.int64(), "losses": pa.int64(),
              "family": pa.int64(), "users_without_recommendations": pa.int64(),
              "significant": pa.bool_(), "tested": pa.bool_()}

@@ -6,15 +6,17 @@ import inspect
 import re
 import warnings
 from contextlib import contextmanager
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
-import pyarrow as pa
 
 from . import batches, inputs, metrics as metric_names, options as registry, progress
 from .errors import InputError, NdcgWarning, duckdb_message
 from .options import Options
 from .sqlfiles import register
+
+if TYPE_CHECKING:  # pyarrow loads on first use: the CLI's start-up is part of every run
+    import pyarrow as pa
 
 
 class Evaluation(NamedTuple):
