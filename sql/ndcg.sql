@@ -373,7 +373,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
 -- whether it is relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one);
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
--- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all). A (user, item)
+-- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
+-- itself (the core refuses a cutoff beyond it). A (user, item)
 -- judged twice with one value counts once, with two values stops naming both;
 -- unique_judgments true trusts rels to hold no (user, item) twice (a repeat would then count
 -- twice) and skips that check (BENCHMARKS.md, "What the checks cost").
@@ -386,7 +387,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
            list_transform(relevances,
                lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
            list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
-           num_relevant, ideal
+           num_relevant, ideal, ideal_depth::BIGINT AS ideal_depth
     FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);
 
 -- ndcg_core.sql
@@ -478,7 +479,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
 -- ndcg_ranked_judged(rankings, judgments, judged_only): every user of either side (joined on
 -- user_id alone): user_id, has_judgments and has_ranking (which sides have the user), ranked
 -- (the ranked item ids), ranks (tie ranks, or NULL), found (ndcg_judged_at) and the judgments
--- edge's gains, relevant, num_relevant, ideal. Stops on a judged item ranked twice. With
+-- edge's gains, relevant, num_relevant, ideal, ideal_depth. Stops on a judged item ranked twice. With
 -- judged_only, the items that are not judged or have a negative relevance are taken out of
 -- each ranking first (the items below them move up; ranks are numbered again).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false) AS TABLE
@@ -487,14 +488,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
            CASE WHEN judged_only THEN ndcg_first_positions(list_where(ranks, kept)) ELSE ranks END
                AS ranks,
            CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found,
-           gains, relevant, num_relevant, ideal
+           gains, relevant, num_relevant, ideal, ideal_depth
     FROM (SELECT *, CASE WHEN judged_only
                          THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
                     END AS kept
           FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id,
                        j.user_id IS NOT NULL AS has_judgments, r.user_id IS NOT NULL AS has_ranking,
                        r.items AS ranked, r.ranks, ndcg_judged_at(r.items, j.items) AS found,
-                       j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal
+                       j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal,
+                       j.ideal_depth
                 FROM query_table(judgments) AS j
                 FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id)
           WHERE ndcg_ranked_once(user_id, found, judged));
@@ -504,8 +506,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
 -- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
 -- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
--- num_relevant (R: how many of the user's judgments are relevant) and ideal (the user's positive
--- gains, best first, cut or padded to width).
+-- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
+-- gains, best first, cut or padded to width) and the edge's ideal_depth.
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
@@ -513,7 +515,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                          THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
                          ELSE ndcg_gains_at(found, gains) END, width) AS gains,
            ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
-           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal
+           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)
     WHERE ndcg_option('ties', ties, ['trec', 'average']);
 
@@ -541,6 +543,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, leng
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_ideal_covers(ideal_depth, ks): true when judgments whose ideal gains were cut at
+-- ideal_depth (NULL: not cut) hold enough of them for every cutoff in ks; otherwise stops, since
+-- the ideal DCG would come out too small.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_covers(ideal_depth, ks) AS
+    ndcg_require(ideal_depth IS NULL OR (list_count(ks) = len(ks) AND ideal_depth >= list_max(ks)),
+                 'judgments: their ideal gains were cut at ideal_depth ' || ndcg_show(ideal_depth)
+                 || ', below the cutoff '
+                 || CASE WHEN list_count(ks) < len(ks) THEN 'all' ELSE list_max(ks)::VARCHAR END
+                 || ': give ndcg_judgments an ideal_depth of at least the largest cutoff, or NULL');
+
 -- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff), depth (k, or
 -- the largest BIGINT for no cutoff) and discounts (ndcg_discounts at k over ndcg_width(ks)
 -- positions; NULL when that is NULL), one row per distinct cutoff.
@@ -565,7 +577,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
           FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
-          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
+            AND ndcg_ideal_covers(u.ideal_depth, ks));
 
 -- ndcg_evaluated(user_scores, missing, empty): the rows of a ndcg_user_scores result that count.
 -- The users of the judgments; missing 'zero' keeps a user with no ranked item (scored 0), 'skip'
@@ -910,7 +923,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                 FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
-          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
+            AND ndcg_ideal_covers(u.ideal_depth, ks));
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty

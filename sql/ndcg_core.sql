@@ -86,7 +86,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
 -- ndcg_ranked_judged(rankings, judgments, judged_only): every user of either side (joined on
 -- user_id alone): user_id, has_judgments and has_ranking (which sides have the user), ranked
 -- (the ranked item ids), ranks (tie ranks, or NULL), found (ndcg_judged_at) and the judgments
--- edge's gains, relevant, num_relevant, ideal. Stops on a judged item ranked twice. With
+-- edge's gains, relevant, num_relevant, ideal, ideal_depth. Stops on a judged item ranked twice. With
 -- judged_only, the items that are not judged or have a negative relevance are taken out of
 -- each ranking first (the items below them move up; ranks are numbered again).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false) AS TABLE
@@ -95,14 +95,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
            CASE WHEN judged_only THEN ndcg_first_positions(list_where(ranks, kept)) ELSE ranks END
                AS ranks,
            CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found,
-           gains, relevant, num_relevant, ideal
+           gains, relevant, num_relevant, ideal, ideal_depth
     FROM (SELECT *, CASE WHEN judged_only
                          THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
                     END AS kept
           FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id,
                        j.user_id IS NOT NULL AS has_judgments, r.user_id IS NOT NULL AS has_ranking,
                        r.items AS ranked, r.ranks, ndcg_judged_at(r.items, j.items) AS found,
-                       j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal
+                       j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal,
+                       j.ideal_depth
                 FROM query_table(judgments) AS j
                 FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id)
           WHERE ndcg_ranked_once(user_id, found, judged));
@@ -112,8 +113,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
 -- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
 -- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
--- num_relevant (R: how many of the user's judgments are relevant) and ideal (the user's positive
--- gains, best first, cut or padded to width).
+-- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
+-- gains, best first, cut or padded to width) and the edge's ideal_depth.
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
@@ -121,7 +122,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                          THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
                          ELSE ndcg_gains_at(found, gains) END, width) AS gains,
            ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
-           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal
+           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)
     WHERE ndcg_option('ties', ties, ['trec', 'average']);
 
@@ -149,6 +150,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, leng
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_ideal_covers(ideal_depth, ks): true when judgments whose ideal gains were cut at
+-- ideal_depth (NULL: not cut) hold enough of them for every cutoff in ks; otherwise stops, since
+-- the ideal DCG would come out too small.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_covers(ideal_depth, ks) AS
+    ndcg_require(ideal_depth IS NULL OR (list_count(ks) = len(ks) AND ideal_depth >= list_max(ks)),
+                 'judgments: their ideal gains were cut at ideal_depth ' || ndcg_show(ideal_depth)
+                 || ', below the cutoff '
+                 || CASE WHEN list_count(ks) < len(ks) THEN 'all' ELSE list_max(ks)::VARCHAR END
+                 || ': give ndcg_judgments an ideal_depth of at least the largest cutoff, or NULL');
+
 -- ndcg_cutoffs(ks): the cutoffs ks (see ndcg_ks) as a table: k (NULL: no cutoff), depth (k, or
 -- the largest BIGINT for no cutoff) and discounts (ndcg_discounts at k over ndcg_width(ks)
 -- positions; NULL when that is NULL), one row per distinct cutoff.
@@ -173,7 +184,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
           FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
-          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
+            AND ndcg_ideal_covers(u.ideal_depth, ks));
 
 -- ndcg_evaluated(user_scores, missing, empty): the rows of a ndcg_user_scores result that count.
 -- The users of the judgments; missing 'zero' keeps a user with no ranked item (scored 0), 'skip'

@@ -199,7 +199,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- (ndcg_judgment_gain: by `gain`, or gain_map's for its levels; 0 below min_relevance) and
 -- whether it is relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one);
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
--- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all). A (user, item)
+-- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
+-- itself (the core refuses a cutoff beyond it). A (user, item)
 -- judged twice with one value counts once, with two values stops naming both;
 -- unique_judgments true trusts rels to hold no (user, item) twice (a repeat would then count
 -- twice) and skips that check (BENCHMARKS.md, "What the checks cost").
@@ -212,5 +213,5 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
            list_transform(relevances,
                lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
            list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
-           num_relevant, ideal
+           num_relevant, ideal, ideal_depth::BIGINT AS ideal_depth
     FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);

@@ -94,7 +94,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                 FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
-          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list']));
+          WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
+            AND ndcg_ideal_covers(u.ideal_depth, ks));
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty

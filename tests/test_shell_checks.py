@@ -71,10 +71,20 @@ def test_shell_wrappers_refuse_bad_relevance_as_the_cli_does(case, wrapper, tmp_
      "ks must list at least one cutoff (an integer >= 1, or NULL for no cutoff), not []"),
     ("ndcg_scores('ranked', 'judged', ks := [5, 0])",
      "ks: each cutoff must be an integer >= 1 or NULL (no cutoff), not 0"),
+    ("ndcg_judgments('rels', ideal_depth := 0)",
+     "ideal_depth must be an integer >= 1 or NULL (every gain), not 0"),
+    # judgments whose ideal gains were cut below a cutoff would give too small an ideal DCG
+    ("ndcg_scores('ranked', 'judged_top_2', ks := [1, 3])",
+     "judgments: their ideal gains were cut at ideal_depth 2, below the cutoff 3: give "
+     "ndcg_judgments an ideal_depth of at least the largest cutoff, or NULL"),
+    ("ndcg_scores('ranked', 'judged_top_2', ks := [1, NULL])",
+     "judgments: their ideal gains were cut at ideal_depth 2, below the cutoff all: give "
+     "ndcg_judgments an ideal_depth of at least the largest cutoff, or NULL"),
 ])
 def test_sql_errors_name_the_parameter(call, message):
     error = shell_error("CREATE VIEW ranked AS FROM ndcg_ranked_lists('recs');\n"
                         "CREATE VIEW judged AS FROM ndcg_judgments('rels');\n"
+                        "CREATE VIEW judged_top_2 AS FROM ndcg_judgments('rels', ideal_depth := 2);\n"
                         f"SELECT * FROM {call};\n")
     assert error == f"Invalid Input Error: ndcg-duck: {message}"
 
