@@ -115,17 +115,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgment_gain(relevance, gain, gain_map, min_r
                        ndcg_gain(relevance, gain)) END;
 
 -- ndcg_dcg(gain, rank): what one item adds to DCG: its gain discounted by log2 of its 1-based
--- rank + 1 (the DCG of ndcg_core.sql's header). Applied to the ranking and the ideal list alike.
+-- rank + 1 (the DCG of ndcg_core.sql's header). ndcg_discounts is ndcg_dcg of a gain of 1 at
+-- each position, for the ranking and the ideal list alike; ndcg_dcg_all applies it directly.
 CREATE OR REPLACE TEMP MACRO ndcg_dcg(gain, rank) AS gain / log2(rank + 1);
-
--- ndcg_tied_dcg(gain, rank, tie_size, depth): what one item of a tie group adds to DCG@depth
--- when ties are averaged (McSherry and Najork 2008): the group holds ranks rank .. rank +
--- tie_size - 1, and each of its items adds gain / tie_size at each of them that is within
--- depth. With tie_size 1 it is ndcg_dcg(gain, rank).
-CREATE OR REPLACE TEMP MACRO ndcg_tied_dcg(gain, rank, tie_size, depth) AS
-    CASE WHEN tie_size = 1 THEN ndcg_dcg(gain, rank)
-         ELSE list_sum(list_transform(range(rank, least(rank + tie_size - 1, depth) + 1),
-                                      lambda r: ndcg_dcg(gain / tie_size, r))) END;
 
 -- ndcg_depth(ks, max_depth, judged_only, ties): how many items of each ranking to read: the
 -- largest cutoff in ks (a BIGINT list, NULL = no cutoff), no more than max_depth. NULL means the
@@ -298,8 +290,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_lists(rels) AS TABLE
 
 -- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
 -- positive gains, best first, the first n of them or all. The top-n variant exists because
--- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
--- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
+-- DuckDB's top-n aggregate costs about half of sorting every user's gains (BENCHMARKS.md,
+-- "Where the time goes"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
     list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
@@ -374,10 +366,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- whether it is relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one);
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
 -- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
--- itself (the core refuses a cutoff beyond it). A (user, item)
--- judged twice with one value counts once, with two values stops naming both;
--- unique_judgments true trusts rels to hold no (user, item) twice (a repeat would then count
--- twice) and skips that check (BENCHMARKS.md, "What the checks cost").
+-- itself (the core refuses a cutoff beyond it). A (user, item) judged twice with one value
+-- counts once, with two values stops naming both; unique_judgments true trusts rels to hold no
+-- (user, item) twice (a repeat would then count twice) and skips that check (BENCHMARKS.md,
+-- "What the checks cost").
 CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
         min_relevance := NULL, unique_judgments := false, ideal_depth := NULL) AS TABLE
     WITH ndcg_gathered_ AS (
@@ -408,7 +400,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
 --   with tied scores averaged (ties 'average'), the items of a tie group holding positions
 --   p .. p + n - 1 each add gain / n at every one of those positions within k (McSherry and
 --   Najork 2008, "Computing information retrieval performance measures efficiently in the
---   presence of tied scores", ECIR);                                           ndcg_tied_dcg
+--   presence of tied scores", ECIR);                                         ndcg_tied_gains
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
 --

@@ -15,7 +15,7 @@
 --   with tied scores averaged (ties 'average'), the items of a tie group holding positions
 --   p .. p + n - 1 each add gain / n at every one of those positions within k (McSherry and
 --   Najork 2008, "Computing information retrieval performance measures efficiently in the
---   presence of tied scores", ECIR);                                           ndcg_tied_dcg
+--   presence of tied scores", ECIR);                                         ndcg_tied_gains
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
 --

@@ -124,8 +124,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_lists(rels) AS TABLE
 
 -- ndcg_ideal_top(gain, n) and ndcg_ideal_all(gain): aggregates over one user's judgment rows: the
 -- positive gains, best first, the first n of them or all. The top-n variant exists because
--- DuckDB's top-n aggregate costs less than half of sorting every user's gains (BENCHMARKS.md,
--- "The ideal list"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
+-- DuckDB's top-n aggregate costs about half of sorting every user's gains (BENCHMARKS.md,
+-- "Where the time goes"); ndcg_ideal dispatches (DuckDB computes only the one it keeps).
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_top(gain, n) AS max(gain, n) FILTER (WHERE gain > 0);
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_all(gain) AS
     list_sort(list(gain) FILTER (WHERE gain > 0), 'DESC');
@@ -200,10 +200,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- whether it is relevant (ndcg_relevant: relevance >= min_relevance, or > 0 without one);
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
 -- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
--- itself (the core refuses a cutoff beyond it). A (user, item)
--- judged twice with one value counts once, with two values stops naming both;
--- unique_judgments true trusts rels to hold no (user, item) twice (a repeat would then count
--- twice) and skips that check (BENCHMARKS.md, "What the checks cost").
+-- itself (the core refuses a cutoff beyond it). A (user, item) judged twice with one value
+-- counts once, with two values stops naming both; unique_judgments true trusts rels to hold no
+-- (user, item) twice (a repeat would then count twice) and skips that check (BENCHMARKS.md,
+-- "What the checks cost").
 CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
         min_relevance := NULL, unique_judgments := false, ideal_depth := NULL) AS TABLE
     WITH ndcg_gathered_ AS (

@@ -56,17 +56,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgment_gain(relevance, gain, gain_map, min_r
                        ndcg_gain(relevance, gain)) END;
 
 -- ndcg_dcg(gain, rank): what one item adds to DCG: its gain discounted by log2 of its 1-based
--- rank + 1 (the DCG of ndcg_core.sql's header). Applied to the ranking and the ideal list alike.
+-- rank + 1 (the DCG of ndcg_core.sql's header). ndcg_discounts is ndcg_dcg of a gain of 1 at
+-- each position, for the ranking and the ideal list alike; ndcg_dcg_all applies it directly.
 CREATE OR REPLACE TEMP MACRO ndcg_dcg(gain, rank) AS gain / log2(rank + 1);
-
--- ndcg_tied_dcg(gain, rank, tie_size, depth): what one item of a tie group adds to DCG@depth
--- when ties are averaged (McSherry and Najork 2008): the group holds ranks rank .. rank +
--- tie_size - 1, and each of its items adds gain / tie_size at each of them that is within
--- depth. With tie_size 1 it is ndcg_dcg(gain, rank).
-CREATE OR REPLACE TEMP MACRO ndcg_tied_dcg(gain, rank, tie_size, depth) AS
-    CASE WHEN tie_size = 1 THEN ndcg_dcg(gain, rank)
-         ELSE list_sum(list_transform(range(rank, least(rank + tie_size - 1, depth) + 1),
-                                      lambda r: ndcg_dcg(gain / tie_size, r))) END;
 
 -- ndcg_depth(ks, max_depth, judged_only, ties): how many items of each ranking to read: the
 -- largest cutoff in ks (a BIGINT list, NULL = no cutoff), no more than max_depth. NULL means the
