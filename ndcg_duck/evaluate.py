@@ -215,7 +215,7 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
     macro = "ndcg_user_scores" if _core_only(measures) else "ndcg_user_metrics"
     return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()}, "
-            f"ideal_depth := ndcg_top_n({options.ks_sql()}))) "
+            f"ideal_depth := ndcg_width({options.ks_sql()}))) "
             f"FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
             f"{options.user_scores_args(layout)})")
 

@@ -171,7 +171,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_of(rankings, rels, k := 10, g
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
         FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance, ideal_depth := ndcg_top_n(ndcg_k(k))))
+                            min_relevance := min_relevance, ideal_depth := ndcg_width(ndcg_k(k))))
     SELECT user_id, metric, value
     FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
                             idcg_cutoff := idcg_cutoff, empty := empty,

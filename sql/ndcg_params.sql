@@ -79,12 +79,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
                     || max_depth::VARCHAR)
          ELSE TRY_CAST(max_depth::VARCHAR AS BIGINT) END;
 
--- ndcg_top_n(ks): how many ideal gains each user needs: the largest cutoff in ks (a BIGINT
--- list, NULL = no cutoff) when every cutoff is a number no larger than 100 (small enough for
--- DuckDB's top-N aggregate, which keeps room for n values per user); NULL for all of them.
-CREATE OR REPLACE TEMP MACRO ndcg_top_n(ks) AS
-    CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;
-
 -- ndcg_ideal_depth_ok(ideal_depth): true when ideal_depth is NULL (every gain) or an integer >= 1;
 -- otherwise stops naming the parameter.
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_depth_ok(ideal_depth) AS
@@ -93,9 +87,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_ideal_depth_ok(ideal_depth) AS
                  'ideal_depth must be an integer >= 1 or NULL (every gain), not '
                  || ndcg_show(ideal_depth));
 
--- ndcg_width(ks): how many positions the core scores as fixed-length lists: the largest cutoff in
--- ks (a BIGINT list) when every cutoff is a number no larger than 100; NULL otherwise (a cutoff
--- is NULL, no cutoff, or large: then each user's lists keep their own lengths).
+-- ndcg_width(ks): how many positions the core scores as fixed-length lists, and so how many
+-- ideal gains each user needs (the judgments edge's ideal_depth): the largest cutoff in ks (a
+-- BIGINT list) when every cutoff is a number no larger than 100 (small enough for DuckDB's top-n
+-- aggregate, which keeps room for n values per user); NULL otherwise (a cutoff is NULL, no
+-- cutoff, or large: then each user's lists keep their own lengths, and every gain is kept).
 CREATE OR REPLACE TEMP MACRO ndcg_width(ks) AS
     CASE WHEN list_count(ks) = len(ks) AND list_max(ks) <= 100 THEN list_max(ks) END;
 
