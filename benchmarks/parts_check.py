@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 import ndcg_duck
-from ndcg_duck import inputs
+from ndcg_duck.evaluation import inputs
 
 HERE = Path(__file__).resolve().parent
 

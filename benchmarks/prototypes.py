@@ -67,7 +67,7 @@ def main(argv=None):
     code = codever.activate(args.rev)
     import duckdb
     import ndcg_duck
-    from ndcg_duck import inputs
+    from ndcg_duck.evaluation import inputs
     data = generate.generate(args.users, args.seed, generate.default_dir(args.users, args.seed),
                              quiet=True)
     recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")

@@ -1,6 +1,6 @@
 -- Scratch prototypes for a faster ndcg-duck query (benchmarks only; sql/ is not touched).
 -- Each `-- name:` section is one SELECT over the views ndcg_recs (user_id, items) and ndcg_rels
--- (user_id, item_id, relevance) that ndcg_duck.inputs.load() creates. Each returns
+-- (user_id, item_id, relevance) that ndcg_duck.evaluation.inputs.load() creates. Each returns
 -- user_id, k, dcg, idcg, ndcg like ndcg_scores(ks := [5,10,20]) with the defaults
 -- (linear gain, missing 'zero', idcg_cutoff 'k', empty 'zero').
 -- benchmarks/prototypes.py times them and checks each against evaluate().

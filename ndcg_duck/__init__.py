@@ -1,8 +1,8 @@
 """ndcg-duck: NDCG and its parts, per user and on average, computed by DuckDB SQL macros."""
 
-from .compare import Comparison, compare
+from .comparison.compare import Comparison, compare
 from .errors import InputError, NdcgWarning
-from .evaluate import Evaluation, evaluate
+from .evaluation.evaluate import Evaluation, evaluate
 from .sqlfiles import register, script
 
 __version__ = "0.1.0"

@@ -8,10 +8,10 @@ which take a cutoff, and turns a user's list of names into the (metric, cutoff) 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Optional, Union
+from typing import Iterable, NamedTuple, Union
 
 from .errors import InputError
-from .options import Cutoff, label, parse_cutoffs
+from .cutoffs import Cutoff, label, parse_cutoffs
 
 
 @dataclass(frozen=True)

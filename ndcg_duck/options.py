@@ -1,6 +1,6 @@
 """The one option registry: every option's name, default, allowed values and help, in PARAMS.
 
-PARAMS drives the click options of `ndcg-duck eval` (cli.py), the keyword arguments of
+PARAMS drives the click options of `ndcg-duck eval` (cli/eval.py), the keyword arguments of
 `evaluate()` and the checked `Options` it builds, and the named arguments the SQL macros get
 (`Options.sql_args`). Adding an option is adding one `Param` below (and, for a metric option,
 using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of allowed
@@ -15,52 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
+from .cutoffs import parse_cutoffs
 from .errors import InputError
+from .metrics import check_names
 
-TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 FORMATS = ("parquet", "csv", "json", "trec")
 RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
                  "scores": "ndcg_ranked_scores"}
 
-Cutoff = Optional[int]  # None means no cutoff ("all")
-
 
 # --- values that need more than a list of choices -----------------------------------------------
-
-def parse_cutoffs(values: Union[str, int, None, Iterable[Union[str, int, None]]]) -> tuple:
-    """Cutoffs from ints, 'all', 'trec' or comma lists of them, in order, without repeats."""
-    if values is None or isinstance(values, (str, int)):
-        values = [values]
-    cutoffs: list = []
-    for value in values:
-        pieces = value.split(",") if isinstance(value, str) else [value]
-        for piece in pieces:
-            for k in _cutoff(piece):
-                if k not in cutoffs:
-                    cutoffs.append(k)
-    if not cutoffs:
-        raise InputError("no cutoff given: use -k with an integer >= 1 or 'all'", usage=True)
-    return tuple(cutoffs)
-
-
-def _cutoff(piece) -> tuple:
-    if piece is None:
-        return (None,)
-    if isinstance(piece, bool):
-        raise InputError(f"cutoff {piece!r} is not an integer >= 1 or 'all'", usage=True)
-    text = str(piece).strip().lower()
-    if text == "all":
-        return (None,)
-    if text == "trec":
-        return TREC_CUTOFFS
-    try:
-        k = int(text)
-    except ValueError:
-        k = 0
-    if k < 1 or isinstance(piece, float):
-        raise InputError(f"cutoff {piece!r} is not an integer >= 1, 'all' or 'trec'", usage=True)
-    return (k,)
-
 
 def parse_gain_map(value: Union[str, Mapping, Iterable, None]) -> Optional[tuple]:
     """A gain map from "LEVEL=GAIN,..." text, a {level: gain} mapping or (level, gain) pairs, as a
@@ -125,7 +89,6 @@ def _relevance_level(value):
 
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
-    from .metrics import check_names  # metrics.py reads its cutoffs with parse_cutoffs above
     return check_names(value)
 
 
@@ -303,7 +266,7 @@ PARAMS = (
     Param("batch_users", "engine", check=_whole("batch_users"), kind="int", metavar="N",
           help="Evaluate at most N users per query, by ranges of user ids (default: as many as "
                "the memory limit allows; at most 1000 batches, so N may grow)."),
-    # where to run: the default engine, or Apache Spark (ndcg_duck/spark.py)
+    # where to run: the default engine, or Apache Spark (ndcg_duck/spark/)
     Param("engine", "spark", default="duckdb", choices=("duckdb", "spark"), python=False,
           help="Where to evaluate: DuckDB in this process, or Apache Spark (each worker runs the "
                "same DuckDB macros on its users; needs ndcg-duck[spark] and Java 17+)."),
@@ -333,11 +296,6 @@ PYTHON = tuple(param for param in PARAMS if param.python)
 
 def defaults(group: str) -> dict:
     return {p.name: p.default for p in PARAMS if p.group == group}
-
-
-def label(k: Cutoff) -> str:
-    """How a cutoff appears in metric names: 10 -> '10', None -> 'all'."""
-    return "all" if k is None else str(k)
 
 
 class Options:

@@ -777,7 +777,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels(path) AS TABLE
 -- Comparing runs and breaking results down by segment: the aggregates the statistics need.
 -- Inputs are per-user values: one row per user with a value x (a metric of the run compared) and,
 -- for paired statistics, base (the same metric of the baseline run for the same user).
--- Formulas (the statistics themselves are computed from these aggregates, see ndcg_duck/stats.py):
+-- Formulas (the statistics themselves are computed from these aggregates, see ndcg_duck/comparison/stats.py):
 --   mean  = (1/n) sum x_i                    (a compensated sum, as the means of ndcg_mean)
 --   var   = 1/(n-1) sum (x_i - mean)^2       (the sample variance)
 --   d_i   = x_i - base_i                     the paired difference of user i

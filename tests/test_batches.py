@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 import ndcg_duck
 from conftest import ROOT, row
-from ndcg_duck import batches
+from ndcg_duck.evaluation import batches
 from ndcg_duck.cli import cli
 
 RECS = str(ROOT / "examples" / "recs.parquet")

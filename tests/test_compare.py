@@ -15,10 +15,10 @@ import scipy.stats
 from click.testing import CliRunner
 
 from conftest import ROOT
-from ndcg_duck import stats
+from ndcg_duck.comparison import stats
 from ndcg_duck.cli import cli
-from ndcg_duck.compare import compare
-from ndcg_duck.plot import size
+from ndcg_duck.comparison.compare import compare
+from ndcg_duck.report.plot import size
 
 EXAMPLES = ROOT / "examples"
 C = 1 - 1 / math.log2(3)  # NDCG lost when the one relevant item moves from rank 1 to rank 2

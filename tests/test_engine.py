@@ -9,10 +9,11 @@ from click.testing import CliRunner
 
 import ndcg_duck
 from conftest import ROOT, row
-from ndcg_duck import cli as cli_module, progress as progress_module
+from ndcg_duck.cli import eval as cli_module
+from ndcg_duck.evaluation import progress as progress_module
 from ndcg_duck.cli import cli
 
-evaluate_module = importlib.import_module("ndcg_duck.evaluate")
+evaluate_module = importlib.import_module("ndcg_duck.evaluation.evaluate")
 RECS = str(ROOT / "examples" / "recs.parquet")
 RELS = str(ROOT / "examples" / "relevance.csv")
 

@@ -12,7 +12,7 @@ import ndcg_duck
 from conftest import ROOT
 from ndcg_duck import options
 from ndcg_duck.cli import cli
-from ndcg_duck.compare_options import EVAL_EXTRAS
+from ndcg_duck.cli.extras import EVAL_EXTRAS
 from ndcg_duck.options import PARAMS, Options, in_python_words
 
 RECS = str(ROOT / "examples" / "recs.parquet")
@@ -83,7 +83,7 @@ def test_a_new_option_is_one_entry(monkeypatch):
                           to_sql=lambda v: "NULL" if v is None else repr(v), sql="evaluated",
                           help="A number.")
     monkeypatch.setattr(options, "PARAMS", options.PARAMS + (extra, level))
-    from ndcg_duck import cli as cli_module
+    from ndcg_duck.cli import eval as cli_module
 
     @click.command()
     @cli_module.registry_options("metric")

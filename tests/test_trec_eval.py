@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from conftest import ROOT
 from ndcg_duck.cli import cli
-from ndcg_duck.options import label, parse_cutoffs
+from ndcg_duck.cutoffs import label, parse_cutoffs
 
 DATA = ROOT / "tests" / "data" / "trec_eval"
 TREC = ["--recs-format", "trec", "--rels-format", "trec"]

@@ -23,7 +23,7 @@ import inspect
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from .errors import InputError
+from ..errors import InputError
 
 TESTS = ("t", "randomization", "bootstrap", "none")
 CORRECTIONS = ("holm", "bonferroni", "none")

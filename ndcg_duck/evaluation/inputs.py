@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import duckdb
 
-from .errors import InputError, duckdb_message
-from .options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
+from ..errors import InputError, duckdb_message
+from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
 
 EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",

@@ -11,11 +11,13 @@ import sys
 
 import click
 
-from . import options, output, progress
-from .compare_options import plot_option, segment_options
-from .errors import InputError
-from .evaluate import run
-from .sqlfiles import script
+from .. import options
+from ..report import output
+from ..evaluation import progress
+from .extras import check_eval_extras, eval_extras, plot_option, segment_options
+from ..errors import InputError
+from ..evaluation.evaluate import run
+from ..sqlfiles import script
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 EXIT_CODES = """Exit status: 0 when the evaluation ran, 1 for bad input data (the message names
@@ -128,7 +130,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         if segments or plot:
             raise click.UsageError("--segments and --plot work with the default engine only "
                                    "(--engine duckdb)")
-        from .spark import run_cli
+        from ..spark import run_cli
         show = not quiet and _stderr_is_terminal()
         summary = run_cli(recs, relevance, per_user, spark_master, spark_conf, show, settings)
         click.echo(output.format_summary(summary, format, settings["missing"],
@@ -136,8 +138,6 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         return
     if per_user and per_user != "-":
         output.check_output_path(per_user)
-    from .cli_compare import check_eval_extras, eval_extras
-
     check_eval_extras(segments, by, plot)
     import duckdb
 
@@ -178,9 +178,6 @@ def sql_command(persistent):
         duckdb my.duckdb -c "SELECT * FROM ndcg_mean('recs', 'rels')"
     """
     click.echo(script(persistent=persistent), nl=False)
-
-
-from . import cli_compare  # noqa: E402,F401  (adds the compare command)
 
 
 def main():

@@ -12,9 +12,9 @@ import sys
 
 import duckdb
 
-from .errors import InputError
-from .inputs import literal
-from .metrics import is_metric
+from ..errors import InputError
+from ..evaluation.inputs import literal
+from ..metrics import is_metric
 
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".json": "(FORMAT json, ARRAY true)", ".jsonl": "(FORMAT json)",

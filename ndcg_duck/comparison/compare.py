@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from . import options as registry
-from . import segments as segmenting
+from .. import options as registry
+from ..report import segments as segmenting
 from . import stats
-from .errors import InputError, NdcgWarning
-from .evaluate import run
-from .inputs import ident, literal
-from .sqlfiles import register
+from ..errors import InputError, NdcgWarning
+from ..evaluation.evaluate import run
+from ..evaluation.inputs import ident, literal
+from ..sqlfiles import register
 
 if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)
     import pyarrow as pa
@@ -83,7 +83,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     pairs = _pairs(names, baseline, all_pairs)
     _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by)
     if plot is not None:
-        from . import plot as plotting
+        from ..report import plot as plotting
 
         plotting.check_path(plot)
     con = duckdb.connect()
@@ -113,7 +113,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     _correct(rows, correction, alpha, info)
     table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
     if plot is not None:
-        from . import plot as plotting
+        from ..report import plot as plotting
 
         plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
     return Comparison(rows, table, info), notes

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import InputError
-from .inputs import ident
+from ..errors import InputError
+from ..evaluation.inputs import ident
 
 DPI = 100
 PANEL = (5.0, 3.2)  # inches per panel
@@ -59,7 +59,7 @@ def _save(fig, path) -> None:
 def eval_figure(per_user, metrics, path) -> None:
     """A histogram of each metric's per-user values, with the share of users at 0."""
     con = duckdb.connect()
-    from .sqlfiles import register
+    from ..sqlfiles import register
 
     register(con)
     con.register("ndcg_plot_per_user", per_user)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import duckdb
 
-from . import inputs
-from .errors import InputError
-from .inputs import ident, literal
+from ..evaluation import inputs
+from ..errors import InputError
+from ..evaluation.inputs import ident, literal
 
 ALL = "(all)"
 FORMATS = ("parquet", "csv", "json")
@@ -82,7 +82,7 @@ def by_segment(per_user, summary: dict, segments, by: str, user_col: str = "user
     a list of {'segment', 'users', METRIC: mean, ...}, everyone ('(all)') first, then the
     segments by name, '(unknown)' last."""
     con = duckdb.connect()
-    from .sqlfiles import register
+    from ..sqlfiles import register
 
     register(con)
     what = attach(con, segments, by, user_col, fmt)

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from . import batches, inputs, metrics as metric_names, options as registry, progress
-from .errors import InputError, NdcgWarning, duckdb_message
-from .options import Options
-from .sqlfiles import register
+from . import batches, inputs, progress
+from .. import metrics as metric_names, options as registry
+from ..errors import InputError, NdcgWarning, duckdb_message
+from ..options import Options
+from ..sqlfiles import register
 
 if TYPE_CHECKING:  # pyarrow loads on first use: the CLI's start-up is part of every run
     import pyarrow as pa

@@ -1,16 +1,18 @@
-"""`ndcg-duck compare`, and what `ndcg-duck eval` does with --segments and --plot."""
+"""`ndcg-duck compare`: runs scored on the same users, their differences, intervals and tests."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from . import compare_report, options, output, progress, stats
-from .cli import _click_option, _stderr_is_terminal, _user_errors, cli, registry_options
-from .compare_options import plot_option, segment_options
-from .errors import InputError
+from .. import options
+from ..comparison import report as compare_report, stats
+from ..evaluation import progress
+from ..report import output
+from .eval import _click_option, _stderr_is_terminal, _user_errors, cli, registry_options
+from .extras import plot_option, segment_options
+from ..errors import InputError
 
 
 def _run_pair(text: str) -> tuple:
@@ -76,7 +78,7 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
                          "> results.parquet", usage=True)
     if per_user:
         output.check_output_path(per_user)
-    from .compare import compare_runs
+    from ..comparison.compare import compare_runs
 
     with progress.shown(enabled=not quiet and _stderr_is_terminal()):
         result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],
@@ -92,44 +94,3 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         sys.stdout.buffer.flush()
     else:
         click.echo(shown, nl=False)
-
-
-def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> str:
-    """eval's output `shown` with what --segments adds (in `fmt`: table, json or csv), after
-    drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment."""
-    if segments is None and not plot:
-        return shown
-    metrics = [c for c in result.per_user.column_names if c in result.summary]
-    if plot:
-        from . import plot as plotting
-
-        plotting.eval_figure(result.per_user, metrics, plot)
-    if segments is None:
-        return shown
-    from .segments import by_segment
-
-    rows = by_segment(result.per_user, result.summary, segments, by,
-                      settings.get("user_col") or "user_id")
-    if fmt == "json":
-        return json.dumps(dict(result.summary, segments=rows)) + "\n"
-    head = ["segment", "users"] + metrics
-    if fmt == "csv":
-        return "\n".join(",".join(map(str, values)) for values in
-                         [head] + [[row[h] for h in head] for row in rows]) + "\n"
-    cells = [[row["segment"], str(row["users"])] + ["-" if row[m] is None else f"{row[m]:.4f}"
-                                                    for m in metrics] for row in rows]
-    widths = [max(len(c) for c in column) for column in zip(head, *cells)]
-    lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
-                       enumerate(zip(values, widths))) for values in [head] + cells]
-    return shown + "\n" + f"by {by}:\n" + "\n".join(lines) + "\n"
-
-
-def check_eval_extras(segments, by, plot) -> None:
-    """Before any work: the options go together and what they need is installed."""
-    if (segments is None) != (by is None):
-        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
-    if plot:
-        stats.require("matplotlib", "--plot")
-        from . import plot as plotting
-
-        plotting.check_path(plot)

@@ -29,13 +29,15 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
-from . import inputs, output
-from . import options as registry
-from .errors import InputError
-from . import metrics as metric_names
-from .evaluate import _no_overlap, _wide_sql, score_users as score_all
-from .options import Options, label
-from .sqlfiles import register
+from ..evaluation import inputs
+from ..report import output
+from .. import options as registry
+from ..errors import InputError
+from .. import metrics as metric_names
+from ..evaluation.evaluate import _no_overlap, _wide_sql, score_users as score_all
+from ..cutoffs import label
+from ..options import Options
+from ..sqlfiles import register
 
 INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
            "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
@@ -385,7 +387,7 @@ def _first_line(text: str) -> str:
 
 # --- the command line: ndcg-duck eval --engine spark --------------------------------------------
 
-LOG_CONFIG = Path(__file__).resolve().parent / "spark-log4j2.properties"
+LOG_CONFIG = Path(__file__).resolve().parent / "log4j2.properties"
 
 
 def parse_conf(pairs) -> dict:

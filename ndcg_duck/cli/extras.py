@@ -1,0 +1,71 @@
+"""Segments and plots: the options `eval` and `compare` share (click decorators), and what `eval`
+does with them after the evaluation."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..comparison import stats
+from ..errors import InputError
+
+# The options eval takes beyond the registry (options.PARAMS): they break the results down and
+# draw them, after the evaluation, and are compare's too.
+EVAL_EXTRAS = ("segments", "by", "plot")
+
+SEGMENTS = click.option("--segments", metavar="FILE",
+                        help="A table of users and their segment (Parquet, CSV or JSON): every "
+                             "result is also given per segment. Users it does not list are "
+                             "'(unknown)'.")
+BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
+
+plot_option = click.option("--plot", metavar="OUT.png",
+                           help="Draw a PNG picture of the per-user values (needs the compare "
+                                "extra: pip install 'ndcg-duck[compare]').")
+
+
+def segment_options(fn):
+    """--segments FILE and --by COLUMN."""
+    return SEGMENTS(BY(fn))
+
+
+def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> str:
+    """eval's output `shown` with what --segments adds (in `fmt`: table, json or csv), after
+    drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment."""
+    if segments is None and not plot:
+        return shown
+    metrics = [c for c in result.per_user.column_names if c in result.summary]
+    if plot:
+        from ..report import plot as plotting
+
+        plotting.eval_figure(result.per_user, metrics, plot)
+    if segments is None:
+        return shown
+    from ..report.segments import by_segment
+
+    rows = by_segment(result.per_user, result.summary, segments, by,
+                      settings.get("user_col") or "user_id")
+    if fmt == "json":
+        return json.dumps(dict(result.summary, segments=rows)) + "\n"
+    head = ["segment", "users"] + metrics
+    if fmt == "csv":
+        return "\n".join(",".join(map(str, values)) for values in
+                         [head] + [[row[h] for h in head] for row in rows]) + "\n"
+    cells = [[row["segment"], str(row["users"])] + ["-" if row[m] is None else f"{row[m]:.4f}"
+                                                    for m in metrics] for row in rows]
+    widths = [max(len(c) for c in column) for column in zip(head, *cells)]
+    lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
+                       enumerate(zip(values, widths))) for values in [head] + cells]
+    return shown + "\n" + f"by {by}:\n" + "\n".join(lines) + "\n"
+
+
+def check_eval_extras(segments, by, plot) -> None:
+    """Before any work: the options go together and what they need is installed."""
+    if (segments is None) != (by is None):
+        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
+    if plot:
+        stats.require("matplotlib", "--plot")
+        from ..report import plot as plotting
+
+        plotting.check_path(plot)

@@ -1,0 +1,124 @@
+"""The package's layout (README, "For developers: the package's layout"): imports run one way,
+from the command line down to the SQL files, and no two modules import each other, even inside
+a function."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import ndcg_duck
+
+PACKAGE = Path(ndcg_duck.__file__).parent
+
+# Lowest first: a module may import from its own layer or the ones before it.
+LAYERS = [
+    {"errors", "sqlfiles"},
+    {"cutoffs"},
+    {"metrics"},
+    {"options"},
+    {"evaluation"},
+    {"report"},
+    {"comparison"},
+    {"spark"},
+    {"cli"},
+    {"__init__"},
+]
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _package_of(name: str, path: Path) -> list:
+    """The package a module's relative imports start from, as parts."""
+    parts = name.split(".") if name != "__init__" else []
+    return parts if path.name == "__init__.py" else parts[:-1]
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str) -> set:
+    """The package's modules that `name` imports, anywhere in its text."""
+    path = MODULES[name]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _package_of(name, path)
+                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.startswith("ndcg_duck"):
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            candidates = [".".join(target + [alias.name]) for alias in node.names]
+            for candidate in candidates:
+                if candidate in MODULES:
+                    found.add(candidate)
+                elif ".".join(target) in MODULES:
+                    found.add(".".join(target))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("ndcg_duck."):
+                    found.add(alias.name.removeprefix("ndcg_duck."))
+    found.discard(name)
+    found.discard("__init__")  # a subpackage's own __init__ is reached by its submodules
+    return {m for m in found if m in MODULES}
+
+
+def _layer(name: str) -> int:
+    return LAYER[name.split(".")[0]]
+
+
+def test_every_module_has_a_layer():
+    assert {name.split(".")[0] for name in MODULES} <= set(LAYER)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_run_down_the_layers(name):
+    upward = [m for m in _imports(name) if _layer(m) > _layer(name)]
+    assert not upward, f"{name} imports {upward}, a layer above it"
+
+
+def _circle(graph: dict) -> list:
+    """One import circle of `graph` (module -> modules it imports) as a path, or []."""
+    state: dict = {}
+    path: list = []
+
+    def visit(node):
+        state[node] = "open"
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = "done"
+        return []
+
+    for name in sorted(graph):
+        if name not in state:
+            found = visit(name)
+            if found:
+                return found
+    return []
+
+
+def test_no_import_circles():
+    circle = _circle({name: _imports(name) for name in MODULES})
+    assert not circle, "import circle: " + " -> ".join(circle)
+
+
+def test_the_checker_sees_imports_inside_functions_and_circles():
+    assert "spark" in _imports("cli.eval")  # imported inside eval's command, on --engine spark
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b"}, "b": set()}) == []
