@@ -370,6 +370,36 @@ def test_a_refused_input_is_one_line_without_a_trace(tmp_path):
     assert (got.returncode, got.stdout, got.stderr) == (want.returncode, "", want.stderr)
 
 
+@needs_java
+def test_an_unactivated_venv_runs_its_own_python_on_the_workers(tmp_path):
+    """/path/to/venv/bin/ndcg-duck with PATH not holding the venv (pipx, cron, Airflow): the
+    local workers run ndcg-duck's interpreter; a worker Python the user chose that lacks duckdb
+    is one line saying how to ship the environment."""
+    script = Path(sys.executable).parent / "ndcg-duck"
+    if not script.exists():
+        pytest.skip(f"no ndcg-duck script next to {sys.executable}")
+    other = shutil.which("python3", path="/usr/bin:/bin")
+    env = {"HOME": os.environ.get("HOME", str(tmp_path)), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(ROOT)}  # the worktree's ndcg_duck, whatever the venv installed
+    if "JAVA_HOME" in os.environ:
+        env["JAVA_HOME"] = os.environ["JAVA_HOME"]
+    args = [str(script), "eval", str(ROOT / "examples/recs.parquet"),
+            str(ROOT / "examples/relevance.csv"), "--engine", "spark", "--spark-master",
+            "local[1]", "--format", "json"]
+    want = subprocess.run(args[:4] + ["--format", "json"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    got = subprocess.run(args, capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=300)
+    assert (got.returncode, got.stdout, got.stderr) == (0, want.stdout, "")
+    if other is None or subprocess.run([other, "-c", "import duckdb"],
+                                       capture_output=True).returncode == 0:
+        return  # no Python without duckdb to play a cluster's workers
+    lacking = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                             env={**env, "PYSPARK_PYTHON": other})
+    assert lacking.returncode == 1 and lacking.stdout == ""
+    assert lacking.stderr == f"Error: {engine.SHIP.format(module='duckdb')}\n"
+
+
 # --- the README's Spark examples run as written -------------------------------------------------
 
 def readme_blocks(language):

@@ -41,6 +41,10 @@ from ..sqlfiles import register
 
 INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
            "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
+SHIP = ("Spark's Python workers cannot import {module}: they run another Python than "
+        "ndcg-duck's. Give them ndcg-duck's environment, e.g. venv-pack -o ndcg-env.tar.gz, "
+        "then --spark-conf spark.archives=ndcg-env.tar.gz#env --spark-conf "
+        "spark.pyspark.python=./env/bin/python (README: Beyond one machine)")
 BUCKET = "__ndcg_bucket"
 FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_ideal")
 # (worker-only columns)
@@ -376,6 +380,9 @@ def _refusals(recs_what: str, rels_what: str):
         if found:
             what = recs_what if found.group(1) == "recommendations" else rels_what
             raise InputError(f"{what}: {found.group(2).strip()}") from None
+        missing = re.search(r"No module named '(duckdb|ndcg_duck|pyarrow)", text)
+        if missing:
+            raise InputError(SHIP.format(module=missing.group(1))) from None
         errors = re.findall(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception): .*)$", text, re.M)
         raise InputError(f"Spark failed: {errors[-1] if errors else _first_line(text)}") from None
 
@@ -413,6 +420,7 @@ def session(master: str, conf: dict, show_progress: bool, log):
     java = (f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} "
             f"-Dndcg_duck.log_level={'off' if show_progress else 'warn'}")
     conf = dict(conf)
+    python = _local_python(master, conf)
     conf["spark.driver.extraJavaOptions"] = (java + " " + conf.get(
         "spark.driver.extraJavaOptions", "")).strip()
     conf.setdefault("spark.ui.showConsoleProgress", str(show_progress).lower())
@@ -421,18 +429,36 @@ def session(master: str, conf: dict, show_progress: bool, log):
         builder = builder.config(key, value)
     if SparkSession.getActiveSession() is not None:  # in a notebook or a test: use it, keep it
         return builder.getOrCreate(), False
-    saved = os.dup(2)
+    saved, environment = os.dup(2), os.environ.get("PYSPARK_PYTHON")
     try:
         if log is not None:  # the JVM inherits stderr when it starts: give it the log file
             os.dup2(log.fileno(), 2)
+        if python:  # pyspark reads the workers' interpreter from the environment
+            os.environ["PYSPARK_PYTHON"] = python
         return builder.getOrCreate(), True
     except Exception as exc:
         where = f" (its log: {log.name})" if log is not None else ""
         raise InputError(f"could not start Spark at {master}{where}: {_first_line(str(exc))}; "
                          f"{INSTALL}") from None
     finally:
+        if python and environment is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
         os.dup2(saved, 2)
         os.close(saved)
+
+
+def _local_python(master: str, conf: dict) -> Optional[str]:
+    """With a local master, the workers run the interpreter ndcg-duck runs in (the one that has
+    duckdb), not the `python3` on PATH, unless the user chose one (--spark-conf
+    spark.pyspark.python, or PYSPARK_PYTHON): the interpreter set in `conf`, or None."""
+    if not master.startswith("local") or os.environ.get("PYSPARK_PYTHON") \
+            or "spark.pyspark.python" in conf:
+        return None
+    import sys
+
+    conf["spark.pyspark.python"] = sys.executable
+    conf.setdefault("spark.pyspark.driver.python", sys.executable)
+    return sys.executable
 
 
 def read(spark, path, fmt: Optional[str], role: str):
