@@ -343,6 +343,42 @@ def test_cli_usage_errors(args, message):
     assert result.exit_code == 2 and message in result.output
 
 
+def test_cli_refusals_and_warnings_as_the_default_engine(spark, tmp_path):
+    """The same messages, warnings and exit codes (2 usage, 1 data) as the default engine."""
+    recs, rels = ROOT / "examples/recs.parquet", ROOT / "examples/relevance.csv"
+    numbers = tmp_path / "recs.csv"  # user ids as numbers here, as text in the judgments
+    numbers.write_text("user_id,item_id,rank\n1,a,1\n1,b,2\n2,b,1\n3,c,1\n")
+    text_ids = tmp_path / "rels.json"
+    text_ids.write_text('[{"user_id": "1", "item_id": "a", "relevance": 1},'
+                        ' {"user_id": "2", "item_id": "a", "relevance": 2}]')
+    cases = [
+        (recs, rels, "--user-col", "nope"),
+        (recs, rels, "--relevance-col", "rel"),
+        (rels, rels),
+        (recs, rels, "--items-col", "foo"),
+        (numbers, text_ids),
+        (recs, rels, "--gain-map", "1=2,7=3,9=1", "--format", "json"),
+    ]
+    for case in cases:
+        want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
+        assert (got.exit_code, got.output) == (want.exit_code, want.output), case
+        assert "compared as text" in got.output or case != cases[4]
+    assert "levels 7, 9, which never occur" in got.output
+
+
+def test_warnings_in_python_as_the_default_engine(spark):
+    recs = table(user_id=["u1", "u2"], items=[["a", "b"], ["c"]])
+    rels = table(user_id=["u1", "u2"], item_id=["a", "c"], relevance=[1.0, 2.0])
+    with pytest.warns(ndcg_duck.NdcgWarning) as want:
+        ndcg_duck.evaluate(recs, rels, gain_map={1: 1, 2: 3, 5: 9})
+    with pytest.warns(ndcg_duck.NdcgWarning) as got:
+        engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
+                        gain_map={1: 1, 2: 3, 5: 9}, recs_what="recommendations (Table)",
+                        rels_what="relevance (Table)", per_user=False)
+    assert [str(w.message) for w in got if w.category is ndcg_duck.NdcgWarning] == [
+        str(w.message) for w in want]
+
+
 def test_cli_without_pyspark_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)

@@ -132,7 +132,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
                                    "(--engine duckdb)")
         from ..spark import run_cli
         show = not quiet and _stderr_is_terminal()
-        summary = run_cli(recs, relevance, per_user, spark_master, spark_conf, show, settings)
+        summary, notes = run_cli(recs, relevance, per_user, spark_master, spark_conf, show,
+                                 settings)
+        for note in notes:
+            click.echo(f"Warning: {note}", err=True)
         click.echo(output.format_summary(summary, format, settings["missing"],
                                          settings["empty"]), nl=False)
         return

@@ -224,6 +224,13 @@ def _plan(recs, rels, cols, options, recs_what, rels_what) -> tuple:
         loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
         loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
         schema = score_users(con, options, loaded, cols.user).schema
+    except InputError as exc:  # named as the input the caller gave, not as the empty table
+        text = str(exc)
+        for generic, what in (("recommendations (Table)", recs_what),
+                              ("relevance (Table)", rels_what)):
+            if text.startswith(generic):
+                text = what + text[len(generic):]
+        raise InputError(text, usage=exc.usage) from None
     except duckdb.Error as exc:
         raise InputError(f"cannot evaluate these inputs: {str(exc).strip().splitlines()[0]}") \
             from None
@@ -282,10 +289,18 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     a Spark task (default: sized from the data). Raises InputError for bad input or options,
     with the message ndcg_duck.evaluate gives.
     """
+    import warnings
+
+    from ..errors import NdcgWarning
+
     try:
-        return _evaluate(spark, recs, rels, k, per_user=per_user, buckets=buckets, **options)
+        result, notes = _evaluate(spark, recs, rels, k, per_user=per_user, buckets=buckets,
+                                  **options)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
+    for note in notes:
+        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=2)
+    return result
 
 
 def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
@@ -345,7 +360,41 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 scored.unpersist()
             raise InputError(problem)
     rows = scored.filter(_col(FLAGS[2])).drop(*FLAGS) if per_user else None
-    return SparkEvaluation(summary, rows)
+    with _refusals(recs_what, rels_what):
+        notes = _notes(rels, cols, options, loaded, users)
+    return SparkEvaluation(summary, rows), notes
+
+
+def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> list:
+    """The default engine's warnings (evaluate._notes), from what Spark has counted: ids
+    compared as text, with how many judged users have recommendations; gain map levels that
+    never occur in the judgments (one pass over them, only with a gain map)."""
+    from pyspark.sql import functions as F
+
+    notes = []
+    if loaded.as_text:
+        (kind, left, right), *more = loaded.as_text
+        kinds = ", ".join([f"{kind} ids are {left} in the {loaded.recs_what} and {right} in the "
+                           f"{loaded.rels_what}"]
+                          + [f"{kind} ids {left} and {right}" for kind, left, right in more])
+        notes.append(f"{kinds}: compared as text, so '001' and '1' differ; "
+                     f"{users['judged'] - users['unranked']} of the {users['judged']} users "
+                     f"of the relevance data have recommendations")
+    if options.gain_map:
+        levels = [level for level, _ in options.gain_map]
+        if cols.item in rels.columns and cols.relevance in rels.columns:
+            relevance = _col(cols.relevance).cast("double")
+            found = {row[0] for row in rels.select(relevance.alias("r"))
+                     .where(relevance.isin(levels)).distinct().collect()}
+        else:  # every judgment counts 1
+            found = {1.0}
+        unseen = [level for level in levels if level not in found]
+        if unseen:
+            shown = ", ".join(f"{level:g}" for level in unseen)
+            notes.append(f"the gain map (--gain-map) lists level{'s' if len(unseen) > 1 else ''} "
+                         f"{shown}, which never occur{'' if len(unseen) > 1 else 's'} in the "
+                         f"{loaded.rels_what}: check the map and the relevance values")
+    return notes
 
 
 def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
@@ -475,7 +524,10 @@ def read(spark, path, fmt: Optional[str], role: str):
     try:
         if fmt == "csv":
             sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
-            return spark.read.csv(path, header=True, inferSchema=True, sep=sep)
+            df = spark.read.csv(path, header=True, inferSchema=True, sep=sep)
+            # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
+            return df.select(*[_col(f.name).cast("long") if f.dataType.typeName() == "integer"
+                               else _col(f.name) for f in df.schema.fields])
         if fmt == "json":
             df = spark.read.json(path)
             if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
@@ -560,8 +612,9 @@ def write_per_user(rows, path: str, user_col: str) -> None:
 
 
 def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
-            show_progress: bool, settings: dict) -> dict:
-    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows; the summary."""
+            show_progress: bool, settings: dict) -> tuple:
+    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows; the summary and
+    the notes (warnings) of the run."""
     import tempfile
     import warnings
 
@@ -588,13 +641,13 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         with _refusals(recs_what, rels_what):
             _one_file_per_user(recs_df, recs_what, settings["user_col"]
                                or registry.BY_NAME["user_col"].shown)
-        result = _evaluate(spark, recs_df, rels_df, per_user=bool(per_user),
-                           recs_what=recs_what, rels_what=rels_what, **settings)
+        result, notes = _evaluate(spark, recs_df, rels_df, per_user=bool(per_user),
+                                  recs_what=recs_what, rels_what=rels_what, **settings)
         if per_user:
             with _refusals(recs_what, rels_what):
                 write_per_user(result.per_user, per_user,
                                settings["user_col"] or registry.BY_NAME["user_col"].shown)
-        return result.summary
+        return result.summary, notes
     except InputError as exc:
         keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))
         if keep_log and "Spark failed" in str(exc):
