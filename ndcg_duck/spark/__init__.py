@@ -34,8 +34,8 @@ from ..report import output
 from .. import options as registry
 from ..errors import InputError
 from .. import metrics as metric_names
-from ..evaluation.evaluate import _no_overlap, _wide_sql, score_users as score_all
-from ..cutoffs import label
+from ..evaluation.evaluate import (_core_only, _no_overlap, _wide_sql,
+                                   score_users as score_all)
 from ..options import Options
 from ..sqlfiles import register
 
@@ -78,18 +78,23 @@ def _connection(settings: tuple):
     return con
 
 
-def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> pa.Table:
+def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
+                user_col: str) -> pa.Table:
     """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
     judged, ranked, evaluated and of zero ideal DCG (as evaluate._zero_ideal counts them), and
-    dcg@K, idcg@K, ndcg@K per cutoff (NULL unless evaluated). The default engine's per-batch
-    step (evaluate.score_users) and its ndcg_evaluated, without the whole-dataset steps."""
-    score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all")
+    the default engine's per-user columns of `measures` (metrics.per_user_columns; NULL unless
+    evaluated). The default engine's per-batch step (evaluate.score_users, with the metrics
+    macros beyond NDCG) and its ndcg_evaluated, without the whole-dataset steps. `options` has
+    the cutoffs the measures need (metrics.cutoffs), as evaluate.run makes them."""
+    score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
+              measures=measures)
+    evaluated = "ndcg_evaluated" if _core_only(measures) else "ndcg_metrics_evaluated"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
-                f"FROM ndcg_evaluated('ndcg_all', {options.evaluated_args()})")
+                f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
     judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
-        f"WITH wide AS ({_wide_sql(_measures(options), '__ndcg_user')}), "
+        f"WITH wide AS ({_wide_sql(measures, '__ndcg_user')}), "
         f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
         f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
@@ -99,21 +104,18 @@ def score_users(con, options: Options, loaded: inputs.Loaded, user_col: str) -> 
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id").to_arrow_table()
 
 
-def _measures(options: Options) -> tuple:
-    """The measures the Spark engine computes: NDCG and its parts, at every cutoff. Other metrics
-    (-m precision, recall, ...) are refused by _ndcg_only before any job runs."""
-    return metric_names.parse_metrics(options.metrics, options.k)
+def measured(metric_options: dict, k) -> tuple:
+    """(Options with the cutoffs the measures need, the measures): what evaluate.run computes
+    for these metric options (-m names without @K take the cutoffs k, or metric_options' k)."""
+    metric_options = dict(metric_options)
+    k = metric_options.pop("k", k)
+    options = Options(k=k, **metric_options)
+    measures = metric_names.parse_metrics(options.metrics, options.k)
+    return Options(**{**metric_options, "k": metric_names.cutoffs(measures)}), measures
 
 
-def _ndcg_only(options: Options) -> None:
-    """The Spark engine's summary holds ndcg@K only (its exact sums are per ndcg@K; the per-user
-    rows carry dcg@K and idcg@K beside it): any other -m would be answered with the wrong keys."""
-    if any(measure.metric != "ndcg" for measure in _measures(options)):
-        raise InputError("--engine spark computes ndcg (per user with dcg and idcg) only: use "
-                         "the default engine for -m " + ",".join(options.metrics), usage=True)
-
-
-def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, settings: tuple):
+def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schema: pa.Schema,
+                   settings: tuple):
     """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows."""
     given = dict(options._values)  # Options does not pickle: the worker makes its own
 
@@ -123,7 +125,7 @@ def _bucket_scorer(options: Options, cols: inputs.Columns, schema: pa.Schema, se
         recs, rels = recs.drop_columns([BUCKET]), rels.drop_columns([BUCKET])
         try:
             loaded = inputs.load(con, recs, rels, cols, require_rows=False)
-            table = score_users(con, options, loaded, cols.user)
+            table = score_users(con, options, measures, loaded, cols.user)
         except duckdb.Error as exc:
             # the macros' own message, one line; the driver names the input it came from
             raise RuntimeError(str(exc).strip().splitlines()[0]) from None
@@ -154,15 +156,15 @@ def exact_sum(values) -> int:
                for e, h, l in zip(levels, highs, lows))
 
 
-def _partial_sums(options: Options):
-    """mapInArrow function: one row per partition with its coverage counts and, per cutoff, how
-    many users were evaluated and the exact sum of their NDCG (decimal text of exact_sum)."""
+def _partial_sums(measures: tuple):
+    """mapInArrow function: one row per partition with its coverage counts and, per measure, how
+    many users have a value and the exact sum of their values (decimal text of exact_sum)."""
     import pyarrow.compute as pc
 
-    names = [f"ndcg@{label(k)}" for k in options.k]
+    names = [measure.name for measure in measures]
 
     def partial(batches):
-        judged = ranked = unranked = unjudged = zero = 0
+        judged = ranked = unranked = unjudged = zero = evaluated = 0
         counts, sums = [0] * len(names), [0] * len(names)
         for batch in batches:
             j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
@@ -171,35 +173,46 @@ def _partial_sums(options: Options):
             unranked += pc.sum(pc.and_(j, pc.invert(r))).as_py() or 0
             unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
             zero += pc.sum(batch.column(FLAGS[3])).as_py() or 0
+            evaluated += pc.sum(batch.column(FLAGS[2])).as_py() or 0
             for i, name in enumerate(names):
-                values = batch.column(name).drop_null().to_numpy(zero_copy_only=False)
+                values = batch.column(name).drop_null().cast(pa.float64())
+                values = values.to_numpy(zero_copy_only=False)
                 counts[i] += len(values)
                 sums[i] += exact_sum(values)
         row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
-               "unjudged": [unjudged], "zero": [zero]}
+               "unjudged": [unjudged], "zero": [zero], "evaluated": [evaluated]}
         for i in range(len(names)):
             row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
         yield pa.RecordBatch.from_pydict(row)
 
-    fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long"]
+    fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long",
+              "evaluated long"]
     fields += [f"n{i} long, s{i} string" for i in range(len(names))]
     return partial, ", ".join(fields)
 
 
-def _summary(scored, options: Options) -> tuple:
+def mean_of(total: int, count: int) -> Optional[float]:
+    """A mean from an exact sum (exact_sum's scaled integer, added over partitions) and a count:
+    the sum rounded once to a double, then divided, as the default engine's fsum(x) / count(x).
+    The one place the Spark engine turns exact sums into means (eval and compare)."""
+    return float(Fraction(total, 1 << (SCALE + 53))) / count if count else None
+
+
+def _summary(scored, measures: tuple) -> tuple:
     """Adds up the partial sums: (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
-    partial, schema = _partial_sums(options)
+    partial, schema = _partial_sums(measures)
     rows = scored.mapInArrow(partial, schema).collect()
     users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
-    summary, users = {}, 0
-    for i, k in enumerate(options.k):
+    summary = {}
+    for i, measure in enumerate(measures):
         count = sum(row[f"n{i}"] for row in rows)
         total = sum(int(row[f"s{i}"]) for row in rows)
-        # the exact sum rounded once, then divided: the default engine's fsum(ndcg) / count(*)
-        summary[f"ndcg@{label(k)}"] = (float(Fraction(total, 1 << (SCALE + 53))) / count
-                                       if count else None)
-        users = max(users, count)
-    summary.update(users=users, users_without_recommendations=users_of["unranked"],
+        if metric_names.counts(measure.metric):  # summed over users, as trec_eval does
+            summary[measure.name] = total >> (SCALE + 53) if count else None
+        else:
+            summary[measure.name] = mean_of(total, count)
+    summary.update(users=sum(row["evaluated"] for row in rows),
+                   users_without_recommendations=users_of["unranked"],
                    users_only_in_recommendations=sum(row["unjudged"] for row in rows),
                    users_with_zero_ideal_dcg=sum(row["zero"] for row in rows))
     return summary, users_of
@@ -213,7 +226,7 @@ def _arrow_schema(df) -> pa.Schema:
     return to_arrow_schema(df.schema)
 
 
-def _plan(recs, rels, cols, options, recs_what, rels_what) -> tuple:
+def _plan(recs, rels, cols, options, measures, recs_what, rels_what) -> tuple:
     """Check the columns and layouts as the default engine does, on empty tables with the inputs'
     schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema)."""
     con = duckdb.connect()
@@ -223,7 +236,7 @@ def _plan(recs, rels, cols, options, recs_what, rels_what) -> tuple:
         empty_rels = _arrow_schema(rels).empty_table()
         loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
         loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
-        schema = score_users(con, options, loaded, cols.user).schema
+        schema = score_users(con, options, measures, loaded, cols.user).schema
     except InputError as exc:  # named as the input the caller gave, not as the empty table
         text = str(exc)
         for generic, what in (("recommendations (Table)", recs_what),
@@ -315,9 +328,8 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
     if unknown:
         raise InputError(f"unknown option {unknown[0]}=: the options are "
                          f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
-    options = Options(k=k, **{name: value for name, value in given.items()
-                              if registry.BY_NAME[name].group == "metric"})
-    _ndcg_only(options)
+    options, measures = measured({name: value for name, value in given.items()
+                                  if registry.BY_NAME[name].group == "metric"}, k)
     settings = registry.check_settings(given)
     cols = inputs.Columns.given(**settings)
     batch_users = settings["batch_users"]
@@ -329,7 +341,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
         ("threads", settings["threads"] or 1), ("memory_limit", settings["memory_limit"]),
         ("temp_directory", settings["temp_dir"])) if value is not None)
     with _refusals(recs_what, rels_what):
-        loaded, schema = _plan(recs, rels, cols, options, recs_what, rels_what)
+        loaded, schema = _plan(recs, rels, cols, options, measures, recs_what, rels_what)
         recs = _columns(recs, cols, "recommendations", loaded.layout)
         rels = _columns(rels, cols, "relevance", loaded.layout)
         user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
@@ -346,10 +358,11 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
             return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
         scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
-            _bucket_scorer(options, cols, schema, duckdb_settings), from_arrow_schema(schema))
+            _bucket_scorer(options, measures, cols, schema, duckdb_settings),
+            from_arrow_schema(schema))
         if per_user:
             scored = scored.persist(StorageLevel.DISK_ONLY)
-        summary, users = _summary(scored, options)
+        summary, users = _summary(scored, measures)
         # whole-dataset checks, on the sums of every bucket's users
         problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
                         ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]), None)
@@ -369,8 +382,6 @@ def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> 
     """The default engine's warnings (evaluate._notes), from what Spark has counted: ids
     compared as text, with how many judged users have recommendations; gain map levels that
     never occur in the judgments (one pass over them, only with a gain map)."""
-    from pyspark.sql import functions as F
-
     notes = []
     if loaded.as_text:
         (kind, left, right), *more = loaded.as_text
@@ -625,8 +636,8 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     conf = parse_conf(conf_pairs)
     if per_user:
         check_output(per_user)
-    _ndcg_only(Options(**{name: value for name, value in settings.items()
-                          if registry.BY_NAME[name].group == "metric"}))  # fail fast
+    measured({name: value for name, value in settings.items()  # fail fast
+              if registry.BY_NAME[name].group == "metric"}, None)
     recs_format, rels_format = settings["recs_format"], settings["rels_format"]
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
