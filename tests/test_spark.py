@@ -294,6 +294,30 @@ def test_cli_matches_the_default_engine_on_part_files_and_globs(spark, files):
     assert not [p for p in files.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
+def test_cli_segments_and_plot_as_the_default_engine(spark, files):
+    users = sorted({row["user_id"] for part in (files / "recs").iterdir()
+                    for row in pq.read_table(part).to_pylist()})
+    segments = files / "segments.csv"  # some users in none, one segment without any user
+    segments.write_text("user_id,group\n" + "".join(
+        f"{u},{['new', 'old', 'Über'][n % 3]}\n" for n, u in enumerate(users) if n % 5) +
+        "nobody,empty\n")
+    args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,recall,num_rel", "--segments",
+            segments, "--by", "group"]
+    for fmt in ("json", "table"):
+        want = invoke("eval", files / "recs/*.parquet", *args, "--format", fmt,
+                      "--plot", files / "want.png")
+        got = invoke("eval", files / "recs", *args, "--format", fmt, "--engine", "spark",
+                     "--plot", files / "got.png")
+        assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+        assert (files / "got.png").read_bytes() == (files / "want.png").read_bytes()
+    bad = files / "bad.csv"
+    bad.write_text("user_id,group\nx1,a\n")
+    want = invoke("eval", files / "recs/*.parquet", *args[:-4], "--segments", bad, "--by", "group")
+    got = invoke("eval", files / "recs", *args[:-4], "--segments", bad, "--by", "group",
+                 "--engine", "spark")
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
+
+
 def test_cli_refuses_a_user_in_two_part_files_as_the_default_engine(spark, files):
     user = pq.read_table(files / "recs" / "part-00000.parquet")["user_id"][0].as_py()
     extra = recs_table({user: ["doc-1"]}, "ranks")

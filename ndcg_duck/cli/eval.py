@@ -14,7 +14,8 @@ import click
 from .. import options
 from ..report import output
 from ..evaluation import progress
-from .extras import check_eval_extras, eval_extras, plot_option, segment_options
+from .extras import (check_eval_extras, eval_extras, plot_option, segment_options,
+                     with_segments)
 from ..errors import InputError
 from ..evaluation.evaluate import run
 from ..sqlfiles import script
@@ -127,17 +128,18 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
     if engine == "spark":
-        if segments or plot:
-            raise click.UsageError("--segments and --plot work with the default engine only "
-                                   "(--engine duckdb)")
+        check_eval_extras(segments, by, plot)
         from ..spark import run_cli
         show = not quiet and _stderr_is_terminal()
-        summary, notes = run_cli(recs, relevance, per_user, spark_master, spark_conf, show,
-                                 settings)
+        summary, notes, rows = run_cli(recs, relevance, per_user, spark_master, spark_conf,
+                                       show, settings, segments, by, plot)
         for note in notes:
             click.echo(f"Warning: {note}", err=True)
-        click.echo(output.format_summary(summary, format, settings["missing"],
-                                         settings["empty"]), nl=False)
+        shown = output.format_summary(summary, format, settings["missing"], settings["empty"])
+        if segments is not None:
+            metrics = [name for name in rows[0] if name not in ("segment", "users")]
+            shown = with_segments(shown, summary, rows, metrics, by, format)
+        click.echo(shown, nl=False)
         return
     if per_user and per_user != "-":
         output.check_output_path(per_user)

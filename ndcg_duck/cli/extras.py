@@ -46,8 +46,13 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> 
 
     rows = by_segment(result.per_user, result.summary, segments, by,
                       settings.get("user_col") or "user_id")
+    return with_segments(shown, result.summary, rows, metrics, by, fmt)
+
+
+def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str, fmt) -> str:
+    """eval's output `shown` with the per-segment rows (segments.by_segment's) in `fmt`."""
     if fmt == "json":
-        return json.dumps(dict(result.summary, segments=rows)) + "\n"
+        return json.dumps(dict(summary, segments=rows)) + "\n"
     head = ["segment", "users"] + metrics
     if fmt == "csv":
         return "\n".join(",".join(map(str, values)) for values in

@@ -63,20 +63,40 @@ def eval_figure(per_user, metrics, path) -> None:
 
     register(con)
     con.register("ndcg_plot_per_user", per_user)
-    wide = min(3, len(metrics))
-    high = math.ceil(len(metrics) / wide)
-    fig = _figure(wide, high)
-    axes = fig.subplots(high, wide, squeeze=False).ravel()
-    for ax, name in zip(axes, metrics):
+    panels = []
+    for name in metrics:
         column = ident(name)
         (low, high_value, zeros, users, mean), = con.sql(
             f"SELECT least(min({column}), 0), greatest(max({column}), 1e-12), "
             f"count(*) FILTER (WHERE {column} = 0), count({column}), fsum({column}) / count({column}) "
             f"FROM ndcg_plot_per_user").fetchall()
-        high_value = max(high_value, 1.0) if name.startswith("ndcg") else high_value
-        counts = dict(con.sql(f"SELECT ndcg_bin({column}, {low}, {high_value}, {BINS}), count(*) "
-                              f"FROM ndcg_plot_per_user WHERE {column} IS NOT NULL "
-                              f"GROUP BY ALL").fetchall())
+        high_value = range_top(name, high_value)
+        counts = dict(con.sql(bins_sql(column, low, high_value, "ndcg_plot_per_user")).fetchall())
+        panels.append((name, low, high_value, zeros, users, mean, counts))
+    con.close()
+    draw_eval(panels, path)
+
+
+def range_top(name: str, high_value: float) -> float:
+    """The top of a histogram's range: NDCG's goes to 1 at least."""
+    return max(high_value, 1.0) if name.startswith("ndcg") else high_value
+
+
+def bins_sql(column: str, low: float, high_value: float, table: str) -> str:
+    """(bin, users) of the non-NULL values of `column` in `table`, BINS bins from low to high."""
+    return (f"SELECT ndcg_bin({column}, {low!r}, {high_value!r}, {BINS}), count(*) "
+            f"FROM {table} WHERE {column} IS NOT NULL GROUP BY ALL")
+
+
+def draw_eval(panels: list, path) -> None:
+    """eval --plot's picture from each metric's (name, low, high, users at 0, users with a value,
+    mean, {bin: users}), however they were counted (DuckDB here, Spark's workers with
+    --engine spark)."""
+    wide = min(3, len(panels))
+    high = math.ceil(len(panels) / wide)
+    fig = _figure(wide, high)
+    axes = fig.subplots(high, wide, squeeze=False).ravel()
+    for ax, (name, low, high_value, zeros, users, mean, counts) in zip(axes, panels):
         width = (high_value - low) / BINS
         ax.bar([low + b * width for b in range(BINS)], [counts.get(b, 0) for b in range(BINS)],
                width=width, align="edge", color="#4c72b0", edgecolor="white")
@@ -84,9 +104,8 @@ def eval_figure(per_user, metrics, path) -> None:
         ax.set_title(f"{name}: mean {mean or 0:.4f}, {share:.0%} of users at 0", fontsize=10)
         ax.set_xlabel(f"{name} per user")
         ax.set_ylabel("users")
-    for ax in axes[len(metrics):]:
+    for ax in axes[len(panels):]:
         ax.set_visible(False)
-    con.close()
     _save(fig, path)
 
 

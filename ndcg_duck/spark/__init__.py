@@ -22,7 +22,6 @@ import math
 import os
 import re
 import shutil
-from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple, Optional
 
@@ -38,6 +37,8 @@ from ..evaluation.evaluate import (_core_only, _no_overlap, _wide_sql,
                                    score_users as score_all)
 from ..options import Options
 from ..sqlfiles import register
+from .exact import SCALE, exact_sum, mean_of  # noqa: F401 (SCALE and exact_sum: the API)
+from .workers import connection as _connection
 
 INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
            "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
@@ -50,7 +51,6 @@ FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_idea
 # (worker-only columns)
 TASK_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per task
 BUCKETS_PER_TASK = 4  # smaller groups for the workers' memory, and tasks of even size
-SCALE = 1074  # 2**-1074 is the smallest double: every double is an integer times 2**-(SCALE+53)
 
 
 class SparkEvaluation(NamedTuple):
@@ -62,21 +62,6 @@ class SparkEvaluation(NamedTuple):
 
 
 # --- the worker: one bucket of users, scored by the macros --------------------------------------
-
-_CONNECTION = {}
-
-
-def _connection(settings: tuple):
-    """One DuckDB connection per worker process, with the macros, reused for every bucket."""
-    con = _CONNECTION.get(settings)
-    if con is None:
-        con = duckdb.connect()
-        for name, value in settings:
-            con.execute(f"SET {name} = {inputs.literal(str(value))}")
-        register(con)
-        _CONNECTION[settings] = con
-    return con
-
 
 def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
                 user_col: str) -> pa.Table:
@@ -138,24 +123,6 @@ def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, sche
 
 # --- exact sums ---------------------------------------------------------------------------------
 
-def exact_sum(values) -> int:
-    """The exact sum of finite doubles (a numpy array), times 2**(SCALE + 53), as an integer."""
-    import numpy as np
-
-    if len(values) == 0:
-        return 0
-    mantissa, exponent = np.frexp(values)
-    whole = (mantissa * 2.0**53).astype(np.int64)  # exact: value = whole * 2**(exponent - 53)
-    # high and low halves of each mantissa: their sums per exponent stay below 2**53, so numpy
-    # adds them exactly as doubles for any batch of up to 2**26 values
-    high, low = whole >> 26, whole & (2**26 - 1)
-    levels, where = np.unique(exponent, return_inverse=True)
-    highs = np.bincount(where, weights=high, minlength=len(levels))
-    lows = np.bincount(where, weights=low, minlength=len(levels))
-    return sum(((int(h) << 26) + int(l)) << (int(e) + SCALE)
-               for e, h, l in zip(levels, highs, lows))
-
-
 def _partial_sums(measures: tuple):
     """mapInArrow function: one row per partition with its coverage counts and, per measure, how
     many users have a value and the exact sum of their values (decimal text of exact_sum)."""
@@ -189,13 +156,6 @@ def _partial_sums(measures: tuple):
               "evaluated long"]
     fields += [f"n{i} long, s{i} string" for i in range(len(names))]
     return partial, ", ".join(fields)
-
-
-def mean_of(total: int, count: int) -> Optional[float]:
-    """A mean from an exact sum (exact_sum's scaled integer, added over partitions) and a count:
-    the sum rounded once to a double, then divided, as the default engine's fsum(x) / count(x).
-    The one place the Spark engine turns exact sums into means (eval and compare)."""
-    return float(Fraction(total, 1 << (SCALE + 53))) / count if count else None
 
 
 def _summary(scored, measures: tuple) -> tuple:
@@ -623,9 +583,9 @@ def write_per_user(rows, path: str, user_col: str) -> None:
 
 
 def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
-            show_progress: bool, settings: dict) -> tuple:
-    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows; the summary and
-    the notes (warnings) of the run."""
+            show_progress: bool, settings: dict, segments=None, by=None, plot=None) -> tuple:
+    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows, draw --plot; the
+    summary, the notes (warnings) of the run and the --segments rows (None without)."""
     import tempfile
     import warnings
 
@@ -652,13 +612,23 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         with _refusals(recs_what, rels_what):
             _one_file_per_user(recs_df, recs_what, settings["user_col"]
                                or registry.BY_NAME["user_col"].shown)
-        result, notes = _evaluate(spark, recs_df, rels_df, per_user=bool(per_user),
+        result, notes = _evaluate(spark, recs_df, rels_df,
+                                  per_user=bool(per_user or segments or plot),
                                   recs_what=recs_what, rels_what=rels_what, **settings)
-        if per_user:
-            with _refusals(recs_what, rels_what):
-                write_per_user(result.per_user, per_user,
-                               settings["user_col"] or registry.BY_NAME["user_col"].shown)
-        return result.summary, notes
+        user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
+        rows = None
+        with _refusals(recs_what, rels_what):
+            if per_user:
+                write_per_user(result.per_user, per_user, user_col)
+            if plot:
+                from .extras import plot as draw
+
+                draw(result.per_user, result.summary, plot)
+            if segments is not None:
+                from .extras import by_segment
+
+                rows = by_segment(spark, result.per_user, result.summary, segments, by, user_col)
+        return result.summary, notes, rows
     except InputError as exc:
         keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))
         if keep_log and "Spark failed" in str(exc):

@@ -1,0 +1,172 @@
+"""eval --segments and --plot on Spark: the same rows and picture as the default engine's
+(report/segments.py, report/plot.py), from aggregates Spark computes over the per-user rows;
+only those few numbers reach the driver, never every user.
+
+Segments: the segment table is small; the driver loads and checks it with the default engine's
+macros (segments.attach), and Spark joins it, broadcast, to the per-user rows. Each partition
+adds, per segment and metric, the exact sum of the values and how many users there are; the
+driver adds those up and divides (mean_of), as by_segment's fsum(x) / count(*).
+Plot: Spark finds each metric's range; the workers bin their users with the macro ndcg_bin.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from ..evaluation import inputs
+from ..errors import InputError
+from ..report import plot as plotting
+from ..report import segments as segmenting
+from ..sqlfiles import register
+from .exact import exact_sum, mean_of
+from .workers import connection
+
+
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _segment_sums(metrics: list, segment: str):
+    """mapInArrow function: per partition and segment, the users and, per metric, the exact sum
+    of its values (decimal text)."""
+    def partial(batches):
+        import pyarrow.compute as pc
+
+        users, sums = {}, {}
+        for batch in batches:
+            names = batch.column(segment)
+            for name in pc.unique(names).to_pylist():
+                rows = batch.filter(pc.equal(names, name))
+                users[name] = users.get(name, 0) + rows.num_rows
+                parts = sums.setdefault(name, [0] * len(metrics))
+                for i, metric in enumerate(metrics):
+                    values = rows.column(metric).drop_null().cast(pa.float64())
+                    parts[i] += exact_sum(values.to_numpy(zero_copy_only=False))
+        row = {"segment": list(users), "users": list(users.values())}
+        for i in range(len(metrics)):
+            row[f"s{i}"] = [str(sums[name][i]) for name in users]
+        yield pa.RecordBatch.from_pydict(row, schema=_sums_schema(len(metrics)))
+
+    return partial
+
+
+def _sums_schema(count: int) -> pa.Schema:
+    return pa.schema([("segment", pa.string()), ("users", pa.int64())]
+                     + [(f"s{i}", pa.string()) for i in range(count)])
+
+
+def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
+    """segments.by_segment for a per-user Spark DataFrame: [{'segment', 'users', METRIC: mean}],
+    '(all)' first, then the segments by name, '(unknown)' last."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    con = duckdb.connect()
+    try:
+        register(con)
+        what = segmenting.attach(con, segments, by, user_col)
+        table = con.sql("FROM ndcg_segments").to_arrow_table()
+        (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments "
+                             "WHERE segment <> ndcg_unknown_segment()").fetchall()
+        (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
+    finally:
+        con.close()
+    table = table.cast(pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
+                                           else f.type) for f in table.schema]))
+    metrics = [c for c in per_user.columns if c in summary]
+    seg = spark.createDataFrame(table)
+    ours, theirs_id = _col(user_col), F.col("user_id")
+    if per_user.schema[user_col].dataType != seg.schema["user_id"].dataType:
+        ours, theirs_id = ours.cast("string"), theirs_id.cast("string")  # compared as text
+    values = per_user.select(ours.alias("__ndcg_user"), *[_col(m) for m in metrics])
+    seg = seg.select(theirs_id.alias("__ndcg_seg_user"), F.col("segment").alias("__ndcg_segment"))
+    joined = (values.join(F.broadcast(seg), F.col("__ndcg_user") == F.col("__ndcg_seg_user"),
+                          "left")
+              .select(*[_col(m) for m in metrics],
+                      F.coalesce(F.col("__ndcg_segment"), F.lit(unknown)).alias("__segment")))
+    parts = joined.mapInArrow(_segment_sums(metrics, "__segment"),
+                              from_arrow_schema(_sums_schema(len(metrics)))).collect()
+    totals = {}
+    for row in parts:
+        users, sums = totals.setdefault(row["segment"], [0, [0] * len(metrics)])
+        totals[row["segment"]][0] = users + row["users"]
+        for i in range(len(metrics)):
+            sums[i] += int(row[f"s{i}"])
+    placed = sum(users for name, (users, _) in totals.items() if name != unknown)
+    everyone = sum(users for users, _ in totals.values())
+    if everyone and not placed and theirs is not None:
+        (lowest,), = values.agg(F.min("__ndcg_user")).collect()
+        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
+                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
+                         f"files use the same ids")
+    all_sums = [sum(sums[i] for _, sums in totals.values()) for i in range(len(metrics))]
+    rows = [dict(segment=segmenting.ALL, users=everyone,
+                 **{m: mean_of(all_sums[i], everyone) for i, m in enumerate(metrics)})]
+    for name in sorted(totals, key=lambda n: (n == unknown, n.encode())):
+        users, sums = totals[name]
+        rows.append(dict(segment=name, users=users,
+                         **{m: mean_of(sums[i], users) for i, m in enumerate(metrics)}))
+    return rows
+
+
+def _bins(metrics: list, ranges: list):
+    """mapInArrow function: per partition, (metric index, bin, users) by the macro ndcg_bin."""
+    def partial(batches):
+        con = connection(())
+        counts = {}
+        for batch in batches:
+            con.register("ndcg_plot_batch", pa.Table.from_batches([batch]))
+            for i, (metric, (low, high)) in enumerate(zip(metrics, ranges)):
+                sql = plotting.bins_sql(inputs.ident(metric), low, high, "ndcg_plot_batch")
+                for b, users in con.sql(sql).fetchall():
+                    counts[(i, b)] = counts.get((i, b), 0) + users
+            con.unregister("ndcg_plot_batch")
+        yield pa.RecordBatch.from_pydict({"metric": [i for i, _ in counts],
+                                          "bin": [b for _, b in counts],
+                                          "users": list(counts.values())},
+                                         schema=_bins_schema())
+    return partial
+
+
+def _bins_schema() -> pa.Schema:
+    return pa.schema([("metric", pa.int64()), ("bin", pa.int64()), ("users", pa.int64())])
+
+
+def plot(per_user, summary: dict, path) -> None:
+    """eval --plot from a per-user Spark DataFrame: plot.eval_figure's picture."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    metrics = [c for c in per_user.columns if c in summary]
+    aggregates = []
+    for m in metrics:
+        aggregates += [F.min(_col(m)), F.max(_col(m)), F.count(F.when(_col(m) == 0, 1)),
+                       F.count(_col(m))]
+    (row,) = per_user.agg(*aggregates).collect()
+    ranges, stats = [], []
+    for i, name in enumerate(metrics):
+        low, top, zeros, users = row[4 * i: 4 * i + 4]
+        low = min(low, 0) if low is not None else 0
+        top = plotting.range_top(name, max(top, 1e-12) if top is not None else 1e-12)
+        ranges.append((low, top))
+        stats.append((zeros, users))
+    data = per_user.select(*[_col(m) for m in metrics])
+    parts = data.mapInArrow(_bins(metrics, ranges), from_arrow_schema(_bins_schema())) \
+        .groupBy("metric", "bin").agg(F.sum("users").alias("users")).collect()
+    panels = []
+    for i, name in enumerate(metrics):
+        counts = {r["bin"]: r["users"] for r in parts if r["metric"] == i}
+        zeros, users = stats[i]
+        # the mean over users with a value: the summary's, from exact sums (a count's is its sum)
+        mean = summary[name] / users if users and _is_count(name) else summary[name]
+        panels.append((name, ranges[i][0], ranges[i][1], zeros, users, mean, counts))
+    plotting.draw_eval(panels, path)
+
+
+def _is_count(name: str) -> bool:
+    from .. import metrics as metric_names
+
+    return metric_names.counts(name.partition("@")[0])
