@@ -736,16 +736,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_items(items, truth, k := 10, gain := 'linear')
 -- spaces or tabs. Paths may be globs. Blank lines are skipped; words after the fields named below
 -- are ignored (some runs carry comments there).
 
+-- ndcg_trec_split(line): a line's words (VARCHAR list): its runs of characters other than spaces
+-- and tabs.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_split(line) AS regexp_extract_all(line, '\S+');
+
 -- ndcg_trec_words(path): each non-blank line of the text file(s) at path, and its words.
 -- Returns filename, line (VARCHAR) and words (VARCHAR list).
 CREATE OR REPLACE TEMP MACRO ndcg_trec_words(path) AS TABLE
     SELECT filename, line, words
     FROM (
-        SELECT filename, line, regexp_extract_all(line, '\S+') AS words
+        SELECT filename, line, ndcg_trec_split(line) AS words
         -- chr(31), the unit separator, never occurs in a TREC file: each line is one value
         FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(31),
                       quote = '', escape = '', auto_detect = false, filename = true)
     )
+    WHERE len(words) > 0;
+
+-- ndcg_trec_lines(lines): as ndcg_trec_words, for lines already read: the table `lines`
+-- (filename, line), e.g. a Spark worker's share of the files.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_lines(lines) AS TABLE
+    SELECT filename, line, words
+    FROM (SELECT filename, line, ndcg_trec_split(line) AS words FROM query_table(lines))
     WHERE len(words) > 0;
 
 -- ndcg_trec_number(words, n, filename, line, form): the n-th word of a line as a DOUBLE; stops,
@@ -756,22 +767,41 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_number(words, n, filename, line, form) AS
          THEN words[n]::DOUBLE
          ELSE error('ndcg-duck: ' || filename || ': a TREC ' || form || ', not: ' || line) END;
 
--- ndcg_trec_run(path): a run, lines `query Q0 doc rank score tag`.
--- Returns user_id (query), item_id (doc) and score (DOUBLE): the long layout ranked by score, for
--- ndcg_ranked_scores and the _scores macros. The rank column is ignored, as trec_eval does.
+-- ndcg_trec_run_score(words, filename, line): a run line's score, its 5th word (lines
+-- `query Q0 doc rank score tag`; the rank is ignored, as trec_eval does).
+CREATE OR REPLACE TEMP MACRO ndcg_trec_run_score(words, filename, line) AS
+    ndcg_trec_number(words, 5, filename, line, 'run line is "query Q0 doc rank score tag"');
+
+-- ndcg_trec_qrels_relevance(words, filename, line): a qrels line's relevance, its 4th word
+-- (lines `query iteration doc relevance`; used exactly, never truncated).
+CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_relevance(words, filename, line) AS
+    ndcg_trec_number(words, 4, filename, line, 'qrels line is "query iteration doc relevance"');
+
+-- ndcg_trec_run(path): a run. Returns user_id (query), item_id (doc) and score (DOUBLE): the
+-- long layout ranked by score, for ndcg_ranked_scores and the _scores macros.
 CREATE OR REPLACE TEMP MACRO ndcg_trec_run(path) AS TABLE
     SELECT words[1] AS user_id, words[3] AS item_id,
-           ndcg_trec_number(words, 5, filename, line,
-                            'run line is "query Q0 doc rank score tag"') AS score
+           ndcg_trec_run_score(words, filename, line) AS score
     FROM ndcg_trec_words(path);
 
--- ndcg_trec_qrels(path): relevance judgments (qrels), lines `query iteration doc relevance`.
--- Returns user_id (query), item_id (doc) and relevance (DOUBLE; used exactly, never truncated).
+-- ndcg_trec_qrels(path): relevance judgments (qrels). Returns user_id (query), item_id (doc)
+-- and relevance (DOUBLE).
 CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels(path) AS TABLE
     SELECT words[1] AS user_id, words[3] AS item_id,
-           ndcg_trec_number(words, 4, filename, line,
-                            'qrels line is "query iteration doc relevance"') AS relevance
+           ndcg_trec_qrels_relevance(words, filename, line) AS relevance
     FROM ndcg_trec_words(path);
+
+-- ndcg_trec_run_lines(lines), ndcg_trec_qrels_lines(lines): the same, from lines already read
+-- (the table `lines`: filename, line), e.g. a Spark worker's share of the files.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_run_lines(lines) AS TABLE
+    SELECT words[1] AS user_id, words[3] AS item_id,
+           ndcg_trec_run_score(words, filename, line) AS score
+    FROM ndcg_trec_lines(lines);
+
+CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
+    SELECT words[1] AS user_id, words[3] AS item_id,
+           ndcg_trec_qrels_relevance(words, filename, line) AS relevance
+    FROM ndcg_trec_lines(lines);
 
 -- ndcg_compare.sql
 -- Comparing runs and breaking results down by segment: the aggregates the statistics need.

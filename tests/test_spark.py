@@ -318,6 +318,32 @@ def test_cli_segments_and_plot_as_the_default_engine(spark, files):
     assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
+def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, monkeypatch):
+    rankings, judgments = dataset(12, users=60)
+    scores = scores_of(rankings, 12, ties=True)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    users = list(rankings)
+    for part in range(2):  # a glob of two run files, each user in one; no extension
+        with open(runs / f"run{part}", "w") as out:
+            for u in users[part::2]:
+                for rank, item in enumerate(rankings[u], 1):
+                    out.write(f"{u} Q0 {item}\t{rank} {scores[(u, item)]!r} tag\n")
+                out.write("\n")
+    with open(tmp_path / "qrels", "w") as out:
+        for u, judged in judgments.items():
+            out.write("".join(f"{u} 0 {item} {rel!r}\n" for item, rel in judged.items()))
+    monkeypatch.chdir(tmp_path)
+    args = ["eval", "runs/run*", "qrels", "-k", "5,all", "-m", "ndcg,map", "--format", "json"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+    with open(runs / "run1", "a") as out:
+        out.write("u1 Q0 doc-1 1 high tag\n")
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert "a TREC run line is" in want.output
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
+
+
 def test_cli_refuses_a_user_in_two_part_files_as_the_default_engine(spark, files):
     user = pq.read_table(files / "recs" / "part-00000.parquet")["user_id"][0].as_py()
     extra = recs_table({user: ["doc-1"]}, "ranks")
@@ -359,7 +385,6 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
     (["--spark-conf", "spark.executor.memory"], "--spark-conf 'spark.executor.memory' is not "
                                                 "KEY=VALUE"),
     (["--per-user", "-"], "--per-user - (stdout) is not available with --engine spark"),
-    (["--recs-format", "trec"], "--engine spark reads Parquet, CSV and JSON"),
     (["--per-user", "out.xlsx"], "cannot tell the format of output file out.xlsx"),
 ])
 def test_cli_usage_errors(args, message):

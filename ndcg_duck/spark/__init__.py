@@ -400,6 +400,9 @@ def _refusals(recs_what: str, rels_what: str):
         if found:
             what = recs_what if found.group(1) == "recommendations" else rels_what
             raise InputError(f"{what}: {found.group(2).strip()}") from None
+        own = re.search(r"ndcg-duck: ([^\n]*)", text)  # a check naming its own file (TREC)
+        if own:
+            raise InputError(own.group(1).strip()) from None
         missing = re.search(r"No module named '(duckdb|ndcg_duck|pyarrow)", text)
         if missing:
             raise InputError(SHIP.format(module=missing.group(1))) from None
@@ -481,34 +484,93 @@ def _local_python(master: str, conf: dict) -> Optional[str]:
     return sys.executable
 
 
-def read(spark, path, fmt: Optional[str], role: str):
+def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
     """A Spark DataFrame over a file, a directory of part files or a glob."""
+    import glob
+
     path = str(path)
     remote = "://" in path
     if not remote and not inputs._has_glob(path) and not Path(path).exists():
         raise InputError(f"{role} file {path} does not exist")
+    sample = None
+    if not remote and inputs._has_glob(path):
+        matches = sorted(glob.glob(path, recursive=True))
+        if not matches:
+            raise InputError(f"{role} glob {path} matches no file")
+        sample = matches[0]
     fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
-        or inputs.format_of(path, None, role)
-    if fmt == "trec":
-        raise InputError(f"{role} file {path}: --engine spark reads Parquet, CSV and JSON; "
-                         f"read TREC files with the default engine, or convert them", usage=True)
+        or inputs.format_of(path, None, role, sample=sample)
+    where = path if remote else os.path.abspath(path)  # the JVM's directory may be another
     try:
+        if fmt == "trec":
+            return _read_trec(spark, path, where, role, cols)
         if fmt == "csv":
             sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
-            df = spark.read.csv(path, header=True, inferSchema=True, sep=sep)
+            df = spark.read.csv(where, header=True, inferSchema=True, sep=sep)
             # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
             return df.select(*[_col(f.name).cast("long") if f.dataType.typeName() == "integer"
                                else _col(f.name) for f in df.schema.fields])
         if fmt == "json":
-            df = spark.read.json(path)
+            df = spark.read.json(where)
             if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
-                df = spark.read.json(path, multiLine=True)
+                df = spark.read.json(where, multiLine=True)
             return df
-        return spark.read.parquet(path)
+        return spark.read.parquet(where)
     except Exception as exc:
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for _one_file_per_user
+
+
+def _read_trec(spark, path: str, where: str, role: str, cols: inputs.Columns):
+    """A TREC run or qrels: Spark reads the lines, each worker parses its share with the macros
+    the default engine reads TREC files with (ndcg_trec_run_lines, ndcg_trec_qrels_lines), so a
+    bad line stops the run with the same message, naming the file as it was given."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    reader, value = inputs.TREC_READERS[role]
+    reader = reader + "_lines"
+    value_col = getattr(cols, value)
+    schema = pa.schema([(cols.user, pa.string()), (cols.item, pa.string()),
+                        (value_col, pa.float64()), (TREC_FILE, pa.string())])
+    relative = None if remote_or_absolute(path) else os.getcwd()
+
+    def parse(batches):
+        from urllib.parse import unquote
+
+        import pyarrow.compute as pc
+
+        con = _connection(())
+        for batch in batches:
+            names = [unquote(re.sub(r"^file:(//)?", "", name))
+                     for name in batch.column(0).to_pylist()]
+            if relative is not None:
+                names = [os.path.relpath(name, relative) for name in names]
+            lines = pa.table({"filename": names, "line": batch.column(1)})
+            for name in dict.fromkeys(names):  # a batch is mostly one file's lines
+                con.register("ndcg_trec_lines_in", lines.filter(
+                    pc.equal(lines.column(0), name)))
+                try:
+                    table = con.sql(f"SELECT user_id, item_id, {value}, "
+                                    f"{inputs.literal(name)} AS filename "
+                                    f"FROM {reader}('ndcg_trec_lines_in')").to_arrow_table()
+                except duckdb.Error as exc:
+                    raise RuntimeError(str(exc).strip().splitlines()[0]) from None
+                finally:
+                    con.unregister("ndcg_trec_lines_in")
+                yield from table.rename_columns(schema.names).cast(schema).to_batches()
+
+    lines = spark.read.text(where).select(F.input_file_name().alias("filename"),
+                                         F.col("value").alias("line"))
+    return lines.mapInArrow(parse, from_arrow_schema(schema))
+
+
+def remote_or_absolute(path: str) -> bool:
+    return "://" in path or os.path.isabs(path)
 
 
 def _one_file_per_user(df, what: str, user_col: str) -> None:
@@ -519,7 +581,8 @@ def _one_file_per_user(df, what: str, user_col: str) -> None:
     files = df.inputFiles()
     if len(files) < 2 or user_col not in df.columns:
         return
-    rows = (df.select(_col(user_col).cast("string").alias("u"), F.input_file_name().alias("f"))
+    file = _col(TREC_FILE) if TREC_FILE in df.columns else F.input_file_name()
+    rows = (df.select(_col(user_col).cast("string").alias("u"), file.alias("f"))
             .groupBy("u").agg(F.min("f").alias("first"), F.max("f").alias("second"))
             .filter("first <> second").limit(1).collect())
     if rows:
@@ -604,8 +667,11 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     spark, owned, keep_log = None, False, False
     try:
         spark, owned = session(master, conf, show_progress, log)
-        recs_df = read(spark, recs, recs_format, "recommendations")
-        rels_df = read(spark, rels, rels_format, "relevance")
+        cols = inputs.Columns.given(**{name: settings.get(name) for name in
+                                       ("user_col", "item_col", "items_col", "rank_col",
+                                        "score_col", "relevance_col")})
+        recs_df = read(spark, recs, recs_format, "recommendations", cols)
+        rels_df = read(spark, rels, rels_format, "relevance", cols)
         recs_what, rels_what = (
             f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
             f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
