@@ -344,6 +344,45 @@ def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, mo
     assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
+def test_compare_on_spark_gives_the_default_engines_rows(spark, tmp_path):
+    """Runs scored and paired on Spark: the same rows (means, differences, intervals, t-test
+    p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
+    import json
+
+    judged = None
+    for run in range(3):
+        rankings, judgments = dataset(40 + run, users=90)
+        judged = judged or judgments
+        pq.write_table(recs_table(rankings, "lists"), tmp_path / f"run{run}.parquet")
+    pq.write_table(rels_table(judged), tmp_path / "rels.parquet")
+    args = ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
+            "--run", f"b={tmp_path / 'run1.parquet'}", "--run", f"c={tmp_path / 'run2.parquet'}",
+            "-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    want_rows, got_rows = json.loads(want.output), json.loads(got.output)
+    assert len(got_rows) == len(want_rows) and any(r["p_value"] for r in want_rows)
+    for got_row, want_row in zip(got_rows, want_rows):
+        assert got_row.keys() == want_row.keys()
+        for name, value in want_row.items():
+            if isinstance(value, float):
+                assert got_row[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
+            else:
+                assert got_row[name] == value, name
+    refused = invoke(*args, "--engine", "spark", "--test", "bootstrap")
+    assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
+
+
+def test_exact_variance_from_exact_sums():
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.random(1000), [1e8 + 0.1, 1e-3, -7.25]])
+    mean = sum(Fraction(float(x)) for x in values) / len(values)
+    want = float(sum((Fraction(float(x)) - mean) ** 2 for x in values) / (len(values) - 1))
+    total, squares = engine.exact_sum(values), engine.exact.exact_square_sum(values)
+    assert engine.exact.variance_of(total, squares, len(values)) == want
+    assert engine.exact.variance_of(total, squares, 1) is None
+
+
 def test_cli_refuses_a_user_in_two_part_files_as_the_default_engine(spark, files):
     user = pq.read_table(files / "recs" / "part-00000.parquet")["user_id"][0].as_py()
     extra = recs_table({user: ["doc-1"]}, "ranks")

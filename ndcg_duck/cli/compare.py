@@ -47,7 +47,7 @@ def _run_pair(text: str) -> tuple:
 @segment_options
 @click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
               help="Segments with fewer users get means but no test.")
-@registry_options("metric", "columns", "formats", "engine")
+@registry_options("metric", "columns", "formats", "engine", "spark")
 @_click_option(options.BY_NAME["quiet"])
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write each user's values per run and the differences to OUT (.parquet, "
@@ -73,6 +73,8 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
             --rels-format trec --recs-format trec -k 10 --test randomization --format csv
     """
     stats.require("scipy", "compare")
+    engine = settings.pop("engine")
+    master, conf = settings.pop("spark_master"), settings.pop("spark_conf")
     if fmt == "parquet" and sys.stdout.isatty():
         raise InputError("--format parquet writes binary rows: redirect stdout to a file, as in "
                          "> results.parquet", usage=True)
@@ -80,9 +82,18 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         output.check_output_path(per_user)
     from ..comparison.compare import compare_runs
 
-    with progress.shown(enabled=not quiet and _stderr_is_terminal()):
-        result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],
-                                     per_user=bool(per_user), plot=plot, **settings)
+    if engine == "spark":
+        from ..spark.compare import COMPARE_OPTIONS, run_cli
+
+        own = {name: settings.pop(name) for name in COMPARE_OPTIONS}
+        segments, by = settings.pop("segments"), settings.pop("by")
+        result, notes = run_cli(relevance, [_run_pair(text) for text in runs], master, conf,
+                                not quiet and _stderr_is_terminal(), settings, own,
+                                segments or by, per_user, plot)
+    else:
+        with progress.shown(enabled=not quiet and _stderr_is_terminal()):
+            result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],
+                                         per_user=bool(per_user), plot=plot, **settings)
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
     if per_user:

@@ -36,3 +36,27 @@ def mean_of(total: int, count: int) -> Optional[float]:
     the sum rounded once to a double, then divided, as the default engine's fsum(x) / count(x).
     The one place the Spark engine turns exact sums into means (eval and compare)."""
     return float(Fraction(total, 1 << (SCALE + 53))) / count if count else None
+
+
+def exact_square_sum(values) -> int:
+    """The exact sum of the squares of finite doubles (a numpy array), scaled as exact_sum's.
+    Each value splits into two halves of at most 27 bits (Veltkamp), so x*x = hi*hi + 2*hi*lo +
+    lo*lo with every product exact (for values above about 1e-150, below which squares are
+    subnormal)."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=np.float64)
+    t = values * 134217729.0  # 2**27 + 1
+    hi = t - (t - values)
+    lo = values - hi
+    return exact_sum(hi * hi) + exact_sum(2.0 * hi * lo) + exact_sum(lo * lo)
+
+
+def variance_of(total: int, squares: int, count: int) -> Optional[float]:
+    """The sample variance from exact sums of the values and of their squares (scaled as
+    exact_sum's), rounded once: (n sum x^2 - (sum x)^2) / (n (n - 1)); None for fewer than two."""
+    if count < 2:
+        return None
+    scale = 1 << (SCALE + 53)
+    s1, s2 = Fraction(total, scale), Fraction(squares, scale)
+    return float((count * s2 - s1 * s1) / (count * (count - 1)))

@@ -1,0 +1,211 @@
+"""`ndcg-duck compare --engine spark`: runs scored on Spark, paired on users on Spark, compared
+with the t-test.
+
+Each run is scored as eval --engine spark scores it (the macros on the workers). Spark joins the
+runs' per-user rows on the user; each partition adds, per run and metric, exact sums of the
+values and of their squares, and per pair the same of the per-user differences with the wins,
+ties and losses; only those sums reach the driver. Means and variances are those exact sums
+rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
+correction are the default engine's (comparison.compare, comparison.stats), so `compare`
+prints the same table. The randomization and bootstrap tests, --segments, --per-user and --plot
+run on the default engine only.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from ..comparison import compare as comparing
+from ..errors import InputError
+from ..evaluation import inputs
+from ..sqlfiles import register
+from .exact import exact_square_sum, exact_sum, mean_of, variance_of
+
+TESTS = ("t", "none")
+COMPARE_OPTIONS = ("baseline", "all_pairs", "test", "correction", "n_resamples", "seed", "alpha",
+                   "ci", "min_users")
+
+
+def _column(run: int, metric: str) -> str:
+    return f"{run}:{metric}"
+
+
+def _sums(runs: int, pairs: list, metrics: list, margin: float):
+    """mapInArrow function: per partition, for each run and metric (key 's|RUN|METRIC') and each
+    pair and metric (key 'p|I|J|METRIC': the differences run J - run I), the count and the exact
+    sums of the values and of their squares (decimal text), and wins, ties and losses."""
+    def partial(batches):
+        import numpy as np
+
+        totals = {}
+
+        def add(key, values, outcome=None):
+            n, s1, s2, wins, ties, losses = totals.get(key, (0, 0, 0, 0, 0, 0))
+            n, s1, s2 = n + len(values), s1 + exact_sum(values), s2 + exact_square_sum(values)
+            if outcome is not None:
+                wins += int(np.sum(values > margin))
+                ties += int(np.sum(np.abs(values) <= margin))
+                losses += int(np.sum(values < -margin))
+            totals[key] = (n, s1, s2, wins, ties, losses)
+
+        for batch in batches:
+            def values(run, metric):
+                column = batch.column(_column(run, metric)).cast(pa.float64())
+                return column.to_numpy(zero_copy_only=False)
+
+            for m in metrics:
+                columns = [values(run, m) for run in range(runs)]
+                for run, x in enumerate(columns):
+                    add(f"s|{run}|{m}", x[~np.isnan(x)])
+                for i, j in pairs:
+                    d = columns[j] - columns[i]  # as DuckDB's x - base: one rounding
+                    add(f"p|{i}|{j}|{m}", d[~np.isnan(d)], outcome=True)
+        keys = list(totals)
+        yield pa.RecordBatch.from_pydict(
+            {"key": keys, **{name: [str(totals[k][i]) for k in keys] for i, name in
+                             enumerate(("n", "s1", "s2", "wins", "ties", "losses"))}},
+            schema=SUMS)
+    return partial
+
+
+SUMS = pa.schema([("key", pa.string())] + [(name, pa.string()) for name in
+                                           ("n", "s1", "s2", "wins", "ties", "losses")])
+
+
+def aggregates(parts: list, runs: int, pairs: list, metrics: list) -> list:
+    """The partitions' sums added up, as comparison.compare's aggregates (ndcg_spread and
+    ndcg_paired's fields): [('(all)', {key: {...}})]. The seam for a shared rule of means:
+    every mean and variance here comes from exact partial sums through mean_of and
+    variance_of."""
+    added = {}
+    for row in parts:
+        total = added.setdefault(row["key"], [0] * 6)
+        for i, name in enumerate(("n", "s1", "s2", "wins", "ties", "losses")):
+            total[i] += int(row[name])
+    spread = {}
+    for key, (n, s1, s2, *_) in added.items():
+        spread[key] = {"users": n, "mean": mean_of(s1, n), "var": variance_of(s1, s2, n)}
+    values = {}
+    for m in metrics:
+        for run in range(runs):
+            values[f"s|{run}|{m}"] = spread.get(f"s|{run}|{m}", {"users": 0, "mean": None,
+                                                                   "var": None})
+        for i, j in pairs:
+            key = f"p|{i}|{j}|{m}"
+            x, base, d = values[f"s|{j}|{m}"], values[f"s|{i}|{m}"], spread.get(key)
+            wins, ties, losses = added.get(key, [0] * 6)[3:]
+            values[key] = {"users": d["users"] if d else 0, "mean": x["mean"], "var": x["var"],
+                           "base_mean": base["mean"], "base_var": base["var"],
+                           "diff_mean": d["mean"] if d else None,
+                           "diff_var": d["var"] if d else None,
+                           "wins": wins, "ties": ties, "losses": losses}
+    return [(comparing.ALL, values)]
+
+
+def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, rels_what,
+            ) -> tuple:
+    """compare_runs on Spark: (Comparison, notes). `runs` is [(name, Spark DataFrame, what)],
+    `rels` the judgments DataFrame; settings are eval's options, compare_options compare's own
+    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from . import _col, _evaluate, _refusals
+
+    o = compare_options
+    names = [name for name, _, _ in runs]
+    pairs = comparing._pairs(names, o["baseline"], o["all_pairs"])
+    user_col = settings.get("user_col") or "user_id"
+    tables, summaries, notes = [], [], []
+    for name, recs, what in runs:
+        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what,
+                                 rels_what=rels_what, **settings)
+        tables.append(result.per_user)
+        summaries.append(result.summary)
+        notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
+    metrics = [c for c in tables[0].columns if c in summaries[0]]
+    joined = None
+    for run, table in enumerate(tables):
+        side = table.select(_col(user_col).alias("__ndcg_user"),
+                            *[_col(m).alias(_column(run, m)) for m in metrics])
+        joined = side if joined is None else joined.join(side, "__ndcg_user")
+    con = duckdb.connect()
+    try:
+        register(con)
+        (margin,), = con.sql("SELECT ndcg_tie_margin()").fetchall()
+    finally:
+        con.close()
+    with _refusals(runs[0][2], rels_what):
+        parts = joined.drop("__ndcg_user").mapInArrow(
+            _sums(len(names), pairs, metrics, margin), from_arrow_schema(SUMS)).collect()
+        users = tables[0].select(_col(user_col).alias("u"))
+        for table in tables[1:]:
+            users = users.union(table.select(_col(user_col).alias("u")))
+        (everyone,), = users.agg(F.count_distinct("u")).collect()
+    found = aggregates(parts, len(names), pairs, metrics)
+    paired = found[0][1][f"s|0|{metrics[0]}"]["users"]
+    info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
+                     for name, summary in zip(names, summaries)},
+            "users": paired, "users_left_out": everyone - paired,
+            "baseline": None if o["all_pairs"] else names[pairs[0][0]],
+            "pairs": [(names[i], names[j]) for i, j in pairs], "test": o["test"],
+            "metrics": metrics, "ci": o["ci"], "alpha": o["alpha"], "min_users": o["min_users"],
+            "n_resamples": o["n_resamples"], "seed": o["seed"], "by": None}
+    rows = comparing._rows(None, found, names, pairs, metrics, info)
+    comparing._correct(rows, o["correction"], o["alpha"], info)
+    return comparing.Comparison(rows, None, info), notes
+
+
+def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
+            compare_options: dict, segments, per_user, plot) -> tuple:
+    """ndcg-duck compare --engine spark: (Comparison, notes)."""
+    import os
+    import tempfile
+    import warnings
+    from pathlib import Path
+
+    from . import parse_conf, read, session, _one_file_per_user, _refusals
+
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
+    if compare_options["test"] not in TESTS:
+        raise InputError(f"--test {compare_options['test']} runs on the default engine only: "
+                         f"with --engine spark, --test t or none", usage=True)
+    for given, flag in ((segments, "--segments"), (per_user, "--per-user"), (plot, "--plot")):
+        if given:
+            raise InputError(f"{flag} with compare runs on the default engine only (drop "
+                             f"--engine spark)", usage=True)
+    comparing._runs(runs)
+    comparing._check(compare_options["test"], compare_options["correction"],
+                     compare_options["n_resamples"], compare_options["seed"],
+                     compare_options["alpha"], compare_options["ci"],
+                     compare_options["min_users"], None, None)
+    conf = parse_conf(conf_pairs)
+    cols = inputs.Columns.given(**{name: settings.get(name) for name in
+                                   ("user_col", "item_col", "items_col", "rank_col",
+                                    "score_col", "relevance_col")})
+    log = None if show_progress else tempfile.NamedTemporaryFile(
+        "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
+    spark, owned = None, False
+    try:
+        spark, owned = session(master, conf, show_progress, log)
+
+        def what(role, path):
+            kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
+            return f"{role} {kind} {path}"
+
+        rels_df = read(spark, relevance, settings["rels_format"], "relevance", cols)
+        frames = []
+        for name, path in runs:
+            recs_df = read(spark, path, settings["recs_format"], "recommendations", cols)
+            with _refusals(what("recommendations", path), what("relevance", relevance)):
+                _one_file_per_user(recs_df, what("recommendations", path), cols.user)
+            frames.append((name, recs_df, what("recommendations", path)))
+        return compare(spark, rels_df, frames, settings, compare_options, read,
+                       what("relevance", relevance))
+    finally:
+        if owned:
+            spark.stop()
+        if log is not None:
+            log.close()
+            os.unlink(log.name)
