@@ -369,6 +369,20 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, tmp_path):
                 assert got_row[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
             else:
                 assert got_row[name] == value, name
+    # randomization: sign flips summed on the workers, reproducible on any number of partitions,
+    # near the default engine's p (another random stream); exact where the default is exact
+    two = args[:6] + ["-k", "10", "-m", "ndcg", "--format", "json", "--test", "randomization",
+                      "--n-resamples", "4000"]
+    want = json.loads(invoke(*two).output)
+    results = []
+    for partitions in ("2", "5"):
+        spark.conf.set("spark.sql.shuffle.partitions", partitions)
+        results.append(json.loads(invoke(*two, "--engine", "spark").output))
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    assert results[0] == results[1]
+    (p_want,), (p_got,) = ([r["p_value"] for r in rows if r["tested"]]
+                           for rows in (want, results[0]))
+    assert abs(p_got - p_want) < 4 * math.sqrt(p_want * (1 - p_want) / 4000) + 1e-3
     refused = invoke(*args, "--engine", "spark", "--test", "bootstrap")
     assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
 

@@ -22,7 +22,10 @@ from ..evaluation import inputs
 from ..sqlfiles import register
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
 
-TESTS = ("t", "none")
+TESTS = ("t", "randomization", "none")
+STRATA = 32  # randomization: users fall into this many strata by a hash of their id, each with
+# its own seeded stream (numpy's SeedSequence of (seed, stratum)): the result depends on the
+# seed and the users, never on how Spark partitions them
 COMPARE_OPTIONS = ("baseline", "all_pairs", "test", "correction", "n_resamples", "seed", "alpha",
                    "ci", "min_users")
 
@@ -152,9 +155,105 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, 
             "pairs": [(names[i], names[j]) for i, j in pairs], "test": o["test"],
             "metrics": metrics, "ci": o["ci"], "alpha": o["alpha"], "min_users": o["min_users"],
             "n_resamples": o["n_resamples"], "seed": o["seed"], "by": None}
-    rows = comparing._rows(None, found, names, pairs, metrics, info)
+    test = o["test"]
+    # the t-test needs only the sums; the randomization test is filled in below
+    rows = comparing._rows(None, found, names, pairs, metrics,
+                           dict(info, test="none") if test == "randomization" else info)
+    if test == "randomization":
+        _randomization(rows, joined, names, pairs, metrics, o["n_resamples"], o["seed"])
+    for row in rows:
+        row["test"] = test
     comparing._correct(rows, o["correction"], o["alpha"], info)
     return comparing.Comparison(rows, None, info), notes
+
+
+def _flips(keys: list, n_resamples: int, seed: int):
+    """mapInArrow function over the paired users sorted by stratum and user: per stratum and
+    (pair, metric) key, the sign-flip sums of its nonzero differences (stats._sign_flips with
+    the stratum's own stream), as float64 bytes; and the differences themselves when a stratum
+    has few (for the exact test of the default engine when there are few in all)."""
+    def partial(batches):
+        import numpy as np
+
+        from ..comparison import stats
+
+        table = pa.Table.from_batches(list(batches))
+        if table.num_rows == 0:
+            return
+        strata = table.column("__ndcg_stratum").to_numpy()
+        out = {"key": [], "stratum": [], "nonzero": [], "sums": [], "values": []}
+        for stratum in np.unique(strata):
+            rows = strata == stratum
+            for key, (i, j, m) in enumerate(keys):
+                x = table.column(_column(j, m)).to_numpy(zero_copy_only=False)[rows]
+                base = table.column(_column(i, m)).to_numpy(zero_copy_only=False)[rows]
+                d = (x.astype(float) - base.astype(float))
+                d = d[~np.isnan(d) & (d != 0)]
+                flips = stats._sign_flips(d, n_resamples, [seed, int(stratum)])
+                out["key"].append(key)
+                out["stratum"].append(int(stratum))
+                out["nonzero"].append(int(d.size))
+                out["sums"].append(flips.astype(np.float64).tobytes())
+                out["values"].append(d.tolist() if d.size < 63 else [])
+        yield pa.RecordBatch.from_pydict(out, schema=FLIPS)
+    return partial
+
+
+FLIPS = pa.schema([("key", pa.int64()), ("stratum", pa.int64()), ("nonzero", pa.int64()),
+                   ("sums", pa.binary()), ("values", pa.list_(pa.float64()))])
+
+
+def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: int) -> None:
+    """The sign-flip test of each compared row, from per-stratum sums the workers compute: the
+    driver adds STRATA vectors of n_resamples sums per (pair, metric), in stratum order. With
+    fewer than 63 nonzero differences in all and 2**m <= n_resamples, the exact test of the
+    default engine on those few differences (stats.randomization), as it gives."""
+    import numpy as np
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from ..comparison import stats
+
+    wanted = [row for row in rows if row["baseline"] is not None and row["users"]
+              and row["note"] is None]
+    if not wanted:
+        return
+    keys = [(i, j, m) for m in metrics for i, j in pairs]
+    stratum = F.pmod(F.hash(F.col("__ndcg_user")), F.lit(STRATA)).alias("__ndcg_stratum")
+    parts = (joined.select("*", stratum).repartition("__ndcg_stratum")
+             .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
+             .mapInArrow(_flips(keys, n_resamples, seed), from_arrow_schema(FLIPS)).collect())
+    by_key = {}
+    for part in sorted(parts, key=lambda r: (r["key"], r["stratum"])):
+        by_key.setdefault(part["key"], []).append(part)
+    for row in wanted:
+        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
+        key = keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
+        found = by_key.get(key, [])
+        nonzero = sum(part["nonzero"] for part in found)
+        if nonzero < 63 and 2 ** nonzero <= n_resamples:  # every sign assignment: exact
+            row["p_value"] = stats.randomization(
+                [v for part in found for v in part["values"]], n_resamples, seed)
+        else:
+            null = np.zeros(n_resamples)
+            for part in found:
+                null += np.frombuffer(part["sums"], dtype=np.float64)
+            d = np.concatenate([np.asarray(part["values"]) for part in found]) \
+                if nonzero < 63 else None
+            observed = abs(row["diff"] * row["users"]) if d is None else abs(float(d.sum()))
+            scale = _abs_sum(joined, keys[key]) if d is None else float(np.abs(d).sum())
+            row["p_value"] = ((stats._count_extreme(null, observed, scale) + 1)
+                              / (n_resamples + 1))
+        row["tested"] = True
+
+
+def _abs_sum(joined, key) -> float:
+    from pyspark.sql import functions as F
+
+    i, j, m = key
+    (total,), = joined.agg(F.sum(F.abs(F.col(f"`{_column(j, m)}`")
+                                       - F.col(f"`{_column(i, m)}`")))).collect()
+    return float(total or 0.0)
 
 
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
