@@ -181,7 +181,8 @@ def _flips(keys: list, n_resamples: int, seed: int):
         if table.num_rows == 0:
             return
         strata = table.column("__ndcg_stratum").to_numpy()
-        out = {"key": [], "stratum": [], "nonzero": [], "sums": [], "values": []}
+        out = {"key": [], "stratum": [], "nonzero": [], "total": [], "absolute": [], "sums": [],
+               "values": []}
         for stratum in np.unique(strata):
             rows = strata == stratum
             for key, (i, j, m) in enumerate(keys):
@@ -193,6 +194,8 @@ def _flips(keys: list, n_resamples: int, seed: int):
                 out["key"].append(key)
                 out["stratum"].append(int(stratum))
                 out["nonzero"].append(int(d.size))
+                out["total"].append(float(d.sum()))
+                out["absolute"].append(float(np.abs(d).sum()))
                 out["sums"].append(flips.astype(np.float64).tobytes())
                 out["values"].append(d.tolist() if d.size < 63 else [])
         yield pa.RecordBatch.from_pydict(out, schema=FLIPS)
@@ -200,7 +203,8 @@ def _flips(keys: list, n_resamples: int, seed: int):
 
 
 FLIPS = pa.schema([("key", pa.int64()), ("stratum", pa.int64()), ("nonzero", pa.int64()),
-                   ("sums", pa.binary()), ("values", pa.list_(pa.float64()))])
+                   ("total", pa.float64()), ("absolute", pa.float64()), ("sums", pa.binary()),
+                   ("values", pa.list_(pa.float64()))])
 
 
 def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: int) -> None:
@@ -236,24 +240,13 @@ def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: 
                 [v for part in found for v in part["values"]], n_resamples, seed)
         else:
             null = np.zeros(n_resamples)
-            for part in found:
+            for part in found:  # in stratum order: the same sums on any partitioning
                 null += np.frombuffer(part["sums"], dtype=np.float64)
-            d = np.concatenate([np.asarray(part["values"]) for part in found]) \
-                if nonzero < 63 else None
-            observed = abs(row["diff"] * row["users"]) if d is None else abs(float(d.sum()))
-            scale = _abs_sum(joined, keys[key]) if d is None else float(np.abs(d).sum())
+            observed = abs(sum(part["total"] for part in found))
+            scale = sum(part["absolute"] for part in found)
             row["p_value"] = ((stats._count_extreme(null, observed, scale) + 1)
                               / (n_resamples + 1))
         row["tested"] = True
-
-
-def _abs_sum(joined, key) -> float:
-    from pyspark.sql import functions as F
-
-    i, j, m = key
-    (total,), = joined.agg(F.sum(F.abs(F.col(f"`{_column(j, m)}`")
-                                       - F.col(f"`{_column(i, m)}`")))).collect()
-    return float(total or 0.0)
 
 
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
