@@ -235,6 +235,25 @@ def test_all_pairs_and_baseline(hand):
         [("b", "a"), (None, "b"), ("b", "c")]
 
 
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_identical_runs_say_why_no_test_was_made(hand, test):
+    """Two runs that score each user the same: no test, whatever the test, and the table's title,
+    its notes and the JSON note say why."""
+    args = ["compare", hand["rels"], "--run", f"a={hand['a']}", "--run", f"same={hand['a']}",
+            "--test", test, "-k", "10,1"]
+    shown = run(*args).output
+    assert shown.splitlines()[0].endswith(", no test made: every per-user difference is 0")
+    assert ("no test where every per-user difference is 0 (the runs score each user the same): "
+            "same against a (ndcg@10), same against a (ndcg@1)") in shown.splitlines()
+    rows = json.loads(run(*args, "--format", "json").output)
+    compared = [row for row in rows if row["baseline"] == "a"]
+    assert len(compared) == 2
+    assert all(row["note"] == "every per-user difference is 0 (the runs score each user the "
+               "same): no test" and not row["tested"] and row["p_value"] is None
+               and (row["diff"], row["diff_ci_low"], row["diff_ci_high"]) == (0, 0, 0)
+               for row in compared)
+
+
 def test_randomization_is_the_same_on_any_number_of_threads(hand, tmp_path):
     rng = np.random.default_rng(2)
     users = [f"u{i:03d}" for i in range(400)]

@@ -44,6 +44,11 @@ ROW_FIELDS = ("metric", "cutoff", "segment", "run", "baseline", "users", "mean",
               "correction", "family", "users_without_recommendations")
 
 
+# the note of a comparison whose per-user differences are all 0: why it has no test (whatever the
+# test: there is no difference to test) and a zero-width interval
+ALL_ZERO = "every per-user difference is 0 (the runs score each user the same): no test"
+
+
 def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparison:
     """Compare the runs (a {name: recs} mapping, or (name, recs) pairs, in order; recs as
     `evaluate` takes them) on the judgments `rels`.
@@ -280,6 +285,9 @@ def _compare(con, row, paired, against, key, segment, level, test, small, info) 
         return
     row["d_z"] = diff / math.sqrt(var) if var else None
     row["diff_ci_low"], row["diff_ci_high"] = stats.t_interval(diff, var, n, level)
+    if diff == 0 and not var:  # no test can tell runs apart that score each user the same
+        row["note"] = ALL_ZERO
+        return
     if test == "none":
         return
     if test == "t":
@@ -292,7 +300,7 @@ def _compare(con, row, paired, against, key, segment, level, test, small, info) 
             row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap(
                 diffs, info["n_resamples"], info["seed"], level)
     if row["p_value"] is None:
-        row["note"] = "every difference is the same: no test"
+        row["note"] = f"every per-user difference is {diff:+.6g}: no test"
     else:
         row["tested"] = True
 
@@ -318,7 +326,9 @@ def _correct(rows, correction, alpha, info) -> None:
         row["significant"] = p < alpha
     for row in rows:
         row.update(correction=correction, family=len(tested))
-    info.update(correction=correction, family=len(tested))
+    compared = [row for row in rows if row["diff"] is not None]
+    info.update(correction=correction, family=len(tested),
+                all_zero=bool(compared) and all(row["note"] == ALL_ZERO for row in compared))
 
 
 def _per_user(con, names, pairs, metrics, user_col: str, with_segments: bool) -> pa.Table:
