@@ -8,12 +8,13 @@ count (sql/ndcg_compare.sql); `stats` turns those into intervals and p-values.
 from __future__ import annotations
 
 import math
+import signal
 import warnings
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import options as registry
+from .. import interrupts, options as registry
 from ..report import segments as segmenting
 from . import stats
 from ..errors import InputError, NdcgWarning
@@ -66,7 +67,8 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
     try:
-        result, notes = compare_runs(rels, runs, k, **settings)
+        with interrupts.stoppable(signals=(signal.SIGINT,)):
+            result, notes = compare_runs(rels, runs, k, **settings)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
     for note in notes:
@@ -92,36 +94,37 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
 
         plotting.check_path(plot)
     con = duckdb.connect()
-    register(con)
-    user_col = options.get("user_col") or "user_id"
-    where = None
-    if segments is not None:
-        where = segmenting.attach(con, segments, by, user_col, segments_format)
-    tables, summaries, notes = [], [], []
-    for name, recs in runs:
-        result, said = run(recs, rels, k, con=con, per_user=True, threads=threads,
-                           memory_limit=memory_limit, temp_dir=temp_dir, **options)
-        tables.append(result.per_user)
-        summaries.append(result.summary)
-        notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
-    metrics = [c for c in tables[0].column_names if c in summaries[0]]
-    users = _pair_users(con, tables, metrics, where)
-    aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
-    info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
-                     for name, summary in zip(names, summaries)},
-            "users": users["paired"], "users_left_out": users["left_out"],
-            "baseline": None if all_pairs else names[pairs[0][0]],
-            "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
-            "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
-            "n_resamples": n_resamples, "seed": seed, "by": by}
-    rows = _rows(con, aggregates, names, pairs, metrics, info)
-    _correct(rows, correction, alpha, info)
-    table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
-    if plot is not None:
-        from ..report import plot as plotting
+    with interrupts.watching(con):
+        register(con)
+        user_col = options.get("user_col") or "user_id"
+        where = None
+        if segments is not None:
+            where = segmenting.attach(con, segments, by, user_col, segments_format)
+        tables, summaries, notes = [], [], []
+        for name, recs in runs:
+            result, said = run(recs, rels, k, con=con, per_user=True, threads=threads,
+                               memory_limit=memory_limit, temp_dir=temp_dir, **options)
+            tables.append(result.per_user)
+            summaries.append(result.summary)
+            notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
+        metrics = [c for c in tables[0].column_names if c in summaries[0]]
+        users = _pair_users(con, tables, metrics, where)
+        aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
+        info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
+                         for name, summary in zip(names, summaries)},
+                "users": users["paired"], "users_left_out": users["left_out"],
+                "baseline": None if all_pairs else names[pairs[0][0]],
+                "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
+                "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
+                "n_resamples": n_resamples, "seed": seed, "by": by}
+        rows = _rows(con, aggregates, names, pairs, metrics, info)
+        _correct(rows, correction, alpha, info)
+        table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
+        if plot is not None:
+            from ..report import plot as plotting
 
-        plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
-    return Comparison(rows, table, info), notes
+            plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
+        return Comparison(rows, table, info), notes
 
 
 def _runs(runs) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import signal
 import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple, Optional
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 import duckdb
 
 from . import batches, inputs, progress
-from .. import metrics as metric_names, options as registry
+from .. import interrupts, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
 from ..options import Options
 from ..sqlfiles import register
@@ -46,12 +47,16 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     per-user table. Raises InputError for bad input or options, and warns (NdcgWarning) when
     ids are compared as text or a gain map level never occurs.
 
+    Ctrl-C (SIGINT) stops the run promptly, even inside a long query, and raises
+    KeyboardInterrupt (ndcg_duck.interrupts.Interrupted).
+
     `con` is the DuckDB connection to work in (a new one by default). It is left as it was:
     the run works in a cursor of its own (its views and macros vanish with it), and threads,
     memory_limit and temp_dir are set only when given and restored afterwards.
     """
     try:
-        result, notes = run(recs, rels, k, per_user=per_user, con=con, **options)
+        with interrupts.stoppable(signals=(signal.SIGINT,)):
+            result, notes = run(recs, rels, k, per_user=per_user, con=con, **options)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
     for note in notes:
@@ -89,7 +94,7 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
     settings = registry.check_settings(given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
-    with _borrowed(owner, settings) as work:
+    with _borrowed(owner, settings) as work, interrupts.watching(work):
         progress.watch(work)
         register(work)
         progress.step("reading the inputs")
