@@ -195,6 +195,33 @@ CREATE OR REPLACE TEMP MACRO ndcg_width(ks) AS
 CREATE OR REPLACE TEMP MACRO ndcg_discounts(k, width) AS
     list_transform(range(1, width + 1), lambda i: CASE WHEN i <= k THEN ndcg_dcg(1.0, i) ELSE 0.0 END);
 
+-- ndcg_means.sql
+-- Exact means. A reported mean is the exactly rounded mean of the per-user values: their sum
+-- taken exactly, divided by their count, rounded once to the nearest double. A double x is an
+-- integer times a power of two, x = mantissa * 2^(exponent - 52), so the values that share an
+-- exponent add up exactly as integers (HUGEINT), in any order, on any number of threads or
+-- partitions; the few (exponent, sum) parts that result are then added as exact fractions and
+-- divided once (ndcg_duck/means.py). DuckDB's fsum is compensated but not exactly rounded, and
+-- a rounded sum divided by the count is rounded twice.
+
+-- ndcg_exponent(x): for a finite x other than 0, the integer e with 2^e <= |x| < 2^(e + 1)
+-- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0.
+CREATE OR REPLACE TEMP MACRO ndcg_exponent(x) AS
+    CASE WHEN x = 0 THEN 0
+         ELSE floor(log2(abs(x)))::INTEGER
+              - (pow(2.0, floor(log2(abs(x)))) > abs(x))::INTEGER
+              + (pow(2.0, floor(log2(abs(x))) + 1) <= abs(x))::INTEGER END;
+
+-- ndcg_mantissa(x, e): x * 2^(52 - e) for e = ndcg_exponent(x): a whole number below 2^53 in
+-- size (a BIGINT), so that x = mantissa * 2^(e - 52) exactly (the scaling by a power of two is
+-- exact; it is split in two for tiny x, where 2^(52 - e) alone would overflow). Stops on a value
+-- that is not finite.
+CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
+    CASE WHEN NOT isfinite(x) THEN error('ndcg-duck: a mean over a value that is not finite: '
+                                          || x::VARCHAR)
+         WHEN e < -900 THEN (x * pow(2.0, 52 - e - 600) * pow(2.0, 600))::BIGINT
+         ELSE (x * pow(2.0, 52 - e))::BIGINT END;
+
 -- ndcg_input.sql
 -- Input edges: DuckDB list handling that turns each input layout into what the core reads:
 -- each user's ranking as one list of item ids (the ranking edges), and the judgments checked,
@@ -435,6 +462,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
 --   presence of tied scores", ECIR);                                         ndcg_tied_gains
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
+--   (ndcg_summary divides a compensated sum, fsum; eval, segments and compare report the
+--   exactly rounded mean, from exact sums: ndcg_means.sql)
 --
 -- Written as DuckDB computes it: a user's gains form a list, gain(1), gain(2), ..., and the
 -- discounts at cutoff k another, 1/log2(i + 1) for i <= k and 0 beyond (ndcg_discounts), so
@@ -824,7 +853,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels(path) AS TABLE
 -- Inputs are per-user values: one row per user with a value x (a metric of the run compared) and,
 -- for paired statistics, base (the same metric of the baseline run for the same user).
 -- Formulas (the statistics themselves are computed from these aggregates, see ndcg_duck/comparison/stats.py):
---   mean  = (1/n) sum x_i                    (a compensated sum, as the means of ndcg_mean)
+--   mean  = (1/n) sum x_i                    (here a compensated sum, fsum; the means compare
+--                                             reports are exactly rounded: ndcg_means.sql)
 --   var   = 1/(n-1) sum (x_i - mean)^2       (the sample variance)
 --   d_i   = x_i - base_i                     the paired difference of user i
 --   a win is d_i > 1e-12, a loss d_i < -1e-12, a tie anything in between (equal up to rounding)

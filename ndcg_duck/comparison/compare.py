@@ -1,8 +1,9 @@
 """compare(): score several runs on the same users and compare them, overall and by segment.
 
 Each run is scored by `evaluate` (the same macros, options and checks as `ndcg-duck eval`). The
-per-user tables are joined on the user in DuckDB, which also computes every mean, variance and
-count (sql/ndcg_compare.sql); `stats` turns those into intervals and p-values.
+per-user tables are joined on the user in DuckDB, which also computes every variance and count
+(sql/ndcg_compare.sql) and the exact sums of every mean (means.py); `stats` turns those into
+intervals and p-values.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import interrupts, options as registry
+from .. import interrupts, means, options as registry
 from ..report import segments as segmenting
 from . import stats
 from ..errors import InputError, NdcgWarning
@@ -224,7 +225,32 @@ def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
         query = f"SELECT {literal(ALL)}, {', '.join(columns)} FROM ndcg_cmp_paired"
     result = con.sql(query)
     names = result.columns
-    return [(row[0], dict(zip(names[1:], row[1:]))) for row in result.fetchall()]
+    rows = [(row[0], dict(zip(names[1:], row[1:]))) for row in result.fetchall()]
+    _exact(con, rows, runs, pairs, metrics, with_segments)
+    return rows
+
+
+def _exact(con, aggregates, runs: int, pairs, metrics, with_segments: bool) -> None:
+    """Put in every mean of the aggregates the exactly rounded mean of its users' values
+    (means.py, the rule eval's means follow): each run's mean, and each pair's means and mean
+    difference (of the per-user differences)."""
+    columns = {}
+    for m in metrics:
+        columns.update({f"s|{run}|{m}": _column(run, m) for run in range(runs)})
+        columns.update({f"d|{i}|{j}|{m}": f"{_column(j, m)} - {_column(i, m)}" for i, j in pairs})
+    found = {(ALL, *key): mean
+             for key, mean in means.exact_means(con, "ndcg_cmp_paired", columns).items()}
+    if with_segments:
+        found.update(means.exact_means(con, "ndcg_cmp_paired", columns, groups=("segment",)))
+    for segment, values in aggregates:
+        for m in metrics:
+            for run in range(runs):
+                values[f"s|{run}|{m}"]["mean"] = found.get((segment, f"s|{run}|{m}"))
+            for i, j in pairs:
+                paired = values[f"p|{i}|{j}|{m}"]
+                paired.update(mean=found.get((segment, f"s|{j}|{m}")),
+                              base_mean=found.get((segment, f"s|{i}|{m}")),
+                              diff_mean=found.get((segment, f"d|{i}|{j}|{m}")))
 
 
 def split_metric(name: str):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 import duckdb
 
 from . import batches, inputs, progress
-from .. import interrupts, metrics as metric_names, options as registry
+from .. import interrupts, means, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
 from ..options import Options
 from ..sqlfiles import register
@@ -264,7 +264,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
-    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0])
+    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0],
+                       _exact_means(con, measures))
     summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     summary.update(_zero_ideal(con, options))
@@ -272,9 +273,17 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     return Evaluation(summary, table)
 
 
-def _summary(relation, measures: tuple, first_k) -> dict:
+def _exact_means(con, measures: tuple) -> dict:
+    """{(k, metric): the exactly rounded mean of its per-user values} over ndcg_result, for every
+    metric that is a mean (means.py: the one rule for every reported mean)."""
+    averaged = dict.fromkeys(m.metric for m in measures if not metric_names.counts(m.metric))
+    return means.exact_means(con, "ndcg_result", {m: m for m in averaged}, groups=("k",))
+
+
+def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     """{measure name: its mean (a sum for counts)} and users, from a summary macro's rows (one per
-    cutoff, a column per metric). Metrics without a cutoff are read from the first cutoff's row."""
+    cutoff, a column per metric), each mean taken from `exact` ({(k, metric): mean}). Metrics
+    without a cutoff are read from the first cutoff's row."""
     columns = relation.columns
     rows = {row[0]: dict(zip(columns, row)) for row in relation.fetchall()}
     summary = {}
@@ -283,6 +292,8 @@ def _summary(relation, measures: tuple, first_k) -> dict:
         value = rows.get(k, {}).get(measure.metric)
         if value is not None and metric_names.counts(measure.metric):
             value = int(value)
+        elif value is not None:
+            value = exact[(k, measure.metric)]
         summary[measure.name] = value
     summary["users"] = max((row["users"] for row in rows.values()), default=0)
     return summary
