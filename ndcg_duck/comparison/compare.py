@@ -51,6 +51,11 @@ ROW_FIELDS = ("metric", "cutoff", "segment", "run", "baseline", "users", "mean",
 ALL_ZERO = "every per-user difference is 0 (the runs score each user the same): no test"
 
 
+# the note of a bootstrap whose resamples were too many to draw (stats.BOOTSTRAP_DRAWS)
+NORMAL_BOOTSTRAP = ("bootstrap in its normal-theory form, as where users x resamples exceed "
+                    f"{stats.BOOTSTRAP_DRAWS:,} (README, compare)")
+
+
 def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparison:
     """Compare the runs (a {name: recs} mapping, or (name, recs) pairs, in order; recs as
     `evaluate` takes them) on the judgments `rels`.
@@ -328,6 +333,8 @@ def _compare(con, row, paired, against, key, segment, level, test, small, info) 
         elif n >= 2 and var:
             row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap(
                 diffs, info["n_resamples"], info["seed"], level)
+            if stats.bootstrap_is_normal(len(diffs), info["n_resamples"]):
+                row["note"] = NORMAL_BOOTSTRAP
     if row["p_value"] is None:
         row["note"] = f"every per-user difference is {diff:+.6g}: no test"
     else:

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from .compare import ALL_ZERO, ROW_FIELDS
+from .compare import ALL_ZERO, NORMAL_BOOTSTRAP, ROW_FIELDS
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -161,6 +161,8 @@ def _notes(rows, info) -> list:
             where = "" if row["segment"] == "(all)" else f" in {row['segment']}"
             metric = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
             same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
+    if any(row["note"] == NORMAL_BOOTSTRAP for row in rows):
+        notes.append(NORMAL_BOOTSTRAP)
     for why, cases in same.items():
         notes.append(f"no test where {why}: {', '.join(dict.fromkeys(cases))}")
     if info["family"]:
