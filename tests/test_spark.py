@@ -4,10 +4,8 @@ buckets or partitions, and the CLI's --engine spark. One local Spark session ser
 the tests skip only where no Java runtime is installed."""
 
 import math
-import os
 import random
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,32 +20,16 @@ import pytest
 from click.testing import CliRunner
 
 import ndcg_duck
-from conftest import ROOT
+from conftest import JAVA, ROOT
 from ndcg_duck import spark as engine
 from ndcg_duck.cli import cli
 from test_reference import recs_table, rels_table
 
-JAVA = shutil.which("java") or (os.environ.get("JAVA_HOME") and
-                                Path(os.environ["JAVA_HOME"], "bin", "java").exists())
 needs_java = pytest.mark.skipif(not JAVA, reason="no Java runtime (java on PATH or JAVA_HOME): "
                                                  "Spark cannot start here")
 
 
-@pytest.fixture(scope="session")
-def spark():
-    if not JAVA:
-        pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("ndcg-duck tests")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.default.parallelism", "2")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("OFF")
-    yield session
-    session.stop()
+# the `spark` fixture (one local session for the whole run) is in conftest.py
 
 
 # --- exact sums ---------------------------------------------------------------------------------

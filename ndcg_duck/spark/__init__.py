@@ -8,8 +8,8 @@ ndcg_ macros, checks included. There is no second implementation of the metric: 
 reads, moves, writes and adds up.
 
 Means are exact sums: each partition adds its users' values as integers (a double is an integer
-times a power of two), the driver adds those few partial sums, rounds the total once and divides
-by the number of users (as the default engine's fsum(ndcg) / count(*) does), so a mean does not
+times a power of two), the driver adds those few partial sums and divides the exact total by the
+number of users, rounding once (means.mean_of_sum: every door's rule), so a mean does not
 depend on the number of buckets, partitions or workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
 
 Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.
@@ -22,13 +22,13 @@ import math
 import os
 import re
 import shutil
-from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple, Optional
 
 import duckdb
 import pyarrow as pa
 
+from .. import means
 from ..evaluation import inputs
 from ..report import output
 from .. import options as registry
@@ -191,9 +191,8 @@ def _summary(scored, options: Options) -> tuple:
     for i, k in enumerate(options.k):
         count = sum(row[f"n{i}"] for row in rows)
         total = sum(int(row[f"s{i}"]) for row in rows)
-        # the exact sum rounded once, then divided: the default engine's fsum(ndcg) / count(*)
-        summary[f"ndcg@{label(k)}"] = (float(Fraction(total, 1 << (SCALE + 53))) / count
-                                       if count else None)
+        # the exact sum divided by the count, rounded once: every door's rule (means.py)
+        summary[f"ndcg@{label(k)}"] = means.mean_of_sum(total, -(SCALE + 53), count)
         users = max(users, count)
     summary.update(users=users, users_without_recommendations=users_of["unranked"],
                    users_only_in_recommendations=sum(row["unjudged"] for row in rows),
