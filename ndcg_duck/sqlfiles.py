@@ -19,8 +19,8 @@ from pathlib import Path
 ENTRY = "ndcg.sql"
 # The order the files define their macros in: a macro must be defined after those it uses.
 # Files not listed here (new concerns) follow, in name order.
-ORDER = ("ndcg_checks.sql", "ndcg_params.sql", "ndcg_input.sql", "ndcg_core.sql",
-         "ndcg_tables.sql", "ndcg_lists.sql", "ndcg_trec.sql")
+ORDER = ("ndcg_checks.sql", "ndcg_params.sql", "ndcg_means.sql", "ndcg_input.sql",
+         "ndcg_core.sql", "ndcg_tables.sql", "ndcg_lists.sql", "ndcg_trec.sql")
 HEADER = """\
 -- ndcg-duck: NDCG and its parts as DuckDB macros, in one self-contained script.
 -- In the duckdb shell, from any directory:   .read path/to/ndcg.sql

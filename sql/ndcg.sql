@@ -64,8 +64,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_twice(user_id, item_id, relevance, othe
 -- Returns a BIGINT, NULL meaning "no cutoff", or 0 for anything that is not a cutoff (which
 -- ndcg_cutoffs rejects). Free of side effects, so DuckDB folds it for a constant k.
 CREATE OR REPLACE TEMP MACRO ndcg_cutoff(k) AS
-    CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL
-         ELSE coalesce(TRY_CAST(k::VARCHAR AS BIGINT), 0) END;
+    CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL ELSE coalesce(ndcg_whole(k), 0) END;
+
+-- ndcg_whole(value): a parameter's value as a BIGINT when it is a whole number (10, 10.0, '10',
+-- '1e3'); NULL for anything else (2.5, 'ten', true, a list). TRY_CAST to BIGINT alone would round
+-- 2.5 to 3.
+CREATE OR REPLACE TEMP MACRO ndcg_whole(value) AS
+    CASE WHEN TRY_CAST(value::VARCHAR AS DOUBLE) = floor(TRY_CAST(value::VARCHAR AS DOUBLE))
+         THEN TRY_CAST(TRY_CAST(value::VARCHAR AS DOUBLE) AS BIGINT) END;
 
 -- ndcg_k(k): the cutoff parameter `k` of the shell wrappers as a one-cutoff list for ks; stops
 -- naming what was typed when it is not an integer >= 1 or 'all'.
@@ -74,11 +80,42 @@ CREATE OR REPLACE TEMP MACRO ndcg_k(k) AS
          THEN error('ndcg-duck: k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
          ELSE [ndcg_cutoff(k)] END;
 
+-- ndcg_choice(name, value, allowed): value as text when it is one of the words allowed (a value of
+-- any type is compared as text, so ties := 1 is an error that names ties, not a cast error);
+-- otherwise stops the query naming the option and the words it takes. The shell wrappers pass
+-- their word options through it before any other macro reads them.
+CREATE OR REPLACE TEMP MACRO ndcg_choice(name, value, allowed) AS
+    CASE WHEN list_contains(allowed, value::VARCHAR) THEN value::VARCHAR
+         ELSE error('ndcg-duck: ' || name || ' must be one of ' || array_to_string(allowed, ', ')
+                    || ', not ' || ndcg_show(value)) END;
+
 -- ndcg_option(name, value, allowed): true when value is one of the list allowed; otherwise stops
 -- the query naming the option. Checked once per query, not per row.
 CREATE OR REPLACE TEMP MACRO ndcg_option(name, value, allowed) AS
-    ndcg_require(list_contains(allowed, value), name || ' must be one of '
-                 || array_to_string(allowed, ', ') || ', not ' || ndcg_show(value));
+    ndcg_choice(name, value, allowed) IS NOT NULL;
+
+-- ndcg_flag(name, value): a true/false parameter (judged_only) as a BOOLEAN; stops naming it for
+-- anything but true or false ('yes', 1 and NULL included, which a cast would take silently).
+CREATE OR REPLACE TEMP MACRO ndcg_flag(name, value) AS
+    CASE WHEN typeof(value) = 'BOOLEAN' AND value IS NOT NULL THEN value::VARCHAR = 'true'
+         ELSE error('ndcg-duck: ' || name || ' must be true or false, not ' || ndcg_show(value))
+    END;
+
+-- ndcg_gain_map_of(gain_map): the parameter gain_map as a MAP(DOUBLE, DOUBLE) (read through text,
+-- so that a value of any type binds); NULL when it is not a map of numbers.
+CREATE OR REPLACE TEMP MACRO ndcg_gain_map_of(gain_map) AS
+    CASE WHEN typeof(gain_map) LIKE 'MAP(%' THEN TRY_CAST(gain_map::VARCHAR AS MAP(DOUBLE, DOUBLE)) END;
+
+-- ndcg_gain_map(gain_map): gain_map as a MAP(DOUBLE, DOUBLE), or NULL for none; stops naming it
+-- when it is not a MAP from relevance levels to finite gains.
+CREATE OR REPLACE TEMP MACRO ndcg_gain_map(gain_map) AS
+    CASE WHEN gain_map IS NULL THEN NULL::MAP(DOUBLE, DOUBLE)
+         WHEN ndcg_gain_map_of(gain_map) IS NOT NULL
+              AND len(list_filter(map_values(ndcg_gain_map_of(gain_map)),
+                                  lambda g: NOT coalesce(isfinite(g), false))) = 0
+         THEN ndcg_gain_map_of(gain_map)
+         ELSE error('ndcg-duck: gain_map must be a MAP from relevance level to gain, both numbers '
+                    || '(e.g. MAP {1: 3, 2: 9}), or NULL, not ' || ndcg_show(gain_map)) END;
 
 -- ndcg_min_relevance_ok(min_relevance): true when min_relevance is NULL (no threshold) or a
 -- finite number; otherwise stops the query naming the parameter.
@@ -132,17 +169,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, tie
 -- ndcg_max_depth(max_depth): the parameter max_depth as a BIGINT (NULL: no limit); stops naming
 -- `max_depth` when it is not an integer >= 1.
 CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
-    CASE WHEN max_depth IS NOT NULL
-              AND NOT coalesce(TRY_CAST(max_depth::VARCHAR AS BIGINT) >= 1, false)
+    CASE WHEN max_depth IS NOT NULL AND NOT coalesce(ndcg_whole(max_depth) >= 1, false)
          THEN error('ndcg-duck: max_depth must be an integer >= 1 or NULL (no limit), not '
                     || max_depth::VARCHAR)
-         ELSE TRY_CAST(max_depth::VARCHAR AS BIGINT) END;
+         ELSE ndcg_whole(max_depth) END;
 
 -- ndcg_ideal_depth_ok(ideal_depth): true when ideal_depth is NULL (every gain) or an integer >= 1;
 -- otherwise stops naming the parameter.
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_depth_ok(ideal_depth) AS
     ndcg_require(ideal_depth IS NULL
-                 OR coalesce(TRY_CAST(ideal_depth::VARCHAR AS BIGINT) >= 1, false),
+                 OR coalesce(ndcg_whole(ideal_depth) >= 1, false),
                  'ideal_depth must be an integer >= 1 or NULL (every gain), not '
                  || ndcg_show(ideal_depth));
 
@@ -158,6 +194,33 @@ CREATE OR REPLACE TEMP MACRO ndcg_width(ks) AS
 -- it: 1 / log2(i + 1) (ndcg_dcg of a gain of 1) for i <= k, and 0 beyond k. A DOUBLE list.
 CREATE OR REPLACE TEMP MACRO ndcg_discounts(k, width) AS
     list_transform(range(1, width + 1), lambda i: CASE WHEN i <= k THEN ndcg_dcg(1.0, i) ELSE 0.0 END);
+
+-- ndcg_means.sql
+-- Exact means. A reported mean is the exactly rounded mean of the per-user values: their sum
+-- taken exactly, divided by their count, rounded once to the nearest double. A double x is an
+-- integer times a power of two, x = mantissa * 2^(exponent - 52), so the values that share an
+-- exponent add up exactly as integers (HUGEINT), in any order, on any number of threads or
+-- partitions; the few (exponent, sum) parts that result are then added as exact fractions and
+-- divided once (ndcg_duck/means.py). DuckDB's fsum is compensated but not exactly rounded, and
+-- a rounded sum divided by the count is rounded twice.
+
+-- ndcg_exponent(x): for a finite x other than 0, the integer e with 2^e <= |x| < 2^(e + 1)
+-- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0.
+CREATE OR REPLACE TEMP MACRO ndcg_exponent(x) AS
+    CASE WHEN x = 0 THEN 0
+         ELSE floor(log2(abs(x)))::INTEGER
+              - (pow(2.0, floor(log2(abs(x)))) > abs(x))::INTEGER
+              + (pow(2.0, floor(log2(abs(x))) + 1) <= abs(x))::INTEGER END;
+
+-- ndcg_mantissa(x, e): x * 2^(52 - e) for e = ndcg_exponent(x): a whole number below 2^53 in
+-- size (a BIGINT), so that x = mantissa * 2^(e - 52) exactly (the scaling by a power of two is
+-- exact; it is split in two for tiny x, where 2^(52 - e) alone would overflow). Stops on a value
+-- that is not finite.
+CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
+    CASE WHEN NOT isfinite(x) THEN error('ndcg-duck: a mean over a value that is not finite: '
+                                          || x::VARCHAR)
+         WHEN e < -900 THEN (x * pow(2.0, 52 - e - 600) * pow(2.0, 600))::BIGINT
+         ELSE (x * pow(2.0, 52 - e))::BIGINT END;
 
 -- ndcg_input.sql
 -- Input edges: DuckDB list handling that turns each input layout into what the core reads:
@@ -399,6 +462,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
 --   presence of tied scores", ECIR);                                         ndcg_tied_gains
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
+--   (ndcg_summary divides a compensated sum, fsum; eval, segments and compare report the
+--   exactly rounded mean, from exact sums: ndcg_means.sql)
 --
 -- Written as DuckDB computes it: a user's gains form a list, gain(1), gain(2), ..., and the
 -- discounts at cutoff k another, 1/log2(i + 1) for i <= k and 0 beyond (ndcg_discounts), so
@@ -624,7 +689,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_coverage(user_scores) AS TABLE
 -- max_depth (only the first N items of each ranking count; NULL: all), judged_only (true: take
 -- unjudged items out of each ranking first) and, for rankings by score only, ties ('trec',
 -- 'average'). ndcg_judgments (ndcg_input.sql) and ndcg_scores (ndcg_core.sql) say what each
--- one does. Every wrapper checks rels as the CLI does, through the judgments edge.
+-- one does. Every wrapper checks rels as the CLI does, through the judgments edge, and each option
+-- before any other macro reads it (ndcg_choice, ndcg_flag, ndcg_gain_map, ndcg_k: a wrong value of
+-- any type stops naming the option and the values it takes).
 
 -- ndcg_per_user_of(rankings, rels, k, ...): what the wrappers share: rels through the judgments
 -- edge, then ndcg_scores at the one cutoff k over rankings (a ranking edge's result, by name).
@@ -633,12 +700,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_of(rankings, rels, k := 10, gain := '
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', gain_map := NULL,
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
-        FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance, ideal_depth := ndcg_width(ndcg_k(k))))
+        FROM ndcg_judgments(rels, gain := ndcg_choice('gain', gain, ['linear', 'exponential', 'binary']),
+                            gain_map := ndcg_gain_map(gain_map), min_relevance := min_relevance,
+                            ideal_depth := ndcg_width(ndcg_k(k))))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
-                     idcg_cutoff := idcg_cutoff, empty := empty, judged_only := judged_only,
-                     ties := ties);
+    FROM ndcg_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                     missing := ndcg_choice('missing', missing, ['zero', 'skip']),
+                     idcg_cutoff := ndcg_choice('idcg_cutoff', idcg_cutoff, ['k', 'list']),
+                     empty := ndcg_choice('empty', empty, ['zero', 'skip']),
+                     judged_only := ndcg_flag('judged_only', judged_only),
+                     ties := ndcg_choice('ties', ties, ['trec', 'average']));
 
 -- ndcg_per_user(recs, rels, ...): recs nested (user_id, items LIST in rank order).
 -- Returns user_id, dcg, idcg, ndcg for each evaluated user.
@@ -646,7 +717,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user(recs, rels, k := 10, gain := 'linear'
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_lists(recs, depth := ndcg_depth(ndcg_k(k), max_depth, judged_only)))
+        FROM ndcg_ranked_lists(recs, depth := ndcg_depth(ndcg_k(k), max_depth,
+                                                ndcg_flag('judged_only', judged_only))))
     FROM ndcg_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                           idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
                           judged_only := judged_only, min_relevance := min_relevance);
@@ -656,7 +728,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_ranks(recs, rels, k := 10, gain := 'l
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth(ndcg_k(k), max_depth, judged_only)))
+        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth(ndcg_k(k), max_depth,
+                                                ndcg_flag('judged_only', judged_only))))
     FROM ndcg_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                           idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
                           judged_only := judged_only, min_relevance := min_relevance);
@@ -668,8 +741,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_scores(recs, rels, k := 10, gain := '
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_scores(recs, depth := ndcg_depth(ndcg_k(k), max_depth, judged_only, ties),
-                                ties := ties))
+        FROM ndcg_ranked_scores(recs, depth := ndcg_depth(ndcg_k(k), max_depth,
+                                    ndcg_flag('judged_only', judged_only),
+                                    ndcg_choice('ties', ties, ['trec', 'average'])),
+                                ties := ndcg_choice('ties', ties, ['trec', 'average'])))
     FROM ndcg_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                           idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
                           judged_only := judged_only, min_relevance := min_relevance,
@@ -808,7 +883,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
 -- Inputs are per-user values: one row per user with a value x (a metric of the run compared) and,
 -- for paired statistics, base (the same metric of the baseline run for the same user).
 -- Formulas (the statistics themselves are computed from these aggregates, see ndcg_duck/comparison/stats.py):
---   mean  = (1/n) sum x_i                    (a compensated sum, as the means of ndcg_mean)
+--   mean  = (1/n) sum x_i                    (here a compensated sum, fsum; the means compare
+--                                             reports are exactly rounded: ndcg_means.sql)
 --   var   = 1/(n-1) sum (x_i - mean)^2       (the sample variance)
 --   d_i   = x_i - base_i                     the paired difference of user i
 --   a win is d_i > 1e-12, a loss d_i < -1e-12, a tie anything in between (equal up to rounding)
@@ -1017,18 +1093,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_of(rankings, rels, k := 10, g
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', gain_map := NULL,
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
-        FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance, ideal_depth := ndcg_width(ndcg_k(k))))
+        FROM ndcg_judgments(rels, gain := ndcg_choice('gain', gain, ['linear', 'exponential', 'binary']),
+                            gain_map := ndcg_gain_map(gain_map), min_relevance := min_relevance,
+                            ideal_depth := ndcg_width(ndcg_k(k))))
     SELECT user_id, metric, value
-    FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
-                            idcg_cutoff := idcg_cutoff, empty := empty,
-                            judged_only := judged_only, ties := ties);
+    FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                            missing := ndcg_choice('missing', missing, ['zero', 'skip']),
+                            idcg_cutoff := ndcg_choice('idcg_cutoff', idcg_cutoff, ['k', 'list']),
+                            empty := ndcg_choice('empty', empty, ['zero', 'skip']),
+                            judged_only := ndcg_flag('judged_only', judged_only),
+                            ties := ndcg_choice('ties', ties, ['trec', 'average']));
 
 -- ndcg_metrics_per_user(recs, rels, ...): recs nested (user_id, items LIST in rank order).
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
-    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := ndcg_max_depth(max_depth)))
     FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                                   idcg_cutoff := idcg_cutoff, empty := empty,
                                   gain_map := gain_map, judged_only := judged_only,
@@ -1038,7 +1118,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user(recs, rels, k := 10, gain := 
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_ranks(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
-    WITH ndcg_ranked_ AS (FROM ndcg_ranked_ranks(recs, depth := max_depth))
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_ranks(recs, depth := ndcg_max_depth(max_depth)))
     FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                                   idcg_cutoff := idcg_cutoff, empty := empty,
                                   gain_map := gain_map, judged_only := judged_only,
@@ -1050,7 +1130,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_ranks(recs, rels, k := 10, ga
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_scores(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
-    WITH ndcg_ranked_ AS (FROM ndcg_ranked_scores(recs, depth := max_depth, ties := ties))
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_scores(recs, depth := ndcg_max_depth(max_depth),
+                                                  ties := ndcg_choice('ties', ties, ['trec', 'average'])))
     FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                                   idcg_cutoff := idcg_cutoff, empty := empty,
                                   gain_map := gain_map, judged_only := judged_only,

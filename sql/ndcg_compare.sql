@@ -2,7 +2,8 @@
 -- Inputs are per-user values: one row per user with a value x (a metric of the run compared) and,
 -- for paired statistics, base (the same metric of the baseline run for the same user).
 -- Formulas (the statistics themselves are computed from these aggregates, see ndcg_duck/comparison/stats.py):
---   mean  = (1/n) sum x_i                    (a compensated sum, as the means of ndcg_mean)
+--   mean  = (1/n) sum x_i                    (here a compensated sum, fsum; the means compare
+--                                             reports are exactly rounded: ndcg_means.sql)
 --   var   = 1/(n-1) sum (x_i - mean)^2       (the sample variance)
 --   d_i   = x_i - base_i                     the paired difference of user i
 --   a win is d_i > 1e-12, a loss d_i < -1e-12, a tie anything in between (equal up to rounding)

@@ -18,6 +18,8 @@
 --   presence of tied scores", ECIR);                                         ndcg_tied_gains
 --   the mean NDCG@k is the mean over the evaluated users (the users of the judgments; missing
 --   and empty say which of them count).                                        ndcg_summary
+--   (ndcg_summary divides a compensated sum, fsum; eval, segments and compare report the
+--   exactly rounded mean, from exact sums: ndcg_means.sql)
 --
 -- Written as DuckDB computes it: a user's gains form a list, gain(1), gain(2), ..., and the
 -- discounts at cutoff k another, 1/log2(i + 1) for i <= k and 0 beyond (ndcg_discounts), so

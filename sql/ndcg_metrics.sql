@@ -170,18 +170,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_of(rankings, rels, k := 10, g
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', gain_map := NULL,
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
-        FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance, ideal_depth := ndcg_width(ndcg_k(k))))
+        FROM ndcg_judgments(rels, gain := ndcg_choice('gain', gain, ['linear', 'exponential', 'binary']),
+                            gain_map := ndcg_gain_map(gain_map), min_relevance := min_relevance,
+                            ideal_depth := ndcg_width(ndcg_k(k))))
     SELECT user_id, metric, value
-    FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
-                            idcg_cutoff := idcg_cutoff, empty := empty,
-                            judged_only := judged_only, ties := ties);
+    FROM ndcg_metric_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                            missing := ndcg_choice('missing', missing, ['zero', 'skip']),
+                            idcg_cutoff := ndcg_choice('idcg_cutoff', idcg_cutoff, ['k', 'list']),
+                            empty := ndcg_choice('empty', empty, ['zero', 'skip']),
+                            judged_only := ndcg_flag('judged_only', judged_only),
+                            ties := ndcg_choice('ties', ties, ['trec', 'average']));
 
 -- ndcg_metrics_per_user(recs, rels, ...): recs nested (user_id, items LIST in rank order).
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
-    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := ndcg_max_depth(max_depth)))
     FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                                   idcg_cutoff := idcg_cutoff, empty := empty,
                                   gain_map := gain_map, judged_only := judged_only,
@@ -191,7 +195,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user(recs, rels, k := 10, gain := 
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_ranks(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
-    WITH ndcg_ranked_ AS (FROM ndcg_ranked_ranks(recs, depth := max_depth))
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_ranks(recs, depth := ndcg_max_depth(max_depth)))
     FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                                   idcg_cutoff := idcg_cutoff, empty := empty,
                                   gain_map := gain_map, judged_only := judged_only,
@@ -203,7 +207,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_ranks(recs, rels, k := 10, ga
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_scores(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
-    WITH ndcg_ranked_ AS (FROM ndcg_ranked_scores(recs, depth := max_depth, ties := ties))
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_scores(recs, depth := ndcg_max_depth(max_depth),
+                                                  ties := ndcg_choice('ties', ties, ['trec', 'average'])))
     FROM ndcg_metrics_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                                   idcg_cutoff := idcg_cutoff, empty := empty,
                                   gain_map := gain_map, judged_only := judged_only,

@@ -5,8 +5,14 @@
 -- Returns a BIGINT, NULL meaning "no cutoff", or 0 for anything that is not a cutoff (which
 -- ndcg_cutoffs rejects). Free of side effects, so DuckDB folds it for a constant k.
 CREATE OR REPLACE TEMP MACRO ndcg_cutoff(k) AS
-    CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL
-         ELSE coalesce(TRY_CAST(k::VARCHAR AS BIGINT), 0) END;
+    CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL ELSE coalesce(ndcg_whole(k), 0) END;
+
+-- ndcg_whole(value): a parameter's value as a BIGINT when it is a whole number (10, 10.0, '10',
+-- '1e3'); NULL for anything else (2.5, 'ten', true, a list). TRY_CAST to BIGINT alone would round
+-- 2.5 to 3.
+CREATE OR REPLACE TEMP MACRO ndcg_whole(value) AS
+    CASE WHEN TRY_CAST(value::VARCHAR AS DOUBLE) = floor(TRY_CAST(value::VARCHAR AS DOUBLE))
+         THEN TRY_CAST(TRY_CAST(value::VARCHAR AS DOUBLE) AS BIGINT) END;
 
 -- ndcg_k(k): the cutoff parameter `k` of the shell wrappers as a one-cutoff list for ks; stops
 -- naming what was typed when it is not an integer >= 1 or 'all'.
@@ -15,11 +21,42 @@ CREATE OR REPLACE TEMP MACRO ndcg_k(k) AS
          THEN error('ndcg-duck: k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
          ELSE [ndcg_cutoff(k)] END;
 
+-- ndcg_choice(name, value, allowed): value as text when it is one of the words allowed (a value of
+-- any type is compared as text, so ties := 1 is an error that names ties, not a cast error);
+-- otherwise stops the query naming the option and the words it takes. The shell wrappers pass
+-- their word options through it before any other macro reads them.
+CREATE OR REPLACE TEMP MACRO ndcg_choice(name, value, allowed) AS
+    CASE WHEN list_contains(allowed, value::VARCHAR) THEN value::VARCHAR
+         ELSE error('ndcg-duck: ' || name || ' must be one of ' || array_to_string(allowed, ', ')
+                    || ', not ' || ndcg_show(value)) END;
+
 -- ndcg_option(name, value, allowed): true when value is one of the list allowed; otherwise stops
 -- the query naming the option. Checked once per query, not per row.
 CREATE OR REPLACE TEMP MACRO ndcg_option(name, value, allowed) AS
-    ndcg_require(list_contains(allowed, value), name || ' must be one of '
-                 || array_to_string(allowed, ', ') || ', not ' || ndcg_show(value));
+    ndcg_choice(name, value, allowed) IS NOT NULL;
+
+-- ndcg_flag(name, value): a true/false parameter (judged_only) as a BOOLEAN; stops naming it for
+-- anything but true or false ('yes', 1 and NULL included, which a cast would take silently).
+CREATE OR REPLACE TEMP MACRO ndcg_flag(name, value) AS
+    CASE WHEN typeof(value) = 'BOOLEAN' AND value IS NOT NULL THEN value::VARCHAR = 'true'
+         ELSE error('ndcg-duck: ' || name || ' must be true or false, not ' || ndcg_show(value))
+    END;
+
+-- ndcg_gain_map_of(gain_map): the parameter gain_map as a MAP(DOUBLE, DOUBLE) (read through text,
+-- so that a value of any type binds); NULL when it is not a map of numbers.
+CREATE OR REPLACE TEMP MACRO ndcg_gain_map_of(gain_map) AS
+    CASE WHEN typeof(gain_map) LIKE 'MAP(%' THEN TRY_CAST(gain_map::VARCHAR AS MAP(DOUBLE, DOUBLE)) END;
+
+-- ndcg_gain_map(gain_map): gain_map as a MAP(DOUBLE, DOUBLE), or NULL for none; stops naming it
+-- when it is not a MAP from relevance levels to finite gains.
+CREATE OR REPLACE TEMP MACRO ndcg_gain_map(gain_map) AS
+    CASE WHEN gain_map IS NULL THEN NULL::MAP(DOUBLE, DOUBLE)
+         WHEN ndcg_gain_map_of(gain_map) IS NOT NULL
+              AND len(list_filter(map_values(ndcg_gain_map_of(gain_map)),
+                                  lambda g: NOT coalesce(isfinite(g), false))) = 0
+         THEN ndcg_gain_map_of(gain_map)
+         ELSE error('ndcg-duck: gain_map must be a MAP from relevance level to gain, both numbers '
+                    || '(e.g. MAP {1: 3, 2: 9}), or NULL, not ' || ndcg_show(gain_map)) END;
 
 -- ndcg_min_relevance_ok(min_relevance): true when min_relevance is NULL (no threshold) or a
 -- finite number; otherwise stops the query naming the parameter.
@@ -73,17 +110,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, tie
 -- ndcg_max_depth(max_depth): the parameter max_depth as a BIGINT (NULL: no limit); stops naming
 -- `max_depth` when it is not an integer >= 1.
 CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
-    CASE WHEN max_depth IS NOT NULL
-              AND NOT coalesce(TRY_CAST(max_depth::VARCHAR AS BIGINT) >= 1, false)
+    CASE WHEN max_depth IS NOT NULL AND NOT coalesce(ndcg_whole(max_depth) >= 1, false)
          THEN error('ndcg-duck: max_depth must be an integer >= 1 or NULL (no limit), not '
                     || max_depth::VARCHAR)
-         ELSE TRY_CAST(max_depth::VARCHAR AS BIGINT) END;
+         ELSE ndcg_whole(max_depth) END;
 
 -- ndcg_ideal_depth_ok(ideal_depth): true when ideal_depth is NULL (every gain) or an integer >= 1;
 -- otherwise stops naming the parameter.
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_depth_ok(ideal_depth) AS
     ndcg_require(ideal_depth IS NULL
-                 OR coalesce(TRY_CAST(ideal_depth::VARCHAR AS BIGINT) >= 1, false),
+                 OR coalesce(ndcg_whole(ideal_depth) >= 1, false),
                  'ideal_depth must be an integer >= 1 or NULL (every gain), not '
                  || ndcg_show(ideal_depth));
 

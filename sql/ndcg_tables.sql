@@ -7,7 +7,9 @@
 -- max_depth (only the first N items of each ranking count; NULL: all), judged_only (true: take
 -- unjudged items out of each ranking first) and, for rankings by score only, ties ('trec',
 -- 'average'). ndcg_judgments (ndcg_input.sql) and ndcg_scores (ndcg_core.sql) say what each
--- one does. Every wrapper checks rels as the CLI does, through the judgments edge.
+-- one does. Every wrapper checks rels as the CLI does, through the judgments edge, and each option
+-- before any other macro reads it (ndcg_choice, ndcg_flag, ndcg_gain_map, ndcg_k: a wrong value of
+-- any type stops naming the option and the values it takes).
 
 -- ndcg_per_user_of(rankings, rels, k, ...): what the wrappers share: rels through the judgments
 -- edge, then ndcg_scores at the one cutoff k over rankings (a ranking edge's result, by name).
@@ -16,12 +18,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_of(rankings, rels, k := 10, gain := '
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', gain_map := NULL,
         judged_only := false, min_relevance := NULL, ties := 'trec') AS TABLE
     WITH ndcg_judgments_ AS (
-        FROM ndcg_judgments(rels, gain := gain, gain_map := gain_map,
-                            min_relevance := min_relevance, ideal_depth := ndcg_width(ndcg_k(k))))
+        FROM ndcg_judgments(rels, gain := ndcg_choice('gain', gain, ['linear', 'exponential', 'binary']),
+                            gain_map := ndcg_gain_map(gain_map), min_relevance := min_relevance,
+                            ideal_depth := ndcg_width(ndcg_k(k))))
     SELECT user_id, dcg, idcg, ndcg
-    FROM ndcg_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k), missing := missing,
-                     idcg_cutoff := idcg_cutoff, empty := empty, judged_only := judged_only,
-                     ties := ties);
+    FROM ndcg_scores(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                     missing := ndcg_choice('missing', missing, ['zero', 'skip']),
+                     idcg_cutoff := ndcg_choice('idcg_cutoff', idcg_cutoff, ['k', 'list']),
+                     empty := ndcg_choice('empty', empty, ['zero', 'skip']),
+                     judged_only := ndcg_flag('judged_only', judged_only),
+                     ties := ndcg_choice('ties', ties, ['trec', 'average']));
 
 -- ndcg_per_user(recs, rels, ...): recs nested (user_id, items LIST in rank order).
 -- Returns user_id, dcg, idcg, ndcg for each evaluated user.
@@ -29,7 +35,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user(recs, rels, k := 10, gain := 'linear'
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_lists(recs, depth := ndcg_depth(ndcg_k(k), max_depth, judged_only)))
+        FROM ndcg_ranked_lists(recs, depth := ndcg_depth(ndcg_k(k), max_depth,
+                                                ndcg_flag('judged_only', judged_only))))
     FROM ndcg_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                           idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
                           judged_only := judged_only, min_relevance := min_relevance);
@@ -39,7 +46,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_ranks(recs, rels, k := 10, gain := 'l
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth(ndcg_k(k), max_depth, judged_only)))
+        FROM ndcg_ranked_ranks(recs, depth := ndcg_depth(ndcg_k(k), max_depth,
+                                                ndcg_flag('judged_only', judged_only))))
     FROM ndcg_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                           idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
                           judged_only := judged_only, min_relevance := min_relevance);
@@ -51,8 +59,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_per_user_scores(recs, rels, k := 10, gain := '
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, ties := 'trec', min_relevance := NULL) AS TABLE
     WITH ndcg_ranked_ AS (
-        FROM ndcg_ranked_scores(recs, depth := ndcg_depth(ndcg_k(k), max_depth, judged_only, ties),
-                                ties := ties))
+        FROM ndcg_ranked_scores(recs, depth := ndcg_depth(ndcg_k(k), max_depth,
+                                    ndcg_flag('judged_only', judged_only),
+                                    ndcg_choice('ties', ties, ['trec', 'average'])),
+                                ties := ndcg_choice('ties', ties, ['trec', 'average'])))
     FROM ndcg_per_user_of('ndcg_ranked_', rels, k := k, gain := gain, missing := missing,
                           idcg_cutoff := idcg_cutoff, empty := empty, gain_map := gain_map,
                           judged_only := judged_only, min_relevance := min_relevance,

@@ -1,3 +1,5 @@
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,3 +26,26 @@ def row(con, sql):
     rows = con.sql(sql).fetchall()
     assert len(rows) == 1, rows
     return rows[0]
+
+
+JAVA = shutil.which("java") or (os.environ.get("JAVA_HOME") and
+                                Path(os.environ["JAVA_HOME"], "bin", "java").exists())
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for every test that needs one (test_spark.py, test_readme.py);
+    skips where no Java runtime is installed."""
+    if not JAVA:
+        pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("ndcg-duck tests")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("OFF")
+    yield session
+    session.stop()

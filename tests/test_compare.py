@@ -128,6 +128,36 @@ def test_bootstrap_interval_is_scipys_and_its_p_value_is_sane():
     assert stats.bootstrap(d + 5, 999, 42, 0.95)[0] == 1 / 1000
 
 
+def test_bootstrap_normal_form_agrees_with_resampling():
+    """Beyond stats.BOOTSTRAP_DRAWS the bootstrap takes its normal-theory form; where both can
+    run, it agrees with resampling to within the resampling's own noise, on differences shaped
+    like NDCG's (most users unchanged, the rest spread and skewed)."""
+    rng = np.random.default_rng(4)
+    n = 5000
+    d = np.where(rng.random(n) < 0.6, 0.0, rng.beta(0.6, 2.0, n) - 0.2)
+    for shift in (0.0, 0.004, 0.01):
+        resampled = stats.bootstrap(d + shift, 4000, 7, 0.95)
+        assert not stats.bootstrap_is_normal(n, 4000)
+        normal = stats.bootstrap_normal(d + shift, 4000, 0.95)
+        width = resampled[2] - resampled[1]
+        assert normal[1] == pytest.approx(resampled[1], abs=0.03 * width)
+        assert normal[2] == pytest.approx(resampled[2], abs=0.03 * width)
+        assert normal[0] == pytest.approx(resampled[0], abs=0.02)
+    assert stats.bootstrap_is_normal(1_000_000, 10_000) and stats.bootstrap_is_normal(20_001, 10_000)
+    assert stats.bootstrap(d + 1, 10_000, 1, 0.95)[0] == 1 / 10_001  # never below 1 / (B + 1)
+
+
+def test_a_normal_bootstrap_says_so(hand, monkeypatch):
+    monkeypatch.setattr(stats, "BOOTSTRAP_DRAWS", 10)
+    args = ["compare", hand["rels"], "--run", f"a={hand['a']}", "--run", f"b={hand['b']}",
+            "--test", "bootstrap"]
+    note = ("bootstrap in its normal-theory form, as where users x resamples exceed "
+            "200,000,000 (README, compare)")
+    assert note in run(*args).output.splitlines()
+    assert [row["note"] for row in json.loads(run(*args, "--format", "json").output)] == \
+        [None, note]
+
+
 def test_holm_and_bonferroni_by_hand():
     # sorted: 0.005 x 4 = 0.02; 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1, but never below 0.06
     p = [0.01, 0.04, 0.03, 0.005]
@@ -199,9 +229,8 @@ def test_metrics_beside_ndcg_are_compared_with_evals_means():
                            metrics=metrics).summary
         for metric, cutoff in names:
             key = metric if cutoff is None else f"{metric}@{cutoff}"
-            # DuckDB's fsum is compensated, not exact: the two queries may differ in the last bit
-            assert rows_of(result, metric=metric, cutoff=cutoff)[name]["mean"] == pytest.approx(
-                summary[key], rel=1e-15, abs=1e-15)
+            # one rule for every mean (means.py): the same bits
+            assert rows_of(result, metric=metric, cutoff=cutoff)[name]["mean"] == summary[key]
     new, old = (rows_of(result, metric="recall", cutoff="10")[run]["mean"] for run in ("new", "old"))
     assert rows_of(result, metric="recall", cutoff="10")["new"]["diff"] == pytest.approx(new - old)
 
@@ -233,6 +262,25 @@ def test_all_pairs_and_baseline(hand):
     chosen = compare(hand["rels"], runs, baseline="b")
     assert [(row["baseline"], row["run"]) for row in chosen.rows] == \
         [("b", "a"), (None, "b"), ("b", "c")]
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_identical_runs_say_why_no_test_was_made(hand, test):
+    """Two runs that score each user the same: no test, whatever the test, and the table's title,
+    its notes and the JSON note say why."""
+    args = ["compare", hand["rels"], "--run", f"a={hand['a']}", "--run", f"same={hand['a']}",
+            "--test", test, "-k", "10,1"]
+    shown = run(*args).output
+    assert shown.splitlines()[0].endswith(", no test made: every per-user difference is 0")
+    assert ("no test where every per-user difference is 0 (the runs score each user the same): "
+            "same against a (ndcg@10), same against a (ndcg@1)") in shown.splitlines()
+    rows = json.loads(run(*args, "--format", "json").output)
+    compared = [row for row in rows if row["baseline"] == "a"]
+    assert len(compared) == 2
+    assert all(row["note"] == "every per-user difference is 0 (the runs score each user the "
+               "same): no test" and not row["tested"] and row["p_value"] is None
+               and (row["diff"], row["diff_ci_low"], row["diff_ci_high"]) == (0, 0, 0)
+               for row in compared)
 
 
 def test_randomization_is_the_same_on_any_number_of_threads(hand, tmp_path):

@@ -1,7 +1,10 @@
 """The README's examples run as shown."""
 
 import subprocess
+from pathlib import Path
 
+import duckdb
+import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT
@@ -58,3 +61,128 @@ def test_the_readme_states_the_defaults_and_gain_maps_as_checked():
     assert "`--missing skip` is trec_eval without `-c`" in text
     assert "`gains={...}` is `--gain-map` only while every gain is >= 0" in text
     assert "The defaults follow trec_eval's `ndcg_cut`;" not in text
+
+
+# --- every command of the README runs -----------------------------------------------------------
+
+def commands(language="sh"):
+    """The ndcg-duck commands of the README's `language` blocks: continuation lines joined, one
+    command per `&&` part. Set-up steps (venv, pip) are CI's (.ci/run), and synopses (with
+    [options] or placeholders such as RECS) and cluster paths (s3a://) cannot run here."""
+    found = []
+    for block in blocks(language):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                part = part.strip()
+                if part.startswith("ndcg-duck ") and not any(
+                        mark in part for mark in ("[", "RECS", "s3a://", "...")):
+                    found.append(part)
+    return found
+
+
+def test_every_command_block_runs(tmp_path):
+    """Each command of the README's sh blocks, run by the shell in a copy of the files it
+    reads, exits 0 (the Spark blocks run in tests/test_spark.py)."""
+    import os
+    import shutil
+    import sys
+
+    for folder in ("examples", "tests/data"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "ndcg-duck"
+    shim.write_text(f"#!/bin/sh\nexec {sys.executable} -c "
+                    f"'from ndcg_duck.cli import main; main()' \"$@\"\n")
+    shim.chmod(0o755)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + sys.path),
+               PATH=os.pathsep.join([str(bin_dir), str(Path(duckdb_binary()).parent),
+                                     os.environ.get("PATH", "")]))
+    ran = commands()
+    assert len(ran) >= 6, ran  # the first example, eval's, compare's
+    for command in ran:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+
+
+# --- what the README claims of the Spark engine --------------------------------------------------
+
+def spark_refusals():
+    """The options the README says --engine spark refuses, as written there ('-m', '--plot',
+    '--per-user -', ...)."""
+    import re
+
+    text = " ".join(README.split())
+    found = re.search(r"`eval` refuses only these options, with a usage error \(exit 2\) before "
+                      r"any Spark job: (.*?); every other option works as with the default engine",
+                      text)
+    assert found, "the README's sentence on what --engine spark refuses"
+    return re.findall(r"`(-[^`]+)`", found.group(1))
+
+
+def eval_options():
+    """{click option name (the first flag, e.g. '--gain-map'): its Python name} of eval."""
+    from ndcg_duck.cli import cli as group
+
+    return {p.opts[-1] if p.opts[0] == "-m" else p.opts[0]: p.name
+            for p in group.commands["eval"].params if p.opts[0].startswith("-")}
+
+
+# how each refusal is asked for on the command line, with what it needs beside it
+REFUSED_ARGS = {"-m": ["-m", "ndcg,recall"],
+                "--segments": ["--segments", "examples/listeners.csv", "--by", "activity"],
+                "--by": ["--segments", "examples/listeners.csv", "--by", "activity"],
+                "--plot": ["--plot", "{tmp}/plot.png"]}
+STARTS_SPARK = {"--recs-format trec", "--rels-format trec"}  # refused once Spark has started
+
+
+@pytest.mark.parametrize("refused", spark_refusals())
+def test_the_spark_engine_refuses_what_the_readme_says(refused, tmp_path, request, monkeypatch):
+    if refused in STARTS_SPARK:
+        request.getfixturevalue("spark")
+    monkeypatch.chdir(ROOT)
+    args = [a.format(tmp=tmp_path) for a in REFUSED_ARGS.get(refused, refused.split())]
+    result = CliRunner().invoke(cli, ["eval", "examples/recs.parquet", "examples/relevance.csv",
+                                      "--engine", "spark", *args])
+    assert result.exit_code == 2, result.output
+    assert "engine" in result.output and "Traceback" not in result.output
+    assert not list(tmp_path.iterdir())
+
+
+def test_every_other_option_is_tested_with_spark():
+    """Each eval option the README does not list as refused (fully) is exercised with the Spark
+    engine against the default engine: in tests/test_spark.py, or below."""
+    fully_refused = {r for r in spark_refusals() if " " not in r and r != "-m"}
+    tested = (ROOT / "tests" / "test_spark.py").read_text() + " ".join(SPARK_RUN + SPARK_SCORES)
+    untested = [flag for flag, name in eval_options().items() if flag not in fully_refused
+                and flag not in tested and f"{name}=" not in tested]
+    assert not untested, f"claimed to work with --engine spark but never run with it: {untested}"
+
+
+SPARK_RUN = ["-k", "3,10", "--user-col", "who", "--item-col", "what", "--rank-col", "place",
+             "--relevance-col", "grade", "--min-relevance", "2", "--rels-format", "csv",
+             "--threads", "1", "--memory-limit", "1GB", "--temp-dir", "{tmp}", "--quiet",
+             "--format", "json"]
+SPARK_SCORES = ["-k", "5", "--score-col", "points", "--ties", "average", "--format", "csv"]
+
+
+def test_the_options_beside_test_spark_work_with_spark(spark, tmp_path):
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT user_id AS who, item_id AS what, rank AS place, "
+                f"-(rank // 2) AS points FROM '{ROOT / 'examples/recs_long.csv'}') "
+                f"TO '{tmp_path / 'recs.parquet'}'")
+    con.execute(f"COPY (SELECT user_id AS who, item_id AS what, relevance AS grade "
+                f"FROM '{ROOT / 'examples/relevance.csv'}') TO '{tmp_path / 'rels.txt'}' "
+                f"(FORMAT csv, HEADER)")
+    con.close()
+    for extra in (SPARK_RUN, SPARK_SCORES + ["--user-col", "who", "--item-col", "what",
+                                             "--relevance-col", "grade", "--rels-format", "csv"]):
+        args = ["eval", tmp_path / "recs.parquet", tmp_path / "rels.txt",
+                *[a.format(tmp=tmp_path) for a in extra]]
+        want = CliRunner().invoke(cli, [str(a) for a in args + ["--per-user", tmp_path / "w.csv"]])
+        got = CliRunner().invoke(cli, [str(a) for a in args + ["--per-user", tmp_path / "g.csv",
+                                                                "--engine", "spark"]])
+        assert want.exit_code == 0 and got.exit_code == 0, (want.output, got.output)
+        assert got.output == want.output
+        assert (tmp_path / "g.csv").read_text() == (tmp_path / "w.csv").read_text()

@@ -139,3 +139,51 @@ def test_persistent_macros_outlive_the_session(tmp_path):
                            input="SELECT round(ndcg, 4) FROM ndcg_mean('recs', 'rels');",
                            capture_output=True, timeout=60)
     assert later.stdout.splitlines()[1:] == ["0.4322"], later.stderr
+
+
+# Every option of the shell wrappers, given a wrong value of each type, stops naming the option
+# and the values it takes (never a cast error, never a silent cast such as 'yes' -> true or
+# 2.5 -> 3). Values of a type the option takes are left out.
+TAKES = {
+    "k": "k must be an integer >= 1 or 'all'",
+    "gain": "gain must be one of linear, exponential, binary",
+    "missing": "missing must be one of zero, skip",
+    "idcg_cutoff": "idcg_cutoff must be one of k, list",
+    "empty": "empty must be one of zero, skip",
+    "max_depth": "max_depth must be an integer >= 1 or NULL (no limit)",
+    "gain_map": "gain_map must be a MAP from relevance level to gain, both numbers",
+    "judged_only": "judged_only must be true or false",
+    "min_relevance": "min_relevance must be a finite number or NULL",
+    "ties": "ties must be one of trec, average",
+}
+WRONG = {"text": "'yes'", "integer": "0", "decimal": "2.5", "boolean": "true", "null": "NULL",
+         "list": "[1]", "map": "MAP {1: 2}", "text map": "MAP {'a': 2}"}
+RIGHT_TYPES = {"k": {"null"}, "max_depth": {"null"}, "gain_map": {"null", "map"},
+               "judged_only": {"boolean"}, "min_relevance": {"integer", "decimal", "null"}}
+PARAMETER_CASES = [(family, parameter, kind)
+                   for family in ("ndcg_mean", "ndcg_metrics_mean")
+                   for parameter in TAKES for kind in WRONG
+                   if kind not in RIGHT_TYPES.get(parameter, ())]
+
+
+@pytest.fixture(scope="module")
+def parameter_errors():
+    """One shell session runs every case; each case prints a marker and then its query's error."""
+    script = SETUP
+    for number, (family, parameter, kind) in enumerate(PARAMETER_CASES):
+        macro = f"{family}_scores('recs_scored'" if parameter == "ties" else f"{family}('recs'"
+        script += (f".print case {number}\n"
+                   f"SELECT * FROM {macro}, 'rels', {parameter} := {WRONG[kind]});\n")
+    done = subprocess.run([duckdb_binary(), "-csv"], input=script + ".print case end\n",
+                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
+                          timeout=120)
+    return done.stdout.split("case ")
+
+
+@pytest.mark.parametrize("number", range(len(PARAMETER_CASES)),
+                         ids=[f"{f}-{p}-{k}" for f, p, k in PARAMETER_CASES])
+def test_shell_parameter_errors_name_the_parameter(parameter_errors, number):
+    family, parameter, kind = PARAMETER_CASES[number]
+    output = parameter_errors[number + 1]
+    assert output.startswith(f"{number}\n")
+    assert f"ndcg-duck: {parameter} must be" in output and TAKES[parameter] in output, output

@@ -22,32 +22,16 @@ import pytest
 from click.testing import CliRunner
 
 import ndcg_duck
-from conftest import ROOT
+from conftest import JAVA, ROOT
 from ndcg_duck import spark as engine
 from ndcg_duck.cli import cli
 from test_reference import recs_table, rels_table
 
-JAVA = shutil.which("java") or (os.environ.get("JAVA_HOME") and
-                                Path(os.environ["JAVA_HOME"], "bin", "java").exists())
 needs_java = pytest.mark.skipif(not JAVA, reason="no Java runtime (java on PATH or JAVA_HOME): "
                                                  "Spark cannot start here")
 
 
-@pytest.fixture(scope="session")
-def spark():
-    if not JAVA:
-        pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("ndcg-duck tests")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.default.parallelism", "2")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("OFF")
-    yield session
-    session.stop()
+# the `spark` fixture (one local session for the whole run) is in conftest.py
 
 
 # --- exact sums ---------------------------------------------------------------------------------
@@ -334,7 +318,9 @@ def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, mo
         for u, judged in judgments.items():
             out.write("".join(f"{u} 0 {item} {rel!r}\n" for item, rel in judged.items()))
     monkeypatch.chdir(tmp_path)
-    args = ["eval", "runs/run*", "qrels", "-k", "5,all", "-m", "ndcg,map", "--format", "json"]
+    # the run named as TREC with --recs-format, the qrels found TREC by their content
+    args = ["eval", "runs/run*", "qrels", "-k", "5,all", "-m", "ndcg,map", "--format", "json",
+            "--recs-format", "trec"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
     assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
     with open(runs / "run1", "a") as out:

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from .. import options
+from .. import interrupts, options
 from ..report import output
 from ..evaluation import progress
 from .extras import (check_eval_extras, eval_extras, plot_option, segment_options,
@@ -22,7 +22,8 @@ from ..sqlfiles import script
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 EXIT_CODES = """Exit status: 0 when the evaluation ran, 1 for bad input data (the message names
-the file, column, user, item and value), 2 for a bad command line or option value."""
+the file, column, user, item and value), 2 for a bad command line or option value, 130 when
+stopped by Ctrl-C (SIGINT), 143 by SIGTERM."""
 
 
 def _checked(param):
@@ -72,11 +73,17 @@ def registry_options(*groups):
 
 
 def _user_errors(fn):
-    """Turn InputError into click's usage (exit 2) or data (exit 1) errors."""
+    """Turn InputError into click's usage (exit 2) or data (exit 1) errors, and run the command
+    so that SIGINT and SIGTERM stop it promptly: one line on stderr, exit 130 or 143, the
+    files it was writing left as they were (interrupts.py)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            with interrupts.stoppable():
+                return fn(*args, **kwargs)
+        except interrupts.Interrupted as exc:
+            click.echo(interrupts.MESSAGE, err=True)
+            sys.exit(exc.exit_code)
         except InputError as exc:
             if exc.usage:
                 raise click.UsageError(str(exc)) from None

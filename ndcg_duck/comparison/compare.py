@@ -1,19 +1,21 @@
 """compare(): score several runs on the same users and compare them, overall and by segment.
 
 Each run is scored by `evaluate` (the same macros, options and checks as `ndcg-duck eval`). The
-per-user tables are joined on the user in DuckDB, which also computes every mean, variance and
-count (sql/ndcg_compare.sql); `stats` turns those into intervals and p-values.
+per-user tables are joined on the user in DuckDB, which also computes every variance and count
+(sql/ndcg_compare.sql) and the exact sums of every mean (means.py); `stats` turns those into
+intervals and p-values.
 """
 
 from __future__ import annotations
 
 import math
+import signal
 import warnings
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import options as registry
+from .. import interrupts, means, options as registry
 from ..report import segments as segmenting
 from . import stats
 from ..errors import InputError, NdcgWarning
@@ -44,6 +46,16 @@ ROW_FIELDS = ("metric", "cutoff", "segment", "run", "baseline", "users", "mean",
               "correction", "family", "users_without_recommendations")
 
 
+# the note of a comparison whose per-user differences are all 0: why it has no test (whatever the
+# test: there is no difference to test) and a zero-width interval
+ALL_ZERO = "every per-user difference is 0 (the runs score each user the same): no test"
+
+
+# the note of a bootstrap whose resamples were too many to draw (stats.BOOTSTRAP_DRAWS)
+NORMAL_BOOTSTRAP = ("bootstrap in its normal-theory form, as where users x resamples exceed "
+                    f"{stats.BOOTSTRAP_DRAWS:,} (README, compare)")
+
+
 def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparison:
     """Compare the runs (a {name: recs} mapping, or (name, recs) pairs, in order; recs as
     `evaluate` takes them) on the judgments `rels`.
@@ -61,7 +73,8 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
     try:
-        result, notes = compare_runs(rels, runs, k, **settings)
+        with interrupts.stoppable(signals=(signal.SIGINT,)):
+            result, notes = compare_runs(rels, runs, k, **settings)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
     for note in notes:
@@ -87,36 +100,37 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
 
         plotting.check_path(plot)
     con = duckdb.connect()
-    register(con)
-    user_col = options.get("user_col") or "user_id"
-    where = None
-    if segments is not None:
-        where = segmenting.attach(con, segments, by, user_col, segments_format)
-    tables, summaries, notes = [], [], []
-    for name, recs in runs:
-        result, said = run(recs, rels, k, con=con, per_user=True, threads=threads,
-                           memory_limit=memory_limit, temp_dir=temp_dir, **options)
-        tables.append(result.per_user)
-        summaries.append(result.summary)
-        notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
-    metrics = [c for c in tables[0].column_names if c in summaries[0]]
-    users = _pair_users(con, tables, metrics, where)
-    aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
-    info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
-                     for name, summary in zip(names, summaries)},
-            "users": users["paired"], "users_left_out": users["left_out"],
-            "baseline": None if all_pairs else names[pairs[0][0]],
-            "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
-            "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
-            "n_resamples": n_resamples, "seed": seed, "by": by}
-    rows = _rows(con, aggregates, names, pairs, metrics, info)
-    _correct(rows, correction, alpha, info)
-    table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
-    if plot is not None:
-        from ..report import plot as plotting
+    with interrupts.watching(con):
+        register(con)
+        user_col = options.get("user_col") or "user_id"
+        where = None
+        if segments is not None:
+            where = segmenting.attach(con, segments, by, user_col, segments_format)
+        tables, summaries, notes = [], [], []
+        for name, recs in runs:
+            result, said = run(recs, rels, k, con=con, per_user=True, threads=threads,
+                               memory_limit=memory_limit, temp_dir=temp_dir, **options)
+            tables.append(result.per_user)
+            summaries.append(result.summary)
+            notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
+        metrics = [c for c in tables[0].column_names if c in summaries[0]]
+        users = _pair_users(con, tables, metrics, where)
+        aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
+        info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
+                         for name, summary in zip(names, summaries)},
+                "users": users["paired"], "users_left_out": users["left_out"],
+                "baseline": None if all_pairs else names[pairs[0][0]],
+                "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
+                "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
+                "n_resamples": n_resamples, "seed": seed, "by": by}
+        rows = _rows(con, aggregates, names, pairs, metrics, info)
+        _correct(rows, correction, alpha, info)
+        table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
+        if plot is not None:
+            from ..report import plot as plotting
 
-        plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
-    return Comparison(rows, table, info), notes
+            plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
+        return Comparison(rows, table, info), notes
 
 
 def _runs(runs) -> list:
@@ -216,7 +230,32 @@ def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
         query = f"SELECT {literal(ALL)}, {', '.join(columns)} FROM ndcg_cmp_paired"
     result = con.sql(query)
     names = result.columns
-    return [(row[0], dict(zip(names[1:], row[1:]))) for row in result.fetchall()]
+    rows = [(row[0], dict(zip(names[1:], row[1:]))) for row in result.fetchall()]
+    _exact(con, rows, runs, pairs, metrics, with_segments)
+    return rows
+
+
+def _exact(con, aggregates, runs: int, pairs, metrics, with_segments: bool) -> None:
+    """Put in every mean of the aggregates the exactly rounded mean of its users' values
+    (means.py, the rule eval's means follow): each run's mean, and each pair's means and mean
+    difference (of the per-user differences)."""
+    columns = {}
+    for m in metrics:
+        columns.update({f"s|{run}|{m}": _column(run, m) for run in range(runs)})
+        columns.update({f"d|{i}|{j}|{m}": f"{_column(j, m)} - {_column(i, m)}" for i, j in pairs})
+    found = {(ALL, *key): mean
+             for key, mean in means.exact_means(con, "ndcg_cmp_paired", columns).items()}
+    if with_segments:
+        found.update(means.exact_means(con, "ndcg_cmp_paired", columns, groups=("segment",)))
+    for segment, values in aggregates:
+        for m in metrics:
+            for run in range(runs):
+                values[f"s|{run}|{m}"]["mean"] = found.get((segment, f"s|{run}|{m}"))
+            for i, j in pairs:
+                paired = values[f"p|{i}|{j}|{m}"]
+                paired.update(mean=found.get((segment, f"s|{j}|{m}")),
+                              base_mean=found.get((segment, f"s|{i}|{m}")),
+                              diff_mean=found.get((segment, f"d|{i}|{j}|{m}")))
 
 
 def split_metric(name: str):
@@ -280,6 +319,9 @@ def _compare(con, row, paired, against, key, segment, level, test, small, info) 
         return
     row["d_z"] = diff / math.sqrt(var) if var else None
     row["diff_ci_low"], row["diff_ci_high"] = stats.t_interval(diff, var, n, level)
+    if diff == 0 and not var:  # no test can tell runs apart that score each user the same
+        row["note"] = ALL_ZERO
+        return
     if test == "none":
         return
     if test == "t":
@@ -291,8 +333,10 @@ def _compare(con, row, paired, against, key, segment, level, test, small, info) 
         elif n >= 2 and var:
             row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap(
                 diffs, info["n_resamples"], info["seed"], level)
+            if stats.bootstrap_is_normal(len(diffs), info["n_resamples"]):
+                row["note"] = NORMAL_BOOTSTRAP
     if row["p_value"] is None:
-        row["note"] = "every difference is the same: no test"
+        row["note"] = f"every per-user difference is {diff:+.6g}: no test"
     else:
         row["tested"] = True
 
@@ -318,7 +362,9 @@ def _correct(rows, correction, alpha, info) -> None:
         row["significant"] = p < alpha
     for row in rows:
         row.update(correction=correction, family=len(tested))
-    info.update(correction=correction, family=len(tested))
+    compared = [row for row in rows if row["diff"] is not None]
+    info.update(correction=correction, family=len(tested),
+                all_zero=bool(compared) and all(row["note"] == ALL_ZERO for row in compared))
 
 
 def _per_user(con, names, pairs, metrics, user_col: str, with_segments: bool) -> pa.Table:

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from .compare import ROW_FIELDS
+from .compare import ALL_ZERO, NORMAL_BOOTSTRAP, ROW_FIELDS
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -117,7 +117,10 @@ def _title(info) -> str:
     family = info["family"]
     tests = f"{family} test" if family == 1 else f"{family} tests"
     if not family:
-        return f"compare: {what}; {test}" + ("" if info["test"] == "none" else ", no test made")
+        if info["test"] == "none":
+            return f"compare: {what}; {test}"
+        return f"compare: {what}; {test}, no test made" + (
+            ": every per-user difference is 0" if info.get("all_zero") else "")
     fix = "no correction" if correction == "none" else f"{correction.capitalize()} correction"
     return f"compare: {what}; {test}; {fix} over {tests}"
 
@@ -151,8 +154,17 @@ def _notes(rows, info) -> list:
     if small:
         notes.append(f"segments with fewer than {info['min_users']} users (--min-users), means "
                      f"only, not tested: {', '.join(small)}")
-    if any(row["note"] and row["note"].startswith("every") for row in rows):
-        notes.append("no test where every difference is the same")
+    same = {}
+    for row in rows:
+        if row["note"] and row["note"].startswith("every per-user difference"):
+            pair = f"{row['run']} against {row['baseline']}"
+            where = "" if row["segment"] == "(all)" else f" in {row['segment']}"
+            metric = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
+            same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
+    if any(row["note"] == NORMAL_BOOTSTRAP for row in rows):
+        notes.append(NORMAL_BOOTSTRAP)
+    for why, cases in same.items():
+        notes.append(f"no test where {why}: {', '.join(dict.fromkeys(cases))}")
     if info["family"]:
         notes.append(f"* {'p' if info['correction'] == 'none' else 'p ' + info['correction']} "
                      f"< {info['alpha']:g}")

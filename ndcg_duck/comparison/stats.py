@@ -13,7 +13,9 @@ intervals and p-values with scipy (the `compare` extra), and corrects p-values o
   difference) every sign assignment is enumerated instead and p = count / 2^m, exactly.
 - Bootstrap (percentile interval of the mean difference, Efron and Tibshirani 1993, 13.3); its
   test shifts the bootstrap distribution to the null (ibid. 16.4): p = (count + 1) / (B + 1) with
-  count the resamples whose mean is at least |mean(d)| away from mean(d).
+  count the resamples whose mean is at least |mean(d)| away from mean(d). Beyond
+  BOOTSTRAP_DRAWS users x resamples, the normal distribution the bootstrap distribution of a
+  mean tends to stands for the resamples (bootstrap_normal), and the output says so.
 - Holm (1979) step-down and Bonferroni corrections of p-values over a family of tests.
 """
 
@@ -31,6 +33,12 @@ INSTALL = "pip install 'ndcg-duck[compare]'"
 # Work per batch of resamples, in values drawn: bounds memory whatever the number of users.
 BATCH_VALUES = 4_000_000
 BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
+# Users x resamples beyond which the bootstrap takes its normal-theory form (bootstrap_normal):
+# resampling draws one random user per user and resample, about 30 ns each here, so 2e8 draws
+# (20,000 users at 10,000 resamples) take seconds, and 1e10 (1M users) minutes. At 20,000 users
+# the bootstrap distribution of a mean is normal to within its Monte Carlo noise
+# (tests/test_compare.py, test_bootstrap_normal_form_agrees_with_resampling).
+BOOTSTRAP_DRAWS = 200_000_000
 
 
 def require(module: str, feature: str):
@@ -128,13 +136,21 @@ def _sum(x, axis=-1):
     return np.sum(x, axis=axis)
 
 
+def bootstrap_is_normal(users: int, n_resamples: int) -> bool:
+    """Whether `bootstrap` takes its normal-theory shortcut: more than BOOTSTRAP_DRAWS draws."""
+    return users * n_resamples > BOOTSTRAP_DRAWS
+
+
 def bootstrap(diffs, n_resamples: int, seed: int, level: float) -> Tuple[float, float, float]:
     """The bootstrap test of mean(diffs) = 0 and the percentile interval of the mean: (p, low,
-    high), from one set of n_resamples resamples."""
+    high), from one set of n_resamples resamples, or, beyond BOOTSTRAP_DRAWS draws, from the
+    normal distribution the bootstrap distribution of a mean tends to (bootstrap_normal)."""
     import numpy as np
 
-    stats = _scipy_stats()
     d = np.asarray(diffs, dtype=float)
+    if bootstrap_is_normal(d.size, n_resamples):
+        return bootstrap_normal(d, n_resamples, level)
+    stats = _scipy_stats()
     result = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
                              confidence_level=level, method="percentile",
                              batch=max(1, BATCH_VALUES // max(d.size, 1)),
@@ -143,6 +159,27 @@ def bootstrap(diffs, n_resamples: int, seed: int, level: float) -> Tuple[float, 
     count = _count_extreme(result.bootstrap_distribution - mean, abs(mean), float(np.abs(d).mean()))
     return ((count + 1) / (n_resamples + 1), float(result.confidence_interval.low),
             float(result.confidence_interval.high))
+
+
+def bootstrap_normal(d, n_resamples: int, level: float) -> Tuple[float, float, float]:
+    """The bootstrap of the mean of d in its large-sample form. Resampling n users with
+    replacement gives means with mean mean(d) and variance s^2 / n, s^2 = sum (d - mean(d))^2 / n
+    (the plug-in variance), and by the central limit theorem their distribution is normal up to
+    a skewness of order 1 / sqrt(n) (Efron and Tibshirani 1993, 5.2 and 13.3). So the percentile
+    interval is mean(d) +- z_{(1+level)/2} s / sqrt(n), and the share of resamples at least
+    |mean(d)| from mean(d) is q = 2 P(Z >= |mean(d)| sqrt(n) / s); p = (n_resamples q + 1) /
+    (n_resamples + 1), what the resampling test gives on average (never below 1 / (B + 1)).
+    No random numbers: the same on any machine and any number of threads."""
+    import numpy as np
+
+    normal = _scipy_stats().norm
+    n, mean = d.size, float(d.mean())
+    spread = math.sqrt(float(np.mean((d - mean) ** 2)) / n)
+    if spread == 0:
+        return 1.0, mean, mean
+    half = float(normal.ppf((1 + level) / 2)) * spread
+    q = float(2 * normal.sf(abs(mean) / spread))
+    return (n_resamples * q + 1) / (n_resamples + 1), mean - half, mean + half
 
 
 def adjust(pvalues: Sequence[float], method: str) -> List[float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import signal
 import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple, Optional
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 import duckdb
 
 from . import batches, inputs, progress
-from .. import metrics as metric_names, options as registry
+from .. import interrupts, means, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
 from ..options import Options
 from ..sqlfiles import register
@@ -46,12 +47,16 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     per-user table. Raises InputError for bad input or options, and warns (NdcgWarning) when
     ids are compared as text or a gain map level never occurs.
 
+    Ctrl-C (SIGINT) stops the run promptly, even inside a long query, and raises
+    KeyboardInterrupt (ndcg_duck.interrupts.Interrupted).
+
     `con` is the DuckDB connection to work in (a new one by default). It is left as it was:
     the run works in a cursor of its own (its views and macros vanish with it), and threads,
     memory_limit and temp_dir are set only when given and restored afterwards.
     """
     try:
-        result, notes = run(recs, rels, k, per_user=per_user, con=con, **options)
+        with interrupts.stoppable(signals=(signal.SIGINT,)):
+            result, notes = run(recs, rels, k, per_user=per_user, con=con, **options)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
     for note in notes:
@@ -89,7 +94,7 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
     settings = registry.check_settings(given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
-    with _borrowed(owner, settings) as work:
+    with _borrowed(owner, settings) as work, interrupts.watching(work):
         progress.watch(work)
         register(work)
         progress.step("reading the inputs")
@@ -259,7 +264,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     ).fetchall()
     if judged == unranked:
         raise InputError(_no_overlap(con, loaded))
-    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0])
+    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0],
+                       _exact_means(con, measures))
     summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     summary.update(_zero_ideal(con, options))
@@ -267,9 +273,17 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     return Evaluation(summary, table)
 
 
-def _summary(relation, measures: tuple, first_k) -> dict:
+def _exact_means(con, measures: tuple) -> dict:
+    """{(k, metric): the exactly rounded mean of its per-user values} over ndcg_result, for every
+    metric that is a mean (means.py: the one rule for every reported mean)."""
+    averaged = dict.fromkeys(m.metric for m in measures if not metric_names.counts(m.metric))
+    return means.exact_means(con, "ndcg_result", {m: m for m in averaged}, groups=("k",))
+
+
+def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     """{measure name: its mean (a sum for counts)} and users, from a summary macro's rows (one per
-    cutoff, a column per metric). Metrics without a cutoff are read from the first cutoff's row."""
+    cutoff, a column per metric), each mean taken from `exact` ({(k, metric): mean}). Metrics
+    without a cutoff are read from the first cutoff's row."""
     columns = relation.columns
     rows = {row[0]: dict(zip(columns, row)) for row in relation.fetchall()}
     summary = {}
@@ -278,6 +292,8 @@ def _summary(relation, measures: tuple, first_k) -> dict:
         value = rows.get(k, {}).get(measure.metric)
         if value is not None and metric_names.counts(measure.metric):
             value = int(value)
+        elif value is not None:
+            value = exact[(k, measure.metric)]
         summary[measure.name] = value
     summary["users"] = max((row["users"] for row in rows.values()), default=0)
     return summary

@@ -12,6 +12,7 @@ import sys
 
 import duckdb
 
+from .. import interrupts
 from ..errors import InputError
 from ..evaluation.inputs import literal
 from ..metrics import is_metric
@@ -56,8 +57,9 @@ def write_table(table, path: str) -> None:
 def _copy(table, path, options: str) -> None:
     con = duckdb.connect()
     try:
-        con.register("ndcg_out", table)
-        con.execute(f"COPY ndcg_out TO {literal(str(path))} {options}")
+        with interrupts.watching(con):
+            con.register("ndcg_out", table)
+            con.execute(f"COPY ndcg_out TO {literal(str(path))} {options}")
     finally:
         con.close()
 

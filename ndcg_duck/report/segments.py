@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from .. import means
 from ..evaluation import inputs
 from ..errors import InputError
 from ..evaluation.inputs import ident, literal
@@ -92,12 +93,18 @@ def by_segment(per_user, summary: dict, segments, by: str, user_col: str = "user
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_seg_per_user AS SELECT "
                 f"{ident(per_user.column_names[0])} AS user_id, {values} FROM ndcg_seg_arrow")
     join(con, "ndcg_seg_per_user", "ndcg_seg_joined", what)
-    means = ", ".join(f"fsum({ident(m)}) / count(*) AS {ident(m)}" for m in metrics)
     result = con.sql(
         f"SELECT CASE WHEN grouping(segment) = 1 THEN {literal(ALL)} ELSE segment END AS segment, "
-        f"count(*) AS users, {means} FROM ndcg_seg_joined GROUP BY GROUPING SETS ((), (segment)) "
+        f"count(*) AS users FROM ndcg_seg_joined GROUP BY GROUPING SETS ((), (segment)) "
         f"ORDER BY grouping(segment) DESC, segment = ndcg_unknown_segment(), segment")
-    names = result.columns
-    rows = [dict(zip(names, row)) for row in result.fetchall()]
+    rows = [{"segment": segment, "users": users} for segment, users in result.fetchall()]
+    # every mean the exactly rounded mean of its users' values (means.py), as eval's
+    columns = {m: ident(m) for m in metrics}
+    overall = means.exact_means(con, "ndcg_seg_joined", columns)
+    each = means.exact_means(con, "ndcg_seg_joined", columns, groups=("segment",))
+    for row in rows:
+        for m in metrics:
+            row[m] = (overall.get((m,)) if row["segment"] == ALL
+                      else each.get((row["segment"], m)))
     con.close()
     return rows

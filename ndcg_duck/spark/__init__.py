@@ -8,8 +8,8 @@ ndcg_ macros, checks included. There is no second implementation of the metric: 
 reads, moves, writes and adds up.
 
 Means are exact sums: each partition adds its users' values as integers (a double is an integer
-times a power of two), the driver adds those few partial sums, rounds the total once and divides
-by the number of users (as the default engine's fsum(ndcg) / count(*) does), so a mean does not
+times a power of two), the driver adds those few partial sums and divides the exact total by the
+number of users, rounding once (means.mean_of_sum: every door's rule), so a mean does not
 depend on the number of buckets, partitions or workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
 
 Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.

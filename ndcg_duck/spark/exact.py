@@ -1,8 +1,8 @@
 """Exact sums of doubles, for means that do not depend on how Spark splits the users.
 
 Each partition adds its users' values as integers (a double is an integer times a power of two,
-2**-(SCALE + 53) at the smallest); the driver adds those few integers and rounds the total once
-(mean_of). The seam for a shared rule of means: mean_of takes the exact partial sums, added.
+2**-(SCALE + 53) at the smallest); the driver adds those few integers, divides by the count and rounds once
+(mean_of, through means.mean_of_sum, the rule every door follows).
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ def exact_sum(values) -> int:
 
 def mean_of(total: int, count: int) -> Optional[float]:
     """A mean from an exact sum (exact_sum's scaled integer, added over partitions) and a count:
-    the sum rounded once to a double, then divided, as the default engine's fsum(x) / count(x).
-    The one place the Spark engine turns exact sums into means (eval and compare)."""
-    return float(Fraction(total, 1 << (SCALE + 53))) / count if count else None
+    the exact sum divided by the count, rounded once (means.mean_of_sum: every door's rule). The
+    one place the Spark engine turns exact sums into means (eval, segments, compare)."""
+    from ..means import mean_of_sum
+
+    return mean_of_sum(total, -(SCALE + 53), count)
 
 
 def exact_square_sum(values) -> int:

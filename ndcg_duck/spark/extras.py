@@ -5,7 +5,7 @@ only those few numbers reach the driver, never every user.
 Segments: the segment table is small; the driver loads and checks it with the default engine's
 macros (segments.attach), and Spark joins it, broadcast, to the per-user rows. Each partition
 adds, per segment and metric, the exact sum of the values and how many users there are; the
-driver adds those up and divides (mean_of), as by_segment's fsum(x) / count(*).
+driver adds those up and divides (mean_of), as by_segment's exactly rounded means.
 Plot: Spark finds each metric's range; the workers bin their users with the macro ndcg_bin.
 """
 
@@ -30,24 +30,27 @@ def _col(name: str):
 
 
 def _segment_sums(metrics: list, segment: str):
-    """mapInArrow function: per partition and segment, the users and, per metric, the exact sum
-    of its values (decimal text)."""
+    """mapInArrow function: per partition and segment, the users and, per metric, how many have
+    a value and the exact sum of the values (decimal text)."""
     def partial(batches):
         import pyarrow.compute as pc
 
-        users, sums = {}, {}
+        users, sums, counts = {}, {}, {}
         for batch in batches:
             names = batch.column(segment)
             for name in pc.unique(names).to_pylist():
                 rows = batch.filter(pc.equal(names, name))
                 users[name] = users.get(name, 0) + rows.num_rows
                 parts = sums.setdefault(name, [0] * len(metrics))
+                have = counts.setdefault(name, [0] * len(metrics))
                 for i, metric in enumerate(metrics):
                     values = rows.column(metric).drop_null().cast(pa.float64())
                     parts[i] += exact_sum(values.to_numpy(zero_copy_only=False))
+                    have[i] += len(values)
         row = {"segment": list(users), "users": list(users.values())}
         for i in range(len(metrics)):
             row[f"s{i}"] = [str(sums[name][i]) for name in users]
+            row[f"n{i}"] = [counts[name][i] for name in users]
         yield pa.RecordBatch.from_pydict(row, schema=_sums_schema(len(metrics)))
 
     return partial
@@ -55,7 +58,8 @@ def _segment_sums(metrics: list, segment: str):
 
 def _sums_schema(count: int) -> pa.Schema:
     return pa.schema([("segment", pa.string()), ("users", pa.int64())]
-                     + [(f"s{i}", pa.string()) for i in range(count)])
+                     + [(f"s{i}", pa.string()) for i in range(count)]
+                     + [(f"n{i}", pa.int64()) for i in range(count)])
 
 
 def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
@@ -91,24 +95,29 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
                               from_arrow_schema(_sums_schema(len(metrics)))).collect()
     totals = {}
     for row in parts:
-        users, sums = totals.setdefault(row["segment"], [0, [0] * len(metrics)])
+        users, sums, counts = totals.setdefault(row["segment"],
+                                                [0, [0] * len(metrics), [0] * len(metrics)])
         totals[row["segment"]][0] = users + row["users"]
         for i in range(len(metrics)):
             sums[i] += int(row[f"s{i}"])
-    placed = sum(users for name, (users, _) in totals.items() if name != unknown)
-    everyone = sum(users for users, _ in totals.values())
+            counts[i] += row[f"n{i}"]
+    placed = sum(users for name, (users, _, _) in totals.items() if name != unknown)
+    everyone = sum(users for users, _, _ in totals.values())
     if everyone and not placed and theirs is not None:
         (lowest,), = values.agg(F.min("__ndcg_user")).collect()
         raise InputError(f"no evaluated user is in the {what} (user ids there look like "
                          f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
                          f"files use the same ids")
-    all_sums = [sum(sums[i] for _, sums in totals.values()) for i in range(len(metrics))]
+    # the mean of the users with a value, exactly rounded (mean_of), as segments.by_segment's
+    all_sums = [sum(sums[i] for _, sums, _ in totals.values()) for i in range(len(metrics))]
+    all_counts = [sum(counts[i] for _, _, counts in totals.values())
+                  for i in range(len(metrics))]
     rows = [dict(segment=segmenting.ALL, users=everyone,
-                 **{m: mean_of(all_sums[i], everyone) for i, m in enumerate(metrics)})]
+                 **{m: mean_of(all_sums[i], all_counts[i]) for i, m in enumerate(metrics)})]
     for name in sorted(totals, key=lambda n: (n == unknown, n.encode())):
-        users, sums = totals[name]
+        users, sums, counts = totals[name]
         rows.append(dict(segment=name, users=users,
-                         **{m: mean_of(sums[i], users) for i, m in enumerate(metrics)}))
+                         **{m: mean_of(sums[i], counts[i]) for i, m in enumerate(metrics)}))
     return rows
 
 

@@ -1,0 +1,25 @@
+-- Exact means. A reported mean is the exactly rounded mean of the per-user values: their sum
+-- taken exactly, divided by their count, rounded once to the nearest double. A double x is an
+-- integer times a power of two, x = mantissa * 2^(exponent - 52), so the values that share an
+-- exponent add up exactly as integers (HUGEINT), in any order, on any number of threads or
+-- partitions; the few (exponent, sum) parts that result are then added as exact fractions and
+-- divided once (ndcg_duck/means.py). DuckDB's fsum is compensated but not exactly rounded, and
+-- a rounded sum divided by the count is rounded twice.
+
+-- ndcg_exponent(x): for a finite x other than 0, the integer e with 2^e <= |x| < 2^(e + 1)
+-- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0.
+CREATE OR REPLACE TEMP MACRO ndcg_exponent(x) AS
+    CASE WHEN x = 0 THEN 0
+         ELSE floor(log2(abs(x)))::INTEGER
+              - (pow(2.0, floor(log2(abs(x)))) > abs(x))::INTEGER
+              + (pow(2.0, floor(log2(abs(x))) + 1) <= abs(x))::INTEGER END;
+
+-- ndcg_mantissa(x, e): x * 2^(52 - e) for e = ndcg_exponent(x): a whole number below 2^53 in
+-- size (a BIGINT), so that x = mantissa * 2^(e - 52) exactly (the scaling by a power of two is
+-- exact; it is split in two for tiny x, where 2^(52 - e) alone would overflow). Stops on a value
+-- that is not finite.
+CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
+    CASE WHEN NOT isfinite(x) THEN error('ndcg-duck: a mean over a value that is not finite: '
+                                          || x::VARCHAR)
+         WHEN e < -900 THEN (x * pow(2.0, 52 - e - 600) * pow(2.0, 600))::BIGINT
+         ELSE (x * pow(2.0, 52 - e))::BIGINT END;

@@ -1,0 +1,114 @@
+"""One rule for every mean (ndcg_duck/means.py): each reported mean is the exactly rounded mean
+of the per-user values, the same bits through every door (eval, in batches or not, on any number
+of threads; eval's segments; compare) as a plain-Python reference with fractions.Fraction."""
+
+from fractions import Fraction
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import ndcg_duck
+from ndcg_duck import means
+from ndcg_duck.comparison.compare import compare
+from ndcg_duck.report.segments import by_segment
+
+METRICS = ["ndcg", "map", "recall", "mrr"]
+K = [5, 10]
+
+
+def exact_mean(values) -> float:
+    """The reference: the sum of the doubles as an exact fraction, divided, rounded once."""
+    values = [Fraction(v) for v in values if v is not None]
+    return float(sum(values) / len(values))
+
+
+def test_exact_means_match_fractions_on_awkward_values():
+    rng = np.random.default_rng(3)
+    con = duckdb.connect()
+    ndcg_duck.register(con)
+    for trial in range(40):
+        n = int(rng.integers(1, 500))
+        x = rng.random(n) ** int(rng.integers(1, 9)) - (0.5 if trial % 2 else 0.0)
+        x[rng.random(n) < 0.1] = 0.0
+        if trial == 0:
+            x[:4] = [5e-324, 1e-310, 2.0 ** -1000, 1e300]  # subnormal, tiny and huge values
+        groups = np.arange(n) % 3
+        con.execute("CREATE OR REPLACE TABLE t AS SELECT unnest($1) AS x, unnest($2) AS g",
+                    [x.tolist(), groups.tolist()])
+        assert means.exact_means(con, "t", {"x": "x"}) == {("x",): exact_mean(x.tolist())}
+        by_group = means.exact_means(con, "t", {"x": "x"}, groups=("g",))
+        assert by_group == {(g, "x"): exact_mean(x[groups == g].tolist())
+                            for g in range(3) if (groups == g).any()}
+
+
+def test_mean_of_sum_is_the_partitioned_engines_door():
+    # an engine that adds exact partial sums (as integers times 2**exponent) gets the same bits
+    values = [0.1, 0.2, 0.7, 1 / 3, 2 / 3, 1e-20]
+    scaled = sum(int(Fraction(v) * 2 ** 1100) for v in values)
+    assert means.mean_of_sum(scaled, -1100, len(values)) == exact_mean(values)
+    assert means.mean_of_sum(0, 0, 0) is None and means.mean_of_sum(0, -5, 3) == 0.0
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """Two runs of random rankings with graded judgments over 3000 users: per-user values of
+    every kind of mantissa, whose fsum / count is off by one bit for some of the means."""
+    rng = np.random.default_rng(1)
+    users = [f"u{i:05d}" for i in range(3000)]
+    rels = {"user_id": [], "item_id": [], "relevance": []}
+    for user in users:
+        for item in rng.choice(40, size=int(rng.integers(1, 8)), replace=False):
+            rels["user_id"].append(user)
+            rels["item_id"].append(f"i{item}")
+            rels["relevance"].append(int(rng.integers(1, 4)))
+    recs = [pa.table({"user_id": users,
+                      "items": [[f"i{j}" for j in rng.permutation(40)[:12]] for _ in users]})
+            for _ in range(2)]
+    segments = pa.table({"user_id": users, "group": [f"g{i % 4}" for i in range(len(users))]})
+    return recs, pa.table(rels), segments
+
+
+def _per_user(recs, rels):
+    return ndcg_duck.evaluate(recs, rels, k=K, metrics=METRICS).per_user
+
+
+def test_eval_means_are_exact_on_any_threads_and_batches(runs):
+    recs, rels, _ = runs
+    per_user = _per_user(recs[0], rels)
+    columns = [c for c in per_user.column_names[1:] if c.split("@")[0] in METRICS]
+    reference = {c: exact_mean(per_user.column(c).to_pylist()) for c in columns}
+    con = duckdb.connect()
+    con.register("per_user", per_user)
+    fsum = {c: con.sql(f'SELECT fsum("{c}") / count("{c}") FROM per_user').fetchall()[0][0]
+            for c in columns}
+    assert fsum != reference  # the data tells the two rules apart
+    for settings in ({"threads": 1}, {"threads": 2}, {"threads": 2, "batch_users": 700}):
+        summary = ndcg_duck.evaluate(recs[0], rels, k=K, metrics=METRICS, per_user=False,
+                                     **settings).summary
+        assert {c: summary[c] for c in columns} == reference, settings
+
+
+def test_segment_and_compare_means_are_evals(runs):
+    recs, rels, segments = runs
+    tables = [_per_user(r, rels) for r in recs]
+    summary = ndcg_duck.evaluate(recs[0], rels, k=K, metrics=METRICS).summary
+    columns = [c for c in tables[0].column_names[1:] if c in summary]
+    groups = segments.column("group").to_pylist()
+    rows = by_segment(tables[0], summary, segments, "group")
+    for row in rows:
+        chosen = [i for i, g in enumerate(groups) if row["segment"] in ("(all)", g)]
+        for c in columns:
+            values = tables[0].column(c).to_pylist()
+            assert row[c] == exact_mean([values[i] for i in chosen]), (row["segment"], c)
+    result = compare(rels, [("a", recs[0]), ("b", recs[1])], k=K, metrics=METRICS,
+                     segments=segments, by="group", test="none")
+    for row in result.rows:
+        name = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
+        chosen = [i for i, g in enumerate(groups) if row["segment"] in ("(all)", g)]
+        own = tables[0 if row["run"] == "a" else 1].column(name).to_pylist()
+        assert row["mean"] == exact_mean([own[i] for i in chosen])
+        if row["baseline"]:
+            base = tables[0].column(name).to_pylist()
+            assert row["diff"] == exact_mean([own[i] - base[i] for i in chosen])
