@@ -82,22 +82,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_all(recs, depth) AS TABLE
       AND (depth IS NULL OR position <= depth)
     GROUP BY user_id;
 
--- ndcg_ranked_ranks_top(recs, depth): each user's first depth + 1 rows by rank (min_by returns
--- them smallest rank first); the first depth are the ranking. Two items at one rank among them
--- stop the query: such a tie within the first depth, or straddling position depth, decides
--- which items count. A tie wholly below position depth changes no number and passes.
+-- ndcg_ranked_ranks_top(recs, depth): each user's first depth + 1 items by rank (min_by), and
+-- their ranks (min), both smallest rank first; the first depth items are the ranking. Two items
+-- at one rank among them stop the query: such a tie within the first depth, or straddling
+-- position depth, decides which items count. A tie wholly below position depth changes no
+-- number and passes. (Two plain top-n aggregates cost a third of one over a struct.)
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_top(recs, depth) AS TABLE
-    SELECT user_id, list_transform(ndcg_first(top, depth), lambda r: r.item) AS items,
-           NULL::BIGINT[] AS ranks
+    SELECT user_id, ndcg_first(top, depth) AS items, NULL::BIGINT[] AS ranks
     FROM (
-        SELECT user_id, min_by({'rank': rank, 'item': item_id}, rank,
-                               coalesce(ndcg_top_depth(depth), 1) + 1) AS top
+        SELECT user_id, min_by(item_id, rank, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+               min(rank, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_ranks
         FROM ndcg_rows_ranked(recs)
         GROUP BY user_id
     )
-    WHERE ndcg_require(list_unique(list_transform(top, lambda r: r.rank)) = len(top),
-              ndcg_two_at_rank(user_id, list_filter(top, lambda r, i: i > 1
-                                                    AND top[i - 1].rank = r.rank)[1].rank));
+    WHERE ndcg_require(list_unique(top_ranks) = len(top_ranks),
+              ndcg_two_at_rank(user_id, list_filter(top_ranks, lambda r, i: i > 1
+                                                    AND top_ranks[i - 1] = r)[1]));
 
 -- ndcg_ranked_ranks(recs, depth): recs has user_id, item_id and rank, a number that orders each
 -- user's items (smallest first; gaps and any starting value are fine). Returns each user's first
@@ -117,11 +117,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
                        AND NOT isnan(score::DOUBLE),
               ndcg_row_problem('score', user_id, item_id));
 
--- ndcg_trec_sorted(top): a list of {score, item} structs in trec_eval's order: score descending,
--- ties broken by item id descending compared as text.
-CREATE OR REPLACE TEMP MACRO ndcg_trec_sorted(top) AS
-    list_sort(list_transform(top, lambda s: {'score': s.score, 'text': s.item::VARCHAR,
-                                             'item': s.item}), 'DESC');
+-- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in
+-- trec_eval's order: score descending, ties broken by item id descending compared as text.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_sorted(scores, items) AS
+    list_transform(list_sort(list_transform(items, lambda item, i: {'score': scores[i],
+                       'text': item::VARCHAR, 'item': item}), 'DESC'), lambda s: s.item);
 
 -- ndcg_ranked_scores_all(scored, depth, ties): every row of scored (checked rows) ranked with a
 -- window; ties 'average' also returns ranks: items with equal scores share their group's first
@@ -151,30 +151,33 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_all(scored, depth, ties) AS TABL
     WHERE depth IS NULL OR position <= depth
     GROUP BY user_id;
 
--- ndcg_ranked_scores_top(scored, depth): each user's depth + 1 best-scored rows (max_by; rows
--- of equal score come in any order), put in trec_eval's order (ndcg_trec_sorted: only these are
--- cast to text). The first depth are exact when the user has no more rows, or when the score at
--- position depth beats the one at depth + 1 (then every row of that score was gathered). The
--- other users, whose tie reaches past what was gathered, are ranked exactly from all their rows.
+-- ndcg_ranked_scores_top(scored, depth): each user's depth + 1 best-scored items (max_by) and
+-- their scores (max), both best first: rows of equal score come in any order, so the i-th
+-- score is the i-th item's. With no two equal scores among them, that is trec_eval's order and
+-- the first depth items are the ranking, without casting any id to text. With equal scores
+-- before position depth + 1 only (the depth-th score beats the next one, so every row of each
+-- tied score was gathered), the gathered items are put in trec_eval's order (ndcg_trec_sorted).
+-- The other users, whose tie reaches past what was gathered, are ranked exactly from all their
+-- rows (a semi-join that reads nothing more when there are none).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
     WITH ndcg_top_ AS (
-        SELECT user_id, ndcg_trec_sorted(max_by({'score': score, 'item': item_id}, score,
-                                                coalesce(ndcg_top_depth(depth), 1) + 1)) AS top
+        SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+               max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_scores
         FROM query_table(scored)
         GROUP BY user_id
-    ), ndcg_tied_at_depth_ AS (
-        SELECT user_id FROM ndcg_top_
-        WHERE len(top) > depth AND top[depth].score = top[depth + 1].score
     )
-    SELECT user_id, list_transform(ndcg_first(top, depth), lambda s: s.item) AS items,
+    SELECT user_id,
+           ndcg_first(CASE WHEN list_unique(top_scores) = len(top_scores) THEN top
+                           ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
            NULL::BIGINT[] AS ranks
     FROM ndcg_top_
-    WHERE NOT (len(top) > depth AND top[depth].score = top[depth + 1].score)
+    WHERE len(top) <= depth OR top_scores[depth] > top_scores[depth + 1]
     UNION ALL
     SELECT user_id, list(item_id ORDER BY score DESC, item_id::VARCHAR DESC)[1:depth] AS items,
            NULL::BIGINT[] AS ranks
     FROM query_table(scored)
-    WHERE user_id IN (FROM ndcg_tied_at_depth_)
+    WHERE user_id IN (SELECT user_id FROM ndcg_top_
+                      WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1])
     GROUP BY user_id;
 
 -- ndcg_ranked_scores(recs, depth, ties): recs has user_id, item_id and score. Items are ranked by
