@@ -229,6 +229,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_two_at_rank(user_id, rank) AS
     'recommendations: user ' || ndcg_show(user_id) || ' has two items at rank '
     || ndcg_show(rank) || ': give each item its own rank';
 
+-- ndcg_all_differ(sorted): true when no two neighbours of a sorted list are equal (so no two
+-- values are). A third of list_unique's cost on the short lists of the top-n edges.
+CREATE OR REPLACE TEMP MACRO ndcg_all_differ(sorted) AS
+    NOT coalesce(list_bool_or(list_transform(sorted[2:], lambda v, i: v = sorted[i])), false);
+
 -- ndcg_ranked_ranks_all(recs, depth): every row ranked with a window; stops on two items at one
 -- rank anywhere in a ranking.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_all(recs, depth) AS TABLE
@@ -257,7 +262,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_top(recs, depth) AS TABLE
         FROM ndcg_rows_ranked(recs)
         GROUP BY user_id
     )
-    WHERE ndcg_require(list_unique(top_ranks) = len(top_ranks),
+    WHERE ndcg_require(ndcg_all_differ(top_ranks),
               ndcg_two_at_rank(user_id, list_filter(top_ranks, lambda r, i: i > 1
                                                     AND top_ranks[i - 1] = r)[1]));
 
@@ -329,7 +334,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
         GROUP BY user_id
     )
     SELECT user_id,
-           ndcg_first(CASE WHEN list_unique(top_scores) = len(top_scores) THEN top
+           ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
                            ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
            NULL::BIGINT[] AS ranks
     FROM ndcg_top_
