@@ -6,7 +6,8 @@ same users written nested, long by rank and long by score, for one or more check
 DIR holds recs.parquet, recs_long.parquet and rels.parquet from benchmarks/generate.py, and
 recs_score.parquet: recs_long.parquet with a score column added (score strictly decreasing with
 the rank; written by this script when missing). Each --code NAME=PATH is a checkout whose
-ndcg_duck package is put first on PYTHONPATH. Runs go round-robin (run 1 of every case, then run
+ndcg_duck package is imported (the process runs in PATH, as `python -c` puts the working
+directory first on sys.path). Runs go round-robin (run 1 of every case, then run
 2, ...), each a fresh process timed by the wall clock; the table gives the median and checks
 that every case prints the same means. Wrap it in `flock /tmp/ndcg-bench.lock` on a shared
 machine.
@@ -49,6 +50,7 @@ def main(argv=None) -> None:
     ap.add_argument("-k", default="5,10,20")
     ap.add_argument("--shapes", default=",".join(SHAPES))
     args = ap.parse_args(argv)
+    args.data = args.data.resolve()
     write_scores(args.data)
     cases = [(name, path, shape) for name, path in (c.split("=", 1) for c in args.code)
              for shape in args.shapes.split(",")]
@@ -57,11 +59,12 @@ def main(argv=None) -> None:
     for _ in range(args.runs):
         for name, path, shape in cases:
             recs, flags = SHAPES[shape]
-            env = dict(os.environ, PYTHONPATH=str(Path(path).resolve()))
+            env = dict(os.environ, PYTHONPATH=str(Path(path).resolve()))  # and cwd, below
             start = time.perf_counter()
             out = subprocess.run([sys.executable, "-c", MAIN, "eval", str(args.data / recs),
                                   str(args.data / "rels.parquet"), "-k", args.k, *flags],
-                                 env=env, capture_output=True, text=True, check=True).stdout
+                                 env=env, cwd=Path(path).resolve(), capture_output=True,
+                                 text=True, check=True).stdout
             times[(name, shape)].append(time.perf_counter() - start)
             outputs[(name, shape)] = out
     assert len(set(outputs.values())) == 1, outputs
