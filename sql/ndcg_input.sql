@@ -42,45 +42,102 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
                                || 'or use one row per item with a rank')
            FROM ndcg_repeated_users(recs));
 
--- ndcg_ranked_ranks(recs, depth): recs has user_id, item_id and rank, a number that orders each
--- user's items (smallest first; gaps and any starting value are fine).
--- Stops on a NULL user, item or rank, and on two items at one rank.
-CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
+-- The long edges below read one row per (user, item). When the items that can count are the first
+-- `depth` of each ranking (a cutoff no larger than 100, ndcg_top_depth), they gather only those
+-- with DuckDB's top-n aggregates (min_by / max_by with n), which cost about a fifth of ranking
+-- every row with a window (BENCHMARKS.md, "Long inputs"); otherwise (no cutoff, a large one,
+-- --judged-only, --ties average, --duplicates first: ndcg_depth gives NULL or a large depth) they
+-- rank every row. Each is a named variant behind a constant dispatch, as in the core.
+
+-- ndcg_top_depth(depth): depth when the top-n variants apply (a depth from 1 to 100), else NULL.
+-- The top-n aggregate keeps room for n values per user, so n stays small.
+CREATE OR REPLACE TEMP MACRO ndcg_top_depth(depth) AS
+    CASE WHEN depth <= 100 THEN depth::BIGINT END;
+
+-- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a NULL
+-- user, item or rank. Every row is checked, counted or not.
+CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
+    SELECT user_id, item_id, rank
+    FROM query_table(recs)
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND rank IS NOT NULL,
+              ndcg_row_problem('rank', user_id, item_id));
+
+-- ndcg_two_at_rank(user_id, rank): the message for two items of a user at one rank.
+CREATE OR REPLACE TEMP MACRO ndcg_two_at_rank(user_id, rank) AS
+    'recommendations: user ' || ndcg_show(user_id) || ' has two items at rank '
+    || ndcg_show(rank) || ': give each item its own rank';
+
+-- ndcg_all_differ(sorted): true when no two neighbours of a sorted list are equal (so no two
+-- values are). A third of list_unique's cost on the short lists of the top-n edges.
+CREATE OR REPLACE TEMP MACRO ndcg_all_differ(sorted) AS
+    NOT coalesce(list_bool_or(list_transform(sorted[2:], lambda v, i: v = sorted[i])), false);
+
+-- ndcg_ranked_ranks_all(recs, depth): every row ranked with a window; stops on two items at one
+-- rank anywhere in a ranking.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_all(recs, depth) AS TABLE
     SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks
     FROM (
         SELECT user_id, item_id, rank AS given,
                row_number() OVER by_rank AS position,
                lag(rank) OVER by_rank AS previous
-        FROM query_table(recs)
-        WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND rank IS NOT NULL,
-                  ndcg_row_problem('rank', user_id, item_id))
+        FROM ndcg_rows_ranked(recs)
         WINDOW by_rank AS (PARTITION BY user_id ORDER BY rank)
     )
-    WHERE ndcg_require(previous IS NULL OR previous <> given,
-              'recommendations: user ' || ndcg_show(user_id) || ' has two items at rank '
-              || ndcg_show(given) || ': give each item its own rank')
+    WHERE ndcg_require(previous IS NULL OR previous <> given, ndcg_two_at_rank(user_id, given))
       AND (depth IS NULL OR position <= depth)
     GROUP BY user_id;
 
--- ndcg_ranked_scores(recs, depth, ties): recs has user_id, item_id and score. Items are ranked by
--- score descending, ties broken by item id descending compared as text (trec_eval's rule).
--- ties 'average' also returns ranks: items with equal scores share their group's first position
--- (SQL's rank()), for the core to average their discounts. Stops on a NULL user, item or score
--- and on a NaN score.
-CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'trec') AS TABLE
-    WITH scored AS (
-        SELECT user_id, item_id, score
-        FROM query_table(recs)
-        WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
-                           AND NOT isnan(score::DOUBLE),
-                  ndcg_row_problem('score', user_id, item_id))
+-- ndcg_ranked_ranks_top(recs, depth): each user's first depth + 1 items by rank (min_by), and
+-- their ranks (min), both smallest rank first; the first depth items are the ranking. Two items
+-- at one rank among them stop the query: such a tie within the first depth, or straddling
+-- position depth, decides which items count. A tie wholly below position depth changes no
+-- number and passes. (Two plain top-n aggregates cost a third of one over a struct.)
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_top(recs, depth) AS TABLE
+    SELECT user_id, ndcg_first(top, depth) AS items, NULL::BIGINT[] AS ranks
+    FROM (
+        SELECT user_id, min_by(item_id, rank, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+               min(rank, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_ranks
+        FROM ndcg_rows_ranked(recs)
+        GROUP BY user_id
     )
+    WHERE ndcg_require(ndcg_all_differ(top_ranks),
+              ndcg_two_at_rank(user_id, list_filter(top_ranks, lambda r, i: i > 1
+                                                    AND top_ranks[i - 1] = r)[1]));
+
+-- ndcg_ranked_ranks(recs, depth): recs has user_id, item_id and rank, a number that orders each
+-- user's items (smallest first; gaps and any starting value are fine). Returns each user's first
+-- `depth` items (NULL: all). Stops on a NULL user, item or rank (any row), and on two items at
+-- one rank among the first depth + 1 (the top-n variant) or anywhere (the window variant).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
+    FROM ndcg_ranked_ranks_top(recs, depth) WHERE ndcg_top_depth(depth) IS NOT NULL
+    UNION ALL
+    FROM ndcg_ranked_ranks_all(recs, depth) WHERE ndcg_top_depth(depth) IS NULL;
+
+-- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a NULL
+-- user, item or score and on a NaN score. Every row is checked, counted or not.
+CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
+    SELECT user_id, item_id, score
+    FROM query_table(recs)
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
+                       AND NOT isnan(score::DOUBLE),
+              ndcg_row_problem('score', user_id, item_id));
+
+-- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in
+-- trec_eval's order: score descending, ties broken by item id descending compared as text.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_sorted(scores, items) AS
+    list_transform(list_sort(list_transform(items, lambda item, i: {'score': scores[i],
+                       'text': item::VARCHAR, 'item': item}), 'DESC'), lambda s: s.item);
+
+-- ndcg_ranked_scores_all(scored, depth, ties): every row of scored (checked rows) ranked with a
+-- window; ties 'average' also returns ranks: items with equal scores share their group's first
+-- position (SQL's rank()), for the core to average their discounts.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_all(scored, depth, ties) AS TABLE
     SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks
     FROM (
         SELECT user_id, item_id,
                row_number() OVER (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
                    AS position
-        FROM scored
+        FROM query_table(scored)
         WHERE ties <> 'average'
     )
     WHERE depth IS NULL OR position <= depth
@@ -93,11 +150,52 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
                row_number() OVER (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
                    AS position,
                rank() OVER (PARTITION BY user_id ORDER BY score DESC) AS tie_rank
-        FROM scored
+        FROM query_table(scored)
         WHERE ties = 'average'
     )
     WHERE depth IS NULL OR position <= depth
     GROUP BY user_id;
+
+-- ndcg_ranked_scores_top(scored, depth): each user's depth + 1 best-scored items (max_by) and
+-- their scores (max), both best first: rows of equal score come in any order, so the i-th
+-- score is the i-th item's. With no two equal scores among them, that is trec_eval's order and
+-- the first depth items are the ranking, without casting any id to text. With equal scores
+-- before position depth + 1 only (the depth-th score beats the next one, so every row of each
+-- tied score was gathered), the gathered items are put in trec_eval's order (ndcg_trec_sorted).
+-- The other users, whose tie reaches past what was gathered, are ranked exactly from all their
+-- rows (a semi-join that reads nothing more when there are none).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
+    WITH ndcg_top_ AS (
+        SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+               max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_scores
+        FROM query_table(scored)
+        GROUP BY user_id
+    )
+    SELECT user_id,
+           ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
+                           ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
+           NULL::BIGINT[] AS ranks
+    FROM ndcg_top_
+    WHERE len(top) <= depth OR top_scores[depth] > top_scores[depth + 1]
+    UNION ALL
+    SELECT user_id, list(item_id ORDER BY score DESC, item_id::VARCHAR DESC)[1:depth] AS items,
+           NULL::BIGINT[] AS ranks
+    FROM query_table(scored)
+    WHERE user_id IN (SELECT user_id FROM ndcg_top_
+                      WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1])
+    GROUP BY user_id;
+
+-- ndcg_ranked_scores(recs, depth, ties): recs has user_id, item_id and score. Items are ranked by
+-- score descending, ties broken by item id descending compared as text (trec_eval's rule).
+-- ties 'average' also returns ranks (ndcg_ranked_scores_all). Returns each user's first `depth`
+-- items (NULL: all). Stops on a NULL user, item or score and on a NaN score (any row).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'trec') AS TABLE
+    WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs))
+    FROM ndcg_ranked_scores_top('ndcg_scored_', depth)
+    WHERE ndcg_top_depth(depth) IS NOT NULL AND ties <> 'average'
+    UNION ALL
+    FROM ndcg_ranked_scores_all('ndcg_scored_', depth, ties)
+    WHERE ndcg_top_depth(depth) IS NULL OR ties = 'average';
 
 -- ndcg_first_occurrence(ranked, depth): an edge's result (user_id, items, ranks) whose lists may
 -- hold an item more than once. Keeps each item's first occurrence, closes up the positions (and

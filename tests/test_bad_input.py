@@ -218,6 +218,59 @@ def test_two_items_at_one_rank(tmp_path, rels):
            f"own rank\n" in result.output
 
 
+# The long edges read each user's first max(k) items (the counted depth, here k = 2) with top-n
+# aggregates. A problem that can change a reported number is refused just inside that depth (or
+# straddling it); the same problem just outside it changes nothing and passes with the number a
+# clean input gives. NULL and NaN scores are refused on every row, counted or not.
+# rels: u1 a=1, b=2; u2 c=1. u1's ideal DCG@2 is 2 + 1/log2(3); u2 ranks c first (NDCG 1).
+IDEAL = 2 + 1 / math.log2(3)
+A_THEN_B = (1 + 2 / math.log2(3)) / IDEAL      # u1 ranks a, then b
+B_THEN_A = 1.0                                  # u1 ranks b, then a
+
+
+@pytest.mark.parametrize("column, u1_rows, k, problem, u1_ndcg", [
+    # two items at one rank: inside the depth, straddling it, just outside it; whole rankings
+    # (-k all) read every position, so a tie anywhere is refused there
+    ("rank", "a,1 b,1 x,3", "2", "user u1 has two items at rank 1", None),
+    ("rank", "a,1 b,2 x,2", "2", "user u1 has two items at rank 2", None),
+    ("rank", "a,1 b,2 x,3 y,3", "2", None, A_THEN_B),
+    ("rank", "a,1 b,2 x,3 y,3", "3", "user u1 has two items at rank 3", None),
+    ("rank", "a,1 b,2 x,3 y,3", "all", "user u1 has two items at rank 3", None),
+    ("rank", "a,10 b,20 x,35 y,35", "2", None, A_THEN_B),      # ranks with gaps
+    # a judged item ranked twice: inside the depth refused, outside it passes
+    ("rank", "a,1 b,2 a,3", "3", "user u1 ranks item a twice", None),
+    ("rank", "a,1 b,2 x,3 a,4", "2", None, A_THEN_B),
+    ("score", "a,0.9 b,0.5 a,0.4", "3", "user u1 ranks item a twice", None),
+    ("score", "a,0.9 b,0.5 x,0.4 a,0.3", "2", None, A_THEN_B),
+    # NULL or NaN scores: refused on every row, inside the depth or outside it
+    ("score", "a,0.9 b,nan x,0.1", "2", "a row has no score (user u1, item b) (NULL or NaN)", None),
+    ("score", "a,0.9 b,0.5 x,0.1 y,nan", "2",
+     "a row has no score (user u1, item y) (NULL or NaN)", None),
+    ("score", "a,0.9 b,0.5 x,0.1 y,", "2", "a row has no score (user u1, item y) (NULL or NaN)",
+     None),
+    ("rank", "a,1 b,2 x,3 y,", "2", "a row has no rank (user u1, item y) (NULL or NaN)", None),
+    # equal scores: ties broken by item id descending as text, within the depth, straddling it
+    # (ranked exactly from all the user's rows), or just outside it
+    ("score", "a,0.5 b,0.5 x,0.1", "2", None, B_THEN_A),
+    ("score", "x,0.9 a,0.5 b,0.5", "2", None, (2 / math.log2(3)) / IDEAL),
+    ("score", "x,0.9 a,0.5 9,0.5 b,0.5", "2", None, (2 / math.log2(3)) / IDEAL),
+    ("score", "x,0.9 a,0.5 b,0.5 y,0.5", "2", None, 0.0),
+    ("score", "a,0.9 b,0.5 x,0.1 y,0.1", "2", None, A_THEN_B),
+])
+def test_checks_at_the_counted_depth(tmp_path, rels, column, u1_rows, k, problem, u1_ndcg):
+    rows = "".join(f"u1,{row}\n" for row in u1_rows.split())
+    first = "1" if column == "rank" else "0.9"
+    path = write_csv(tmp_path / "recs.csv", f"user_id,item_id,{column}\n{rows}u2,c,{first}\n")
+    result = run("eval", path, rels, "-k", k, "--format", "json")
+    if problem:
+        assert result.exit_code == 1, result.output
+        assert f"recommendations file {path}: {problem}" in result.output
+    else:
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)[f"ndcg@{k}"] == pytest.approx((u1_ndcg + 1) / 2,
+                                                                       rel=1e-12)
+
+
 def test_user_with_two_lists(tmp_path, rels):
     path = nested(tmp_path, ["u1", "u2", "u1"], [["a"], ["c"], ["b"]])
     result = run("eval", path, rels)
