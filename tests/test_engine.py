@@ -104,7 +104,9 @@ def test_progress_shows_the_step_and_the_batches_with_the_time_left(monkeypatch)
     monkeypatch.setattr(cli_module, "_stderr_is_terminal", lambda: True)
     result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--batch-users", "2"])
     assert result.exit_code == 0, result.output
-    lines = progress_lines(result.stderr)
+    # On a loaded machine the ticking thread may show "starting" before the first step is named.
+    lines = [line for line in progress_lines(result.stderr)
+             if not line.startswith("ndcg-duck: starting, ")]
     assert lines[0].startswith("ndcg-duck: reading the inputs, ")
     batch = [line for line in lines if line.startswith("ndcg-duck: scoring users, batch")]
     assert batch[0].startswith("ndcg-duck: scoring users, batch 1 of 3 (0% done), ")
