@@ -936,6 +936,68 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild(tops, features) AS TABLE
       ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
     GROUP BY a.user_id, a.k;
 
+-- For the shell: the beyond-accuracy metrics at one cutoff k, with train and items passed by
+-- name as recs and rels are (items may be NULL: the catalogue is then train's items).
+
+-- ndcg_metrics_beyond_of(rankings, rels, train, items, k, head_share, judged_only): rankings a
+-- ranking edge's result by name, rels the judgments (user_id, item_id, relevance; they choose
+-- the evaluated users and, with judged_only, the judged items). Returns user_id (NULL for the
+-- per-run metrics), metric ('coverage@10', 'novelty@10', ...) and value: one row per run metric
+-- and one per user and per-user metric (novelty, popularity, tail).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_of(rankings, rels, train, items := NULL,
+        k := 10, head_share := 0.2, judged_only := false) AS TABLE
+    WITH ndcg_judgments_ AS (FROM ndcg_judgments(rels)),
+    ndcg_tops_ AS (FROM ndcg_beyond_tops(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                                         judged_only := judged_only)),
+    ndcg_catalogue_ AS (FROM ndcg_beyond_catalogue(items, train)),
+    ndcg_popularity_ AS (FROM ndcg_beyond_popularity(train, 'ndcg_catalogue_',
+                                                     head_share := head_share)),
+    run_ AS (UNPIVOT (SELECT k, coverage, gini, entropy
+                      FROM ndcg_beyond_run('ndcg_tops_', 'ndcg_catalogue_'))
+             ON coverage, gini, entropy INTO NAME metric VALUE value),
+    user_ AS (UNPIVOT (FROM ndcg_beyond_user('ndcg_tops_', 'ndcg_popularity_'))
+              ON novelty, popularity, tail INTO NAME metric VALUE value)
+    SELECT NULL AS user_id, ndcg_metric_name(metric, k) AS metric, value FROM run_
+    UNION ALL
+    SELECT user_id, ndcg_metric_name(metric, k) AS metric, value FROM user_;
+
+-- ndcg_metrics_beyond_ild_of(rankings, rels, items, k, judged_only): ild@k per evaluated user
+-- with two items or more: user_id, metric ('ild@10'), value. items has item_id, category and
+-- embedding (either may be all NULL).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_ild_of(rankings, rels, items, k := 10,
+        judged_only := false) AS TABLE
+    WITH ndcg_judgments_ AS (FROM ndcg_judgments(rels)),
+    ndcg_tops_ AS (FROM ndcg_beyond_tops(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                                         judged_only := judged_only)),
+    ndcg_features_ AS (FROM ndcg_beyond_features(items))
+    SELECT user_id, ndcg_metric_name('ild', k) AS metric, ild AS value
+    FROM ndcg_beyond_ild('ndcg_tops_', 'ndcg_features_');
+
+-- ndcg_metrics_beyond(recs, rels, train, items, k, head_share, max_depth, judged_only): recs
+-- nested (user_id, items LIST in rank order); rows as ndcg_metrics_beyond_of.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond(recs, rels, train, items := NULL, k := 10,
+        head_share := 0.2, max_depth := NULL, judged_only := false) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    FROM ndcg_metrics_beyond_of('ndcg_ranked_', rels, train, items := items, k := k,
+                                head_share := head_share, judged_only := judged_only);
+
+-- ndcg_metrics_beyond_ild(recs, rels, items, k, max_depth, judged_only): recs nested; rows as
+-- ndcg_metrics_beyond_ild_of.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_ild(recs, rels, items, k := 10,
+        max_depth := NULL, judged_only := false) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    FROM ndcg_metrics_beyond_ild_of('ndcg_ranked_', rels, items, k := k,
+                                    judged_only := judged_only);
+
+-- ndcg_metrics_beyond_mean(per_user): the rows of ndcg_metrics_beyond or ndcg_metrics_beyond_ild
+-- (by name) summed up: metric, value (a per-run metric's value; a per-user metric's mean over
+-- the users that have one) and users (how many users have a value; NULL for a per-run metric).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_mean(per_user) AS TABLE
+    SELECT metric, fsum(value) / count(value) AS value,
+           CASE WHEN count(user_id) > 0 THEN count(user_id) END AS users
+    FROM query_table(per_user)
+    GROUP BY metric;
+
 -- ndcg_compare.sql
 -- Comparing runs and breaking results down by segment: the aggregates the statistics need.
 -- Inputs are per-user values: one row per user with a value x (a metric of the run compared) and,

@@ -170,3 +170,15 @@ def test_against_reference(shared, lists, train, catalogue, vectors, k, share):
     got = dict(con.sql("SELECT user_id, ild FROM ndcg_beyond_ild('tops', 'feat')").fetchall())
     want = {u: ref.ild(t, embedding=embedding) for u, t in tops.items() if len(t) >= 2}
     assert got == pytest.approx(want)
+
+
+def test_shell_macros(con):
+    """ndcg_metrics_beyond / _ild / _mean on the hand-worked example above (k = 2)."""
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    con.execute("CREATE TABLE b AS FROM ndcg_metrics_beyond('recs', 'rels', 'train', 'items', k := 2)")
+    con.execute("CREATE TABLE bi AS FROM ndcg_metrics_beyond_ild('recs', 'rels', 'items', k := 2)")
+    got = con.sql("FROM ndcg_metrics_beyond_mean('b') ORDER BY metric").fetchall()
+    assert got == [("coverage@2", 0.6, None), ("entropy@2", 1.5, None), ("gini@2", 0.5, None),
+                   ("novelty@2", pytest.approx(3.5 / 3), 3), ("popularity@2", pytest.approx(3.5 / 3), 3),
+                   ("tail@2", pytest.approx(2 / 3), 3)]
+    assert con.sql("FROM ndcg_metrics_beyond_mean('bi')").fetchall() == [("ild@2", 0.5, 2)]
