@@ -182,3 +182,15 @@ def test_shell_macros(con):
                    ("novelty@2", pytest.approx(3.5 / 3), 3), ("popularity@2", pytest.approx(3.5 / 3), 3),
                    ("tail@2", pytest.approx(2 / 3), 3)]
     assert con.sql("FROM ndcg_metrics_beyond_mean('bi')").fetchall() == [("ild@2", 0.5, 2)]
+
+
+def test_tops_follow_judged_only_and_max_depth(con):
+    """top_k is the core's ranking after judged_only (b unjudged drops out, c moves up) and the
+    ranking edge's depth (max_depth 1 keeps a only)."""
+    setup(con, [("u1", ["a", "b", "c"])], [("u1", "a", 1), ("u1", "c", 0)], TRAIN, ITEMS)
+    got = con.sql("SELECT top FROM ndcg_beyond_tops('ranked', 'judg', ks := [2], "
+                  "judged_only := true)").fetchall()
+    assert got == [(["a", "c"],)]
+    con.execute("CREATE TABLE shallow AS FROM ndcg_ranked_lists('recs', depth := 1)")
+    got = con.sql("SELECT top FROM ndcg_beyond_tops('shallow', 'judg', ks := [2])").fetchall()
+    assert got == [(["a"],)]
