@@ -976,6 +976,231 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
            ndcg_trec_qrels_relevance(words, filename, line) AS relevance
     FROM ndcg_trec_lines(lines);
 
+-- ndcg_beyond.sql
+-- Beyond accuracy: how much of the catalogue a run shows, how concentrated its exposure is, and
+-- how novel, popular and diverse each user's list is (issue 22).
+--
+-- top_k(u) = the first k items of user u's ranking, from the core's ranking edge after
+-- max_depth, judged_only and duplicates exactly as every metric reads it (ndcg_ranked_judged);
+-- the evaluated users are the users of the judgments who have a ranking. c(i) = the number of
+-- evaluated users whose top_k holds item i; the catalogue is the items table, else the items of
+-- train; n = its size; pop(i) = the number of distinct train users with item i (0 if none);
+-- U = the number of distinct train users.
+--   coverage@k   = |union of top_k(u), within the catalogue| / n        (RecBole ItemCoverage)
+--   gini@k       = sum_{j=1..n} (2j - n - 1) c_(j) / (n sum c), c sorted ascending over every
+--                  catalogue item, zeros included (RecBole GiniIndex). The zeros add nothing, so
+--                  only the m items with c > 0 are summed, at positions j = n - m + 1 .. n.
+--   entropy@k    = -sum_{c(i) > 0} q_i log2 q_i, q_i = c(i) / sum c  (Shannon 1948, in bits)
+--   novelty@k    = mean over top_k(u) of -log2((pop(i) + 1) / (U + 1))  (self-information, Zhou
+--                  et al. 2010, PNAS 107(10); add-one so an item unseen in train is finite)
+--   popularity@k = mean over top_k(u) of pop(i)     (ARP, Abdollahpouri et al. 2019, FLAIRS)
+--   tail@k       = the share of top_k(u) outside the head: the head is the floor(head_share * n)
+--                  most popular catalogue items by pop (ties: item id ascending as text)
+--   ild@k        = mean over pairs of distinct positions a < b in top_k(u) of
+--                  1 - cosine(embedding_a, embedding_b) when items have embeddings, else
+--                  1 - |C_a intersect C_b| / |C_a union C_b| of their category sets
+--                  (intra-list diversity, Ziegler et al. 2005, WWW)
+-- coverage, gini and entropy are one value per run (per cutoff); the others one value per user,
+-- averaged over the users that have one (ild needs two items). Recommended items outside the
+-- catalogue count in no c(i) (they are reported by ndcg_beyond_outside); for novelty, popularity
+-- and tail they are items with pop 0, outside the head.
+
+-- ndcg_beyond_tops(rankings, judgments, ks, judged_only): per evaluated user and cutoff: user_id,
+-- k (NULL: no cutoff) and top (the user's top_k, a LIST). rankings as a ranking edge returns it,
+-- judgments as ndcg_judgments does; the core's ndcg_ranked_judged applies judged_only.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_tops(rankings, judgments, ks := [10],
+        judged_only := false) AS TABLE
+    SELECT u.user_id, c.k, u.ranked[1:c.depth] AS top
+    FROM ndcg_ranked_judged(rankings, judgments, judged_only) AS u
+    CROSS JOIN ndcg_cutoffs(ks) AS c
+    WHERE u.has_judgments AND u.has_ranking;
+
+-- ndcg_beyond_catalogue(items, train): the catalogue's item ids (item_id): the items table's,
+-- or, when items is NULL, the distinct items of train.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
+    SELECT item_id FROM query_table(coalesce(items, train))
+    GROUP BY item_id;
+
+-- ndcg_beyond_popularity(train, catalogue, head_share): every catalogue item and every train
+-- item with item_id, pop (distinct train users; 0 for none), head (true for the floor(head_share
+-- * n) most popular catalogue items, ties by item id ascending as text) and users (U, the same
+-- on every row). catalogue as ndcg_beyond_catalogue returns it.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2) AS TABLE
+    WITH pop_ AS (SELECT item_id, count(DISTINCT user_id) AS pop
+                  FROM query_table(train) GROUP BY item_id),
+    cat_ AS (SELECT c.item_id, coalesce(p.pop, 0) AS pop,
+                    row_number() OVER (ORDER BY coalesce(p.pop, 0) DESC, c.item_id::VARCHAR)
+                        AS place
+             FROM query_table(catalogue) AS c LEFT JOIN pop_ AS p ON p.item_id = c.item_id)
+    SELECT coalesce(c.item_id, p.item_id) AS item_id, coalesce(p.pop, 0) AS pop,
+           coalesce(c.place <= floor(head_share * (SELECT count(*) FROM cat_)), false) AS head,
+           (SELECT count(DISTINCT user_id) FROM query_table(train)) AS users
+    FROM cat_ AS c FULL OUTER JOIN pop_ AS p ON p.item_id = c.item_id
+    WHERE ndcg_require(head_share >= 0 AND head_share <= 1,
+                       'head_share must be between 0 and 1, not ' || ndcg_show(head_share));
+
+-- ndcg_beyond_run(tops, catalogue): the per-run metrics from ndcg_beyond_tops and
+-- ndcg_beyond_catalogue: per cutoff k, coverage, gini, entropy (DOUBLEs) and users (how many
+-- users' lists were read).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
+    WITH n_ AS (SELECT count(*) AS n FROM query_table(catalogue)),
+    shown_ AS (SELECT t.k, t.item_id, count(*) AS c
+               FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops)) AS t
+               SEMI JOIN query_table(catalogue) AS c ON c.item_id = t.item_id
+               GROUP BY t.k, t.item_id),
+    ranked_ AS (SELECT k, c, n, row_number() OVER (PARTITION BY k ORDER BY c) AS r,
+                       count(*) OVER (PARTITION BY k) AS m, sum(c) OVER (PARTITION BY k) AS total
+                FROM shown_ CROSS JOIN n_),
+    run_ AS (SELECT k, count(*) / any_value(n) AS coverage,
+                    fsum((2 * (n - m + r) - n - 1) * c) / any_value(n * total) AS gini,
+                    -fsum(c / total * log2(c / total)) AS entropy
+             FROM ranked_ GROUP BY k),
+    users_ AS (SELECT k, count(DISTINCT user_id) AS users FROM query_table(tops) GROUP BY k)
+    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
+           coalesce(r.entropy, 0.0) AS entropy, u.users
+    FROM users_ AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
+
+-- ndcg_beyond_outside(tops, catalogue): the recommended items outside the catalogue, over the
+-- largest cutoff's lists: outside (how many distinct items) and example (one of them, the
+-- smallest as text; NULL when none). One row.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside(tops, catalogue) AS TABLE
+    SELECT count(DISTINCT t.item_id) AS outside, min(t.item_id::VARCHAR) AS example
+    FROM (SELECT DISTINCT unnest(top) AS item_id FROM query_table(tops)) AS t
+    ANTI JOIN query_table(catalogue) AS c ON c.item_id = t.item_id;
+
+-- ndcg_beyond_user(tops, popularity): the per-user metrics that read pop: per user and cutoff,
+-- user_id, k, novelty, popularity and tail (DOUBLEs; NULL for an empty list). popularity as
+-- ndcg_beyond_popularity returns it; an item it lacks has pop 0 and is not in the head.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
+    WITH users_ AS (SELECT any_value(users) AS users FROM query_table(popularity))
+    SELECT t.user_id, t.k,
+           avg(-log2((coalesce(p.pop, 0) + 1) / (users_.users + 1))) AS novelty,
+           avg(coalesce(p.pop, 0)::DOUBLE) AS popularity,
+           avg(CASE WHEN coalesce(p.head, false) THEN 0.0 ELSE 1.0 END) AS tail
+    FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
+    LEFT JOIN query_table(popularity) AS p ON p.item_id = t.item_id
+    CROSS JOIN users_
+    GROUP BY t.user_id, t.k;
+
+-- ndcg_beyond_distance(a_embedding, b_embedding, a_category, b_category): 1 - cosine of two
+-- embeddings when both are given, else 1 - Jaccard of two category lists.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_distance(a_embedding, b_embedding, a_category,
+        b_category) AS
+    CASE WHEN a_embedding IS NOT NULL
+         THEN 1.0 - list_cosine_similarity(a_embedding::DOUBLE[], b_embedding::DOUBLE[])
+         ELSE 1.0 - len(list_intersect(a_category, b_category))
+                    / len(list_distinct(list_concat(a_category, b_category))) END;
+
+-- ndcg_beyond_features(items): the items table as item_id, embedding (DOUBLE[] or NULL) and
+-- category (a distinct VARCHAR list or NULL), with the checks: an item twice, embeddings of
+-- different lengths, a NULL or NaN number in an embedding, an empty category list. items has
+-- item_id and the columns embedding and category (either may be all NULL).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
+    SELECT item_id, embedding, category
+    FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
+                 list_distinct(category::VARCHAR[]) AS category,
+                 count(*) OVER (PARTITION BY item_id) AS times,
+                 min(len(embedding)) OVER () AS shortest, max(len(embedding)) OVER () AS longest
+          FROM query_table(items))
+    WHERE ndcg_require(times = 1, 'items: item ' || ndcg_show(item_id) || ' has ' || times
+                                  || ' rows: give each item one row')
+      AND ndcg_require(shortest IS NOT DISTINCT FROM longest,
+                       'items: embeddings have different lengths (' || shortest || ' and '
+                       || longest || '), e.g. item ' || ndcg_show(item_id) || ' has '
+                       || len(embedding) || ': give every item one length')
+      AND ndcg_require(embedding IS NULL
+                       OR list_count(list_filter(embedding, lambda x: NOT isnan(x)))
+                          = len(embedding),
+                       'items: item ' || ndcg_show(item_id)
+                       || ' has a NULL or NaN number in its embedding')
+      AND ndcg_require(category IS NULL OR len(category) > 0,
+                       'items: item ' || ndcg_show(item_id) || ' has an empty category list');
+
+-- ndcg_beyond_ild(tops, features): ild per user and cutoff (users with two items or more):
+-- user_id, k, ild. features as ndcg_beyond_features returns it; an item of a top_k it lacks, or
+-- without an embedding or category, stops naming one such item and the count.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild(tops, features) AS TABLE
+    WITH at_ AS (SELECT user_id, k, unnest(top) AS item_id,
+                        generate_subscripts(top, 1) AS position
+                 FROM query_table(tops) WHERE len(top) >= 2),
+    known_ AS (SELECT a.user_id, a.k, a.position, a.item_id, f.embedding, f.category,
+                      f.item_id IS NOT NULL AND (f.embedding IS NOT NULL OR f.category IS NOT NULL)
+                          AS ok
+               FROM at_ AS a LEFT JOIN query_table(features) AS f ON f.item_id = a.item_id),
+    checked_ AS (SELECT * FROM known_
+                 WHERE (SELECT ndcg_require(count(*) = 0,
+                               'items: ' || count(DISTINCT item_id) || ' recommended item(s) have '
+                               || 'no embedding or category for ild, e.g. item '
+                               || ndcg_show(min(item_id::VARCHAR)))
+                        FROM known_ WHERE NOT ok))
+    SELECT a.user_id, a.k,
+           avg(ndcg_beyond_distance(a.embedding, b.embedding, a.category, b.category)) AS ild
+    FROM checked_ AS a JOIN checked_ AS b
+      ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
+    GROUP BY a.user_id, a.k;
+
+-- For the shell: the beyond-accuracy metrics at one cutoff k, with train and items passed by
+-- name as recs and rels are (items may be NULL: the catalogue is then train's items).
+
+-- ndcg_metrics_beyond_of(rankings, rels, train, items, k, head_share, judged_only): rankings a
+-- ranking edge's result by name, rels the judgments (user_id, item_id, relevance; they choose
+-- the evaluated users and, with judged_only, the judged items). Returns user_id (NULL for the
+-- per-run metrics), metric ('coverage@10', 'novelty@10', ...) and value: one row per run metric
+-- and one per user and per-user metric (novelty, popularity, tail).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_of(rankings, rels, train, items := NULL,
+        k := 10, head_share := 0.2, judged_only := false) AS TABLE
+    WITH ndcg_judgments_ AS (FROM ndcg_judgments(rels)),
+    ndcg_tops_ AS (FROM ndcg_beyond_tops(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                                         judged_only := judged_only)),
+    ndcg_catalogue_ AS (FROM ndcg_beyond_catalogue(items, train)),
+    ndcg_popularity_ AS (FROM ndcg_beyond_popularity(train, 'ndcg_catalogue_',
+                                                     head_share := head_share)),
+    run_ AS (UNPIVOT (SELECT k, coverage, gini, entropy
+                      FROM ndcg_beyond_run('ndcg_tops_', 'ndcg_catalogue_'))
+             ON coverage, gini, entropy INTO NAME metric VALUE value),
+    user_ AS (UNPIVOT (FROM ndcg_beyond_user('ndcg_tops_', 'ndcg_popularity_'))
+              ON novelty, popularity, tail INTO NAME metric VALUE value)
+    SELECT NULL AS user_id, ndcg_metric_name(metric, k) AS metric, value FROM run_
+    UNION ALL
+    SELECT user_id, ndcg_metric_name(metric, k) AS metric, value FROM user_;
+
+-- ndcg_metrics_beyond_ild_of(rankings, rels, items, k, judged_only): ild@k per evaluated user
+-- with two items or more: user_id, metric ('ild@10'), value. items has item_id, category and
+-- embedding (either may be all NULL).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_ild_of(rankings, rels, items, k := 10,
+        judged_only := false) AS TABLE
+    WITH ndcg_judgments_ AS (FROM ndcg_judgments(rels)),
+    ndcg_tops_ AS (FROM ndcg_beyond_tops(rankings, 'ndcg_judgments_', ks := ndcg_k(k),
+                                         judged_only := judged_only)),
+    ndcg_features_ AS (FROM ndcg_beyond_features(items))
+    SELECT user_id, ndcg_metric_name('ild', k) AS metric, ild AS value
+    FROM ndcg_beyond_ild('ndcg_tops_', 'ndcg_features_');
+
+-- ndcg_metrics_beyond(recs, rels, train, items, k, head_share, max_depth, judged_only): recs
+-- nested (user_id, items LIST in rank order); rows as ndcg_metrics_beyond_of.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond(recs, rels, train, items := NULL, k := 10,
+        head_share := 0.2, max_depth := NULL, judged_only := false) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    FROM ndcg_metrics_beyond_of('ndcg_ranked_', rels, train, items := items, k := k,
+                                head_share := head_share, judged_only := judged_only);
+
+-- ndcg_metrics_beyond_ild(recs, rels, items, k, max_depth, judged_only): recs nested; rows as
+-- ndcg_metrics_beyond_ild_of.
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_ild(recs, rels, items, k := 10,
+        max_depth := NULL, judged_only := false) AS TABLE
+    WITH ndcg_ranked_ AS (FROM ndcg_ranked_lists(recs, depth := max_depth))
+    FROM ndcg_metrics_beyond_ild_of('ndcg_ranked_', rels, items, k := k,
+                                    judged_only := judged_only);
+
+-- ndcg_metrics_beyond_mean(per_user): the rows of ndcg_metrics_beyond or ndcg_metrics_beyond_ild
+-- (by name) summed up: metric, value (a per-run metric's value; a per-user metric's mean over
+-- the users that have one) and users (how many users have a value; NULL for a per-run metric).
+CREATE OR REPLACE TEMP MACRO ndcg_metrics_beyond_mean(per_user) AS TABLE
+    SELECT metric, fsum(value) / count(value) AS value,
+           CASE WHEN count(user_id) > 0 THEN count(user_id) END AS users
+    FROM query_table(per_user)
+    GROUP BY metric;
+
 -- ndcg_compare.sql
 -- Comparing runs and breaking results down by segment: the aggregates the statistics need.
 -- Inputs are per-user values: one row per user with a value x (a metric of the run compared) and,

@@ -1,0 +1,196 @@
+"""The beyond-accuracy macros (sql/ndcg_beyond.sql): hand-worked examples, random data against
+the plain-Python reference in tests/reference_beyond.py, and the input checks."""
+
+import math
+
+import duckdb
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import reference_beyond as ref
+
+SETUP = """
+CREATE OR REPLACE TABLE recs AS SELECT * FROM (VALUES {recs}) t(user_id, items);
+CREATE OR REPLACE TABLE rels AS SELECT * FROM (VALUES {rels}) t(user_id, item_id, relevance);
+CREATE OR REPLACE TABLE train AS SELECT * FROM (VALUES {train}) t(user_id, item_id);
+CREATE OR REPLACE TABLE items AS SELECT * FROM (VALUES {items}) t(item_id, category, embedding);
+CREATE OR REPLACE TABLE ranked AS FROM ndcg_ranked_lists('recs');
+CREATE OR REPLACE TABLE judg AS FROM ndcg_judgments('rels');
+CREATE OR REPLACE TABLE tops AS FROM ndcg_beyond_tops('ranked', 'judg', ks := {ks});
+CREATE OR REPLACE TABLE cat AS FROM ndcg_beyond_catalogue({catalogue}, 'train');
+CREATE OR REPLACE TABLE pop AS FROM ndcg_beyond_popularity('train', 'cat', head_share := {share});
+"""
+
+
+def setup(con, recs, rels, train, items, ks="[2, NULL]", catalogue="'items'", share=0.2):
+    def values(rows):
+        return ", ".join("(" + ", ".join(_sql(v) for v in r) + ")" for r in rows)
+    con.execute(SETUP.format(recs=values(recs), rels=values(rels), train=values(train),
+                             items=values(items), ks=ks, catalogue=catalogue, share=share))
+
+
+def _sql(value):
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "'" + value + "'"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_sql(v) for v in value) + "]::" + (
+            "VARCHAR[]" if value and isinstance(value[0], str) else "DOUBLE[]")
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+RECS = [("u1", ["a", "b", "c"]), ("u2", ["a", "d"]), ("u3", ["x"])]
+RELS = [("u1", "a", 1), ("u2", "d", 1), ("u3", "a", 1)]
+TRAIN = [("t1", "a"), ("t2", "a"), ("t3", "a"), ("t1", "b"), ("t2", "c"), ("t1", "e")]
+ITEMS = [("a", ["s", "t"], [1.0, 0.0]), ("b", ["s"], [0.0, 1.0]), ("c", ["t"], [1.0, 1.0]),
+         ("d", ["u"], [1.0, 0.0]), ("e", ["u"], [0.5, 0.5])]
+
+
+def test_hand_worked(con):
+    """k = 2: u1 shows a, b; u2 a, d; u3 x (outside the catalogue a..e, n = 5). c = a:2, b:1,
+    d:1, so coverage 3/5; c ascending 0,0,1,1,2: gini (0 + 0 + 0*1 + 2*1 + 4*2) / (5 * 4) = 0.5;
+    q = 1/2, 1/4, 1/4: entropy 1.5 bits. pop a=3, b=c=e=1, d=0, U = 3; head = floor(0.2*5) = 1
+    item, a. u1: novelty (-log2(4/4) - log2(2/4)) / 2 = 0.5, popularity (3+1)/2 = 2, tail 1/2,
+    ild 1 - cos([1,0],[0,1]) = 1. u2: novelty (0 + 2)/2 = 1, popularity 1.5, tail 0.5, ild 0.
+    u3: x has pop 0: novelty -log2(1/4) = 2, popularity 0, tail 1, no ild."""
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    run = con.sql("FROM ndcg_beyond_run('tops', 'cat') WHERE k = 2").fetchall()
+    assert run == [(2, 0.6, 0.5, 1.5, 3)]
+    assert con.sql("FROM ndcg_beyond_outside('tops', 'cat')").fetchall() == [(1, "x")]
+    users = con.sql("SELECT user_id, novelty, popularity, tail FROM ndcg_beyond_user('tops', 'pop')"
+                    " WHERE k = 2 ORDER BY user_id").fetchall()
+    assert users == [("u1", 0.5, 2.0, 0.5), ("u2", 1.0, 1.5, 0.5), ("u3", 2.0, 0.0, 1.0)]
+    con.execute("CREATE TABLE feat AS FROM ndcg_beyond_features('items')")
+    ild = con.sql("SELECT user_id, ild FROM ndcg_beyond_ild('tops', 'feat') WHERE k = 2"
+                  " ORDER BY user_id").fetchall()
+    assert ild == [("u1", 1.0), ("u2", 0.0)]
+    # Without a cutoff u1 shows a, b, c: c = a:2, b:1, c:1, d:1 over n = 5: gini
+    # (0 + 2*1 + 4*1 + 6*2... ) sorted 0,1,1,1,2: (-4*0 - 2 + 0 + 2 + 4*2) / (5*5) = 8/25.
+    assert con.sql("SELECT gini FROM ndcg_beyond_run('tops', 'cat') WHERE k IS NULL"
+                   ).fetchall() == [(pytest.approx(8 / 25),)]
+
+
+def test_ild_by_categories(con):
+    """Without embeddings: u1's a {s,t}, b {s}, c {t}: Jaccard 1/2, 1/2, 0: ild (1/2+1/2+1)/3."""
+    items = [(i, c, None) for i, c, _ in ITEMS]
+    setup(con, RECS, RELS, TRAIN, items)
+    con.execute("CREATE TABLE feat AS FROM ndcg_beyond_features('items')")
+    got = con.sql("SELECT ild FROM ndcg_beyond_ild('tops', 'feat') WHERE k IS NULL AND "
+                  "user_id = 'u1'").fetchall()
+    assert got == [(pytest.approx(2 / 3),)]
+
+
+def test_catalogue_from_train(con):
+    """Without items, the catalogue is train's items a, b, c, e (n = 4): k = 2 shows a, b in it."""
+    setup(con, RECS, RELS, TRAIN, ITEMS, catalogue="NULL")
+    assert con.sql("SELECT coverage FROM ndcg_beyond_run('tops', 'cat') WHERE k = 2"
+                   ).fetchall() == [(0.5,)]
+
+
+@pytest.mark.parametrize("items, message", [
+    ([("a", ["s"], [1.0, 0.0]), ("a", ["t"], [0.0, 1.0])], "item a has 2 rows"),
+    ([("a", ["s"], [1.0, 0.0]), ("b", ["t"], [0.0, 1.0, 2.0])], "different lengths"),
+    ([("a", ["s"], [1.0, float("nan")]), ("b", ["t"], [0.0, 1.0])], "item a has a NULL or NaN"),
+    ([("a", ["s"], [1.0, None]), ("b", ["t"], [0.0, 1.0])], "item a has a NULL or NaN"),
+    ([("a", [], None), ("b", ["t"], None)], "item a has an empty category list"),
+])
+def test_bad_items(con, items, message):
+    rows = ", ".join("(" + ", ".join(_item_sql(v) for v in r) + ")" for r in items)
+    con.execute(f"CREATE TABLE items AS SELECT * FROM (VALUES {rows}) t(item_id, category, "
+                "embedding)")
+    with pytest.raises(duckdb.Error, match=message):
+        con.sql("FROM ndcg_beyond_features('items')").fetchall()
+
+
+def _item_sql(value):
+    if isinstance(value, list) and not value:
+        return "[]::VARCHAR[]"
+    if isinstance(value, list) and any(isinstance(v, float) and math.isnan(v) for v in value):
+        return "[" + ", ".join("'nan'::DOUBLE" if v != v else repr(v) for v in value) + "]"
+    if isinstance(value, list) and None in value:
+        return "[" + ", ".join("NULL" if v is None else repr(v) for v in value) + "]::DOUBLE[]"
+    return _sql(value)
+
+
+def test_ild_item_missing_from_items(con):
+    setup(con, [("u1", ["a", "z", "y"])], [("u1", "a", 1)], TRAIN, ITEMS)
+    con.execute("CREATE TABLE feat AS FROM ndcg_beyond_features('items')")
+    with pytest.raises(duckdb.Error, match=r"2 recommended item\(s\).*e.g. item y"):
+        con.sql("FROM ndcg_beyond_ild('tops', 'feat')").fetchall()
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """One connection for every hypothesis example (registering the macros is the slow part)."""
+    import ndcg_duck
+    connection = duckdb.connect()
+    ndcg_duck.register(connection)
+    yield connection
+    connection.close()
+
+
+ITEM_IDS = st.sampled_from([f"i{n}" for n in range(8)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(lists=st.lists(st.lists(ITEM_IDS, min_size=1, max_size=5, unique=True), min_size=1,
+                     max_size=6),
+       train=st.lists(st.tuples(st.sampled_from(["t1", "t2", "t3", "t4"]), ITEM_IDS),
+                      min_size=1, max_size=15),
+       catalogue=st.sets(ITEM_IDS, min_size=1),
+       vectors=st.lists(st.lists(st.integers(1, 5), min_size=3, max_size=3), min_size=8,
+                        max_size=8),
+       k=st.integers(1, 4), share=st.sampled_from([0.0, 0.2, 0.5, 1.0]))
+def test_against_reference(shared, lists, train, catalogue, vectors, k, share):
+    con = shared
+    recs = [(f"u{n}", items) for n, items in enumerate(lists)]
+    rels = [(user, "i0", 1) for user, _ in recs]
+    embedding = {f"i{n}": [float(v) for v in vec] for n, vec in enumerate(vectors)}
+    items = [(i, [i], embedding[i]) for i in sorted(catalogue)]
+    setup(con, recs, rels, train, items, ks=f"[{k}]", share=share)
+    tops = {u: t[:k] for u, t in recs}
+    pop, users = ref.popularity(train)
+    got = con.sql("SELECT coverage, gini, entropy FROM ndcg_beyond_run('tops', 'cat')").fetchall()
+    want = ref.run_metrics(tops, catalogue)
+    assert got[0][:3] == pytest.approx(want)
+    heads = ref.head(pop, catalogue, share)
+    got = dict(((u, (n, p, t)) for u, n, p, t in con.sql(
+        "SELECT user_id, novelty, popularity, tail FROM ndcg_beyond_user('tops', 'pop')"
+    ).fetchall()))
+    want = {u: ref.user_metrics(t, pop, users, heads) for u, t in tops.items()}
+    assert got.keys() == want.keys()
+    for user in want:
+        assert got[user] == pytest.approx(want[user]), user
+    # ild with every shown item in the catalogue's features
+    con.execute("CREATE OR REPLACE TABLE items AS SELECT * FROM (VALUES " + ", ".join(
+        f"('{i}', ['{i}'], {embedding[i]}::DOUBLE[])" for i in embedding)
+        + ") t(item_id, category, embedding)")
+    con.execute("CREATE OR REPLACE TABLE feat AS FROM ndcg_beyond_features('items')")
+    got = dict(con.sql("SELECT user_id, ild FROM ndcg_beyond_ild('tops', 'feat')").fetchall())
+    want = {u: ref.ild(t, embedding=embedding) for u, t in tops.items() if len(t) >= 2}
+    assert got == pytest.approx(want)
+
+
+def test_shell_macros(con):
+    """ndcg_metrics_beyond / _ild / _mean on the hand-worked example above (k = 2)."""
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    con.execute("CREATE TABLE b AS FROM ndcg_metrics_beyond('recs', 'rels', 'train', 'items', k := 2)")
+    con.execute("CREATE TABLE bi AS FROM ndcg_metrics_beyond_ild('recs', 'rels', 'items', k := 2)")
+    got = con.sql("FROM ndcg_metrics_beyond_mean('b') ORDER BY metric").fetchall()
+    assert got == [("coverage@2", 0.6, None), ("entropy@2", 1.5, None), ("gini@2", 0.5, None),
+                   ("novelty@2", pytest.approx(3.5 / 3), 3), ("popularity@2", pytest.approx(3.5 / 3), 3),
+                   ("tail@2", pytest.approx(2 / 3), 3)]
+    assert con.sql("FROM ndcg_metrics_beyond_mean('bi')").fetchall() == [("ild@2", 0.5, 2)]
+
+
+def test_tops_follow_judged_only_and_max_depth(con):
+    """top_k is the core's ranking after judged_only (b unjudged drops out, c moves up) and the
+    ranking edge's depth (max_depth 1 keeps a only)."""
+    setup(con, [("u1", ["a", "b", "c"])], [("u1", "a", 1), ("u1", "c", 0)], TRAIN, ITEMS)
+    got = con.sql("SELECT top FROM ndcg_beyond_tops('ranked', 'judg', ks := [2], "
+                  "judged_only := true)").fetchall()
+    assert got == [(["a", "c"],)]
+    con.execute("CREATE TABLE shallow AS FROM ndcg_ranked_lists('recs', depth := 1)")
+    got = con.sql("SELECT top FROM ndcg_beyond_tops('shallow', 'judg', ks := [2])").fetchall()
+    assert got == [(["a"],)]
