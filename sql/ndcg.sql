@@ -1100,7 +1100,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
                  list_distinct(category::VARCHAR[]) AS category,
                  count(*) OVER (PARTITION BY item_id) AS times,
-                 min(len(embedding)) OVER () AS shortest, max(len(embedding)) OVER () AS longest
+                 min(len(embedding::DOUBLE[])) OVER () AS shortest,
+                 max(len(embedding::DOUBLE[])) OVER () AS longest
           FROM query_table(items))
     WHERE ndcg_require(times = 1, 'items: item ' || ndcg_show(item_id) || ' has ' || times
                                   || ' rows: give each item one row')
