@@ -10,7 +10,6 @@ runs it and `mean_of_parts` adds the few parts as fractions and rounds.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Iterable, Optional
 
 

@@ -420,10 +420,21 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
     assert got.exit_code == 0 and got.output == want.output
 
 
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_cli_per_user_to_stdout(spark, fmt):
+    """--per-user -: the per-user table on stdout (CSV, or a JSON array with --format json) and
+    the summary on stderr, as the default engine gives them."""
+    args = ["eval", ROOT / "examples/recs_long.csv", ROOT / "examples/relevance.csv",
+            "-k", "2,all", "--per-user", "-", "--format", fmt]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and want.stdout.count("\n") > 3
+    assert got.exit_code == 0, got.stderr
+    assert (got.stdout, got.stderr) == (want.stdout, want.stderr)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--spark-conf", "spark.executor.memory"], "--spark-conf 'spark.executor.memory' is not "
                                                 "KEY=VALUE"),
-    (["--per-user", "-"], "--per-user - (stdout) is not available with --engine spark"),
     (["--per-user", "out.xlsx"], "cannot tell the format of output file out.xlsx"),
 ])
 def test_cli_usage_errors(args, message):

@@ -4,8 +4,6 @@ CLI outputs below), or an explicit choice the output states."""
 
 import json
 import math
-import os
-import shutil
 import warnings
 
 import pyarrow as pa

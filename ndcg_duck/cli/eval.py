@@ -139,14 +139,14 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         from ..spark import run_cli
         show = not quiet and _stderr_is_terminal()
         summary, notes, rows = run_cli(recs, relevance, per_user, spark_master, spark_conf,
-                                       show, settings, segments, by, plot)
+                                       show, settings, segments, by, plot, format)
         for note in notes:
             click.echo(f"Warning: {note}", err=True)
         shown = output.format_summary(summary, format, settings["missing"], settings["empty"])
         if segments is not None:
             metrics = [name for name in rows[0] if name not in ("segment", "users")]
             shown = with_segments(shown, summary, rows, metrics, by, format)
-        click.echo(shown, nl=False)
+        click.echo(shown, nl=False, err=per_user == "-")
         return
     if per_user and per_user != "-":
         output.check_output_path(per_user)

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from .compare import ALL_ZERO, NORMAL_BOOTSTRAP, ROW_FIELDS
+from .compare import NORMAL_BOOTSTRAP, ROW_FIELDS
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}

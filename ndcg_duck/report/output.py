@@ -70,12 +70,19 @@ STDOUT_FORMATS = {"csv": ".csv", "json": ".json"}
 def write_stdout(table, fmt: str, stream=None) -> None:
     """The per-user table on stdout: CSV (for --format csv or table, the default), or a JSON
     array (--format json); the same text a .csv or .json --per-user file gets."""
+    through_file(lambda tmp: _copy(table, tmp, OUTPUT_FORMATS[tmp.suffix]), fmt, stream)
+
+
+def through_file(write, fmt: str, stream=None) -> None:
+    """Writes the per-user table with write(path) to a temporary file named for --format (.csv,
+    or .json for json), then copies that file to stream (stdout) in chunks: the same text a
+    --per-user file gets, whichever engine wrote it, with bounded memory."""
     stream = stream or sys.stdout
     suffix = STDOUT_FORMATS.get(fmt, ".csv")
     folder = Path(os.environ.get("TMPDIR", "/tmp"))
     tmp = folder / f"ndcg-duck-{os.getpid()}-per-user{suffix}"
     try:
-        _copy(table, tmp, OUTPUT_FORMATS[suffix])
+        write(tmp)
         with open(tmp, encoding="utf-8") as handle:
             for chunk in iter(lambda: handle.read(1 << 20), ""):
                 stream.write(chunk)

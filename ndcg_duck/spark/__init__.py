@@ -646,18 +646,17 @@ def write_per_user(rows, path: str, user_col: str) -> None:
 
 
 def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
-            show_progress: bool, settings: dict, segments=None, by=None, plot=None) -> tuple:
-    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows, draw --plot; the
+            show_progress: bool, settings: dict, segments=None, by=None, plot=None,
+            fmt: str = "table") -> tuple:
+    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows (to stdout, in the
+    format fmt names, for per_user "-"), draw --plot; the
     summary, the notes (warnings) of the run and the --segments rows (None without)."""
     import tempfile
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
-    if per_user == "-":
-        raise InputError("--per-user - (stdout) is not available with --engine spark: name a "
-                         "file, or a directory ending in /", usage=True)
     conf = parse_conf(conf_pairs)
-    if per_user:
+    if per_user and per_user != "-":
         check_output(per_user)
     measured({name: value for name, value in settings.items()  # fail fast
               if registry.BY_NAME[name].group == "metric"}, None)
@@ -684,7 +683,10 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
         rows = None
         with _refusals(recs_what, rels_what):
-            if per_user:
+            if per_user == "-":
+                output.through_file(
+                    lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)
+            elif per_user:
                 write_per_user(result.per_user, per_user, user_col)
             if plot:
                 from .extras import plot as draw
