@@ -9,11 +9,18 @@ once, the run's cleanup (temporary files, cursors, settings) runs as the excepti
 `stoppable` turns whatever surfaced (DuckDB's "Query interrupted", an InputError wrapping it)
 into Interrupted, a KeyboardInterrupt: the command line prints one line and exits 128 + the
 signal's number (130 for SIGINT, 143 for SIGTERM); the Python API raises it to its caller.
+
+Spark: the handler does not raise while the main thread waits inside a py4j call (raising there
+breaks py4j's socket protocol, and py4j prints tracebacks); the watcher cancels the running job,
+so the call fails and unwinds, and it goes on cancelling every job the run starts until the run
+ends. A SparkContext started inside the block installs a SIGINT handler of its own (one that
+calls into py4j from the handler): `reclaim` puts the run's handler back.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 import threading
@@ -39,10 +46,12 @@ class _State:
         self.active = False
         self.caught = None  # the first signal's number
         self.connections = []
+        self.handlers = {}  # {signal: the handler the run wants for it (its own, or the caller's)}
         self.lock = threading.Lock()
 
-    def stop(self, signum: int) -> bool:
-        """Record the first signal and cancel the run's work; False for a later one."""
+    def stop(self, signum: int, spark: bool = True) -> bool:
+        """Record the first signal and cancel the run's work (Spark's jobs too unless `spark` is
+        False); False for a later one."""
         with self.lock:
             if self.caught is not None:
                 return False
@@ -53,7 +62,8 @@ class _State:
                 con.interrupt()
             except Exception:  # closed already, or between queries
                 pass
-        _cancel_spark()
+        if spark:
+            _cancel_spark()
         return True
 
 
@@ -89,6 +99,22 @@ def watching(con):
             _state.connections.remove(con)
 
 
+def reclaim() -> None:
+    """Put the run's signal handlers back where a library replaced them: SparkContext sets its
+    own SIGINT handler, even where the caller ignored SIGINT (as `nohup` and `&` do)."""
+    if _state.active and threading.current_thread() is threading.main_thread():
+        for signum, handler in _state.handlers.items():
+            signal.signal(signum, handler)
+
+
+def _inside_py4j(frame) -> bool:
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("py4j"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def check() -> None:
     """Raise Interrupted if the run was stopped (for loops between queries)."""
     if _state.active and _state.caught is not None:
@@ -110,7 +136,8 @@ def stoppable(signals=(signal.SIGINT, signal.SIGTERM)):
         return
 
     def handler(signum, frame):
-        if _state.stop(signum):
+        waiting = _inside_py4j(frame)  # the watcher cancels Spark's job: py4j is busy here
+        if _state.stop(signum, spark=not waiting) and not waiting:
             raise Interrupted(signum)
 
     read, write = os.pipe()
@@ -118,9 +145,14 @@ def stoppable(signals=(signal.SIGINT, signal.SIGTERM)):
     previous = {s: signal.signal(s, handler) for s in ours}
     old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
     _state.active, _state.caught = True, None
+    _state.handlers = {s: handler if s in ours else signal.getsignal(s) for s in signals}
 
     def watch():
         while True:
+            stopped = _state.caught is not None
+            if not select.select([read], [], [], 0.1 if stopped else None)[0]:
+                _cancel_spark()  # stopped: no job the run starts afterwards may run either
+                continue
             data = os.read(read, 64)
             for number in data:
                 if number in ours:
@@ -147,4 +179,4 @@ def stoppable(signals=(signal.SIGINT, signal.SIGTERM)):
         watcher.join()
         os.close(read)
         os.close(write)
-        _state.active = False
+        _state.active, _state.handlers = False, {}

@@ -28,6 +28,7 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
+from .. import interrupts
 from ..evaluation import inputs
 from ..report import output
 from .. import options as registry
@@ -458,7 +459,9 @@ def session(master: str, conf: dict, show_progress: bool, log):
             os.dup2(log.fileno(), 2)
         if python:  # pyspark reads the workers' interpreter from the environment
             os.environ["PYSPARK_PYTHON"] = python
-        return builder.getOrCreate(), True
+        spark = builder.getOrCreate()
+        interrupts.reclaim()  # SparkContext replaced the SIGINT handler with its own
+        return spark, True
     except Exception as exc:
         where = f" (its log: {log.name})" if log is not None else ""
         raise InputError(f"could not start Spark at {master}{where}: {_first_line(str(exc))}; "
