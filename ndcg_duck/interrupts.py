@@ -165,9 +165,11 @@ def stoppable(signals=(signal.SIGINT, signal.SIGTERM)):
     try:
         try:
             yield
-        except BaseException:
+        except BaseException as exc:
             if _state.caught is not None:
                 raise Interrupted(_state.caught) from None
+            if isinstance(exc, KeyboardInterrupt):  # another SIGINT handler's (SparkContext's,
+                raise Interrupted(signal.SIGINT) from None  # before `reclaim`)
             raise
         if _state.caught is not None:
             raise Interrupted(_state.caught)

@@ -16,7 +16,7 @@ import time
 import duckdb
 import pytest
 
-from conftest import ROOT
+from conftest import JAVA, ROOT
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="reads the CPU time of the run from /proc")
@@ -40,14 +40,36 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def interrupted(args, signum, cwd):
-    """Run `args`, send `signum` once it has used a second of CPU; return (exit code, stdout,
-    stderr, seconds from the signal to the end)."""
+def _tree_cpu_seconds(pid: int) -> float:
+    """The CPU time of `pid` and of its live descendants (Spark's JVM and Python workers)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        try:
+            parents[int(entry)] = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+        except (ValueError, OSError):
+            continue
+    tree, total = {pid}, 0.0
+    for _ in range(len(parents)):
+        grown = tree | {child for child, parent in parents.items() if parent in tree}
+        if grown == tree:
+            break
+        tree = grown
+    for member in tree:
+        try:
+            total += _cpu_seconds(member)
+        except OSError:
+            pass
+    return total
+
+
+def interrupted(args, signum, cwd, cpu=1.0, measure=_cpu_seconds):
+    """Run `args`, send `signum` once it has used `cpu` seconds of CPU (by `measure`); return
+    (exit code, stdout, stderr, seconds from the signal to the end)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + sys.path))
     process = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while process.poll() is None and _cpu_seconds(process.pid) < 1.0:
+    deadline = time.monotonic() + 120
+    while process.poll() is None and measure(process.pid) < cpu:
         assert time.monotonic() < deadline
         time.sleep(0.02)
     assert process.poll() is None, "the run ended before the signal: give it more data"
@@ -79,6 +101,24 @@ def test_a_signal_stops_the_command_line(data, tmp_path, command, signum, code):
     assert seconds < PROMPT
     assert out.read_bytes() == b"the user's own file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["per_user.parquet"]  # no temporary file
+
+
+@pytest.mark.skipif(not JAVA, reason="no Java runtime (java on PATH or JAVA_HOME): Spark "
+                                       "cannot start here")
+def test_a_signal_stops_a_spark_run(data, tmp_path):
+    """Ctrl-C once Spark's JVM has worked for 10 CPU seconds (reading and scoring): the same one
+    line and exit 130, no py4j traceback (SparkContext's own SIGINT handler printed them), the
+    user's file untouched, no temporary file or part directory left."""
+    out = tmp_path / "per_user.parquet"
+    out.write_bytes(b"the user's own file")
+    args = cli("eval", data / "recs.parquet", data / "rels.parquet", "-k", "10", "--engine",
+               "spark", "--per-user", out)
+    status, stdout, stderr, seconds = interrupted(args, signal.SIGINT, tmp_path, cpu=10.0,
+                                                  measure=_tree_cpu_seconds)
+    assert (status, stdout, stderr) == (130, "", "ndcg-duck: interrupted\n")
+    assert seconds < 2 * PROMPT
+    assert out.read_bytes() == b"the user's own file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["per_user.parquet"]
 
 
 def test_evaluate_raises_keyboard_interrupt_and_leaves_the_connection(data, tmp_path):
