@@ -45,6 +45,7 @@ class _State:
     def __init__(self):
         self.active = False
         self.caught = None  # the first signal's number
+        self.raised = False  # whether the handler has raised Interrupted in the main thread
         self.connections = []
         self.handlers = {}  # {signal: the handler the run wants for it (its own, or the caller's)}
         self.lock = threading.Lock()
@@ -137,14 +138,16 @@ def stoppable(signals=(signal.SIGINT, signal.SIGTERM)):
 
     def handler(signum, frame):
         waiting = _inside_py4j(frame)  # the watcher cancels Spark's job: py4j is busy here
-        if _state.stop(signum, spark=not waiting) and not waiting:
-            raise Interrupted(signum)
+        _state.stop(signum, spark=not waiting)
+        if not waiting and not _state.raised:  # once, even where the watcher recorded it first
+            _state.raised = True
+            raise Interrupted(_state.caught)
 
     read, write = os.pipe()
     os.set_blocking(write, False)
     previous = {s: signal.signal(s, handler) for s in ours}
     old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-    _state.active, _state.caught = True, None
+    _state.active, _state.caught, _state.raised = True, None, False
     _state.handlers = {s: handler if s in ours else signal.getsignal(s) for s in signals}
 
     def watch():

@@ -251,6 +251,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
     progress.step("scoring users")
     for number, users in enumerate(progress.batches(ranges)):
+        interrupts.check()  # a signal between two batches' queries interrupted no query
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",

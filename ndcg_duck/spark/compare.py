@@ -1,5 +1,5 @@
 """`ndcg-duck compare --engine spark`: runs scored on Spark, paired on users on Spark, compared
-with the t-test.
+with the t-test or the randomization test.
 
 Each run is scored as eval --engine spark scores it (the macros on the workers). Spark joins the
 runs' per-user rows on the user; each partition adds, per run and metric, exact sums of the
@@ -7,8 +7,9 @@ values and of their squares, and per pair the same of the per-user differences w
 ties and losses; only those sums reach the driver. Means and variances are those exact sums
 rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
 correction are the default engine's (comparison.compare, comparison.stats), so `compare`
-prints the same table. The randomization and bootstrap tests, --segments, --per-user and --plot
-run on the default engine only.
+prints the same table. The randomization test flips signs on the workers, per stratum of users
+with its own seeded stream (_flips); the bootstrap, --segments, --per-user and --plot run on the
+default engine only.
 """
 
 from __future__ import annotations
