@@ -27,7 +27,10 @@ class Metric:
     name: str
     aliases: tuple
     cutoff: str
-    summary: str = "mean"  # 'mean' over users, or 'sum' (the counts, as trec_eval sums them)
+    summary: str = "mean"  # 'mean' over users, 'sum' (the counts, as trec_eval sums them), or
+    # 'run' (one value per run, from every user's list at once: coverage, gini, entropy)
+    needs: str = ""  # beyond accuracy (sql/ndcg_beyond.sql): the input it reads besides recs and
+    # rels: 'catalogue' (items, else train), 'train' or 'items'
 
 
 METRICS = (
@@ -43,6 +46,14 @@ METRICS = (
     Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none"),  # ranx r-precision
     Metric("num_rel", ("num_rel", "numrel"), "none", summary="sum"),
     Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none", summary="sum"),
+    # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
+    Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
+    Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
+    Metric("entropy", ("entropy", "shannon_entropy"), "k", summary="run", needs="catalogue"),
+    Metric("novelty", ("novelty",), "k", needs="train"),
+    Metric("popularity", ("popularity", "arp"), "k", needs="train"),
+    Metric("tail", ("tail", "tail_share"), "k", needs="train"),
+    Metric("ild", ("ild", "diversity"), "k", needs="items"),
 )
 BY_NAME = {metric.name: metric for metric in METRICS}
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
@@ -129,9 +140,12 @@ def _measures(piece: str, ks: tuple) -> list:
 
 def per_user_columns(measures: Iterable[Measure]) -> tuple:
     """The per-user columns for these measures: each measure, and before each ndcg@k its parts
-    dcg@k and idcg@k (as ndcg-duck has always written them), without repeats."""
+    dcg@k and idcg@k (as ndcg-duck has always written them), without repeats. A per-run metric
+    (coverage, gini, entropy) has no per-user column."""
     columns: list = []
     for measure in measures:
+        if per_run(measure.metric):
+            continue
         parts = ("dcg", "idcg", "ndcg") if measure.metric == "ndcg" else (measure.metric,)
         for part in parts:
             if Measure(part, measure.k) not in columns:
@@ -150,6 +164,21 @@ def cutoffs(measures: Iterable[Measure]) -> tuple:
         if measure.k not in out:
             out.append(measure.k)
     return tuple(out) or (1,)
+
+
+def beyond(measure: Measure) -> bool:
+    """Whether a measure is one of the beyond-accuracy metrics (sql/ndcg_beyond.sql)."""
+    return bool(BY_NAME[measure.metric].needs)
+
+
+def accuracy(measures: Iterable[Measure]) -> tuple:
+    """The measures that judge rankings against the relevance data (all but beyond())."""
+    return tuple(measure for measure in measures if not beyond(measure))
+
+
+def per_run(metric: str) -> bool:
+    """Whether a metric is one value per run (coverage, gini, entropy), not a mean over users."""
+    return BY_NAME[metric].summary == "run"
 
 
 def core_only(measures: Iterable[Measure]) -> bool:

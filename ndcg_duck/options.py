@@ -87,6 +87,16 @@ def _relevance_level(value):
         raise InputError(f"min_relevance {value!r} is not a number", usage=True) from None
 
 
+def _share(value):
+    try:
+        share = _number(value)
+    except (TypeError, ValueError):
+        share = None
+    if share is None or not 0 <= share <= 1:
+        raise InputError(f"head_share {value!r} is not a number between 0 and 1", usage=True)
+    return share
+
+
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
     return check_names(value)
@@ -197,11 +207,12 @@ PARAMS = (
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
           help="What to compute: ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, "
                "r_precision, num_rel, num_rel_ret (ir_measures' P, R, Success, RR, AP, nDCG, "
-               "Rprec too; any case). A name without @K takes the -k cutoffs; mrr and map "
-               "without @K have none. Repeat or use commas. Default ndcg. --gain, --gain-map, "
-               "--idcg-cutoff and --ties average apply to ndcg, dcg, idcg and cg only; the others "
-               "count relevant items (relevance > 0, or >= --min-relevance), tied items in "
-               "trec_eval's order."),
+               "Rprec too; any case), and beyond accuracy coverage, gini, entropy (with --items "
+               "or --train), novelty, popularity, tail (with --train) and ild (with --items). A "
+               "name without @K takes the -k cutoffs; mrr and map without @K have none. Repeat "
+               "or use commas. Default ndcg. --gain, --gain-map, --idcg-cutoff and --ties "
+               "average apply to ndcg, dcg, idcg and cg only; the others count relevant items "
+               "(relevance > 0, or >= --min-relevance), tied items in trec_eval's order."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
     Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=_sql_gain_map,
@@ -233,6 +244,9 @@ PARAMS = (
           to_sql=_sql_bool,
           help="The relevance file has at most one row per (user, item): skip the check for "
                "repeated judgments (faster on large files; a repeat would count twice)."),
+    Param("head_share", "metric", default=0.2, kind="float", check=_share, metavar="SHARE",
+          help="tail@K: the head is this share of the catalogue, its most popular items in "
+               "--train (ties by item id as text); tail@K is the share of each top K outside it."),
     Param("duplicates", "metric", default="error", choices=("error", "first"),
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),
@@ -249,6 +263,16 @@ PARAMS = (
           help="Score column, long recommendations, highest first " + COLUMN_HELP),
     Param("relevance_col", "columns", check=_text("relevance_col"), shown="relevance",
           help="Relevance column, long judgments " + COLUMN_HELP),
+    # what the beyond-accuracy metrics read besides the rankings (evaluation/beyond.py)
+    Param("train", "beyond", metavar="FILE",
+          help="The interactions the system learned from: rows of user and item (--user-col, "
+               "--item-col; other columns ignored), Parquet, CSV or JSON. novelty, popularity "
+               "and tail count each item's train users; without --items its items are the "
+               "catalogue."),
+    Param("items", "beyond", metavar="FILE",
+          help="The catalogue, one row per item (--item-col): coverage, gini and entropy count "
+               "within it; ild reads its embedding column (a list of numbers), else its "
+               "category column (a text or a list of texts)."),
     # what the files are
     Param("recs_format", "formats", choices=(None,) + FORMATS,
           help="Format of RECS when its extension does not say; trec: a TREC run (recognised "

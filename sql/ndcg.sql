@@ -1016,10 +1016,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_tops(rankings, judgments, ks := [10],
     WHERE u.has_judgments AND u.has_ranking;
 
 -- ndcg_beyond_catalogue(items, train): the catalogue's item ids (item_id): the items table's,
--- or, when items is NULL, the distinct items of train.
+-- or, when items is NULL, the distinct items of train. Stops on a NULL item id, and on an item
+-- twice in items.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
     SELECT item_id FROM query_table(coalesce(items, train))
-    GROUP BY item_id;
+    GROUP BY item_id
+    HAVING ndcg_require(item_id IS NOT NULL,
+                        CASE WHEN items IS NULL THEN 'train' ELSE 'items' END
+                        || ': ' || count(*) || ' row(s) have no item id (NULL)')
+       AND ndcg_require(items IS NULL OR count(*) = 1,
+                        'items: item ' || ndcg_show(item_id) || ' has ' || count(*)
+                        || ' rows: give each item one row');
 
 -- ndcg_beyond_popularity(train, catalogue, head_share): every catalogue item and every train
 -- item with item_id, pop (distinct train users; 0 for none), head (true for the floor(head_share
@@ -1027,7 +1034,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
 -- on every row). catalogue as ndcg_beyond_catalogue returns it.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2) AS TABLE
     WITH pop_ AS (SELECT item_id, count(DISTINCT user_id) AS pop
-                  FROM query_table(train) GROUP BY item_id),
+                  FROM query_table(train) GROUP BY item_id
+                  HAVING ndcg_require(item_id IS NOT NULL,
+                                      'train: ' || count(*) || ' row(s) have no item id (NULL)')
+                     AND ndcg_require(count(*) = count(user_id),
+                                      'train: item ' || ndcg_show(item_id) || ' has '
+                                      || (count(*) - count(user_id))
+                                      || ' row(s) without a user id (NULL)')),
     cat_ AS (SELECT c.item_id, coalesce(p.pop, 0) AS pop,
                     row_number() OVER (ORDER BY coalesce(p.pop, 0) DESC, c.item_id::VARCHAR)
                         AS place

@@ -104,7 +104,7 @@ def cli():
 @cli.command(name="eval", epilog=EXIT_CODES)
 @click.argument("recs")
 @click.argument("relevance")
-@registry_options("metric", "columns", "formats", "engine", "spark", "output")
+@registry_options("metric", "beyond", "columns", "formats", "engine", "spark", "output")
 @segment_options
 @plot_option
 @_user_errors

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from . import batches, inputs, progress
+from . import batches, beyond, inputs, progress
 from .. import interrupts, means, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
 from ..options import Options
@@ -100,10 +100,12 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
         progress.step("reading the inputs")
         loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
                              settings["rels_format"])
+        extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
+                            _item_type(work, loaded.layout))
         try:
-            result = _run(work, options, loaded, cols.user, per_user, settings["batch_users"],
-                          measures)
-            notes = _notes(work, options, loaded)
+            result, said = _run(work, options, loaded, cols.user, per_user,
+                                settings["batch_users"], measures, extra)
+            notes = _notes(work, options, loaded) + said
         except duckdb.Error as exc:
             raise InputError(_message(exc, loaded)) from None
     return result, notes
@@ -244,8 +246,19 @@ def _core_only(measures: Optional[tuple]) -> bool:
     return measures is None or metric_names.core_only(measures)
 
 
+def _item_type(con, layout: str) -> str:
+    """The SQL type of the recommended item ids (ndcg_recs)."""
+    schema = {row[0]: row[1] for row in con.sql("DESCRIBE ndcg_recs").fetchall()}
+    return inputs._element(schema["items"]) if layout == "lists" else schema["item_id"]
+
+
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
-         batch_users: Optional[int], measures: tuple) -> Evaluation:
+         batch_users: Optional[int], all_measures: tuple, extra: Optional[beyond.Inputs]
+         ) -> tuple[Evaluation, list]:
+    """Score every user, batch by batch, then sum up: (Evaluation, notes). `all_measures` may
+    hold beyond-accuracy ones (extra says what they read): their top_k lists are kept per batch
+    and computed once all are in (beyond.py)."""
+    measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
@@ -256,6 +269,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
                     append=number > 0, measures=measures)
+        if extra:
+            beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
+                            all_measures)
     evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if _core_only(measures)
                          else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
@@ -267,11 +283,58 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         raise InputError(_no_overlap(con, loaded))
     summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0],
                        _exact_means(con, measures))
+    notes, relation = [], "ndcg_result"
+    if extra:
+        found = beyond.compute(con, options, all_measures, extra, "ndcg_result")
+        notes, relation = found.notes, _with_beyond(con, found.per_user)
+        summary = _beyond_summary(con, summary, all_measures, found)
     summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     summary.update(_zero_ideal(con, options))
-    table = con.sql(_wide_sql(measures, user_col)).to_arrow_table() if per_user else None
-    return Evaluation(summary, table)
+    table = (con.sql(_wide_sql(all_measures, user_col, relation)).to_arrow_table()
+             if per_user else None)
+    return Evaluation(summary, table), notes
+
+
+def _with_beyond(con, columns: tuple) -> str:
+    """A view of ndcg_result with the per-user beyond-accuracy columns beside each user's row at
+    each cutoff (NULL where the user has no value): its name."""
+    if not columns:
+        return "ndcg_result"
+    picked = ", ".join(f"b.{column}" for column in columns)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result_beyond AS SELECT r.*, {picked} "
+                f"FROM ndcg_result AS r LEFT JOIN ndcg_beyond_users AS b "
+                f"ON b.user_id = r.user_id AND b.k IS NOT DISTINCT FROM r.k")
+    return "ndcg_result_beyond"
+
+
+def _beyond_summary(con, summary: dict, measures: tuple, found) -> dict:
+    """The summary in the order of `measures`, the beyond-accuracy ones added: per-run values as
+    computed, per-user ones as the exact mean over the users with a value; and for each per-user
+    one, users_without_NAME@K: the evaluated users without a value (no recommendations, or for
+    ild fewer than two items), left out of its mean."""
+    per_user = [m for m in measures if metric_names.beyond(m) and not
+                metric_names.per_run(m.metric)]
+    exact = means.exact_means(con, "ndcg_beyond_users", {c: c for c in found.per_user},
+                              groups=("k",))
+    counted = {}
+    if per_user:
+        counts = ", ".join(f"count({c})" for c in found.per_user)
+        for k, *values in con.sql(f"SELECT k, {counts} FROM ndcg_beyond_users GROUP BY k"
+                                  ).fetchall():
+            counted.update({(k, c): n for c, n in zip(found.per_user, values)})
+    out = {}
+    for m in measures:
+        if not metric_names.beyond(m):
+            out[m.name] = summary[m.name]
+        elif metric_names.per_run(m.metric):
+            out[m.name] = found.summary[m.name]
+        else:
+            out[m.name] = exact.get((m.k, m.metric))
+    out["users"] = summary["users"]
+    for m in per_user:
+        out[f"users_without_{m.name}"] = summary["users"] - counted.get((m.k, m.metric), 0)
+    return out
 
 
 def _exact_means(con, measures: tuple) -> dict:
@@ -309,7 +372,7 @@ def _no_overlap(con, loaded: inputs.Loaded) -> str:
             f"--user-col and that both files use the same ids")
 
 
-def _wide_sql(measures: tuple, user_col: str) -> str:
+def _wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> str:
     """One row per user: the user id, then a column per metric and cutoff (metrics.per_user_columns:
     with ndcg, dcg@K, idcg@K, ndcg@K for each cutoff)."""
     columns = []
@@ -322,4 +385,4 @@ def _wide_sql(measures: tuple, user_col: str) -> str:
             match = f" FILTER (WHERE k = {int(measure.k)})"
         columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
     return (f"SELECT user_id AS {inputs.ident(user_col)}, {', '.join(columns)} "
-            f"FROM ndcg_result GROUP BY user_id ORDER BY user_id")
+            f"FROM {relation} GROUP BY user_id ORDER BY user_id")

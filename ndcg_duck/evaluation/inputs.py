@@ -146,6 +146,9 @@ def format_of(path: str, fmt: str | None, role: str, sample: str | None = None) 
     found = _extension_format(sample or path)
     if found:
         return found
+    if role not in TREC_FORMS:  # train and items files: no TREC form, no format flag
+        raise InputError(f"cannot tell the format of {role} file {sample or path} from its "
+                         f"extension: use a .parquet, .csv or .json name", usage=True)
     kind = _trec_kind(sample or path)
     want, form = TREC_FORMS[role]
     if kind == want:
@@ -177,7 +180,9 @@ def _directory_files(folder: Path, fmt: str | None, role: str) -> tuple[list[str
             kinds = sorted(f".{p.suffix.lstrip('.') or '(none)'}" for p in files)
             raise InputError(f"{role} directory {folder} holds files of more than one kind "
                              f"({', '.join(dict.fromkeys(kinds))}): give a glob such as "
-                             f"'{folder}/**/*.parquet', or {FORMAT_FLAGS[role]}", usage=True)
+                             f"'{folder}/**/*.parquet'"
+                             + (f", or {FORMAT_FLAGS[role]}" if role in FORMAT_FLAGS else ""),
+                             usage=True)
     if fmt != "trec":
         matching = [p for p in files if _extension_format(str(p)) == fmt]
         files = matching or files

@@ -95,6 +95,9 @@ def through_file(write, fmt: str, stream=None) -> None:
             tmp.unlink()
 
 
+WITHOUT = "users_without_"  # + a metric's name ('users_without_ild@10'): its users without a value
+
+
 def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -> str:
     """The summary as 'table' (for people), 'json' (one object) or 'csv' (metric,value rows)."""
     if fmt == "json":
@@ -120,6 +123,12 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -
     if nothing:
         fate = "scored 0" if empty == "zero" else "left out"
         lines.append(f"ideal DCG 0 (nothing relevant): {_users(nothing)}, {fate}")
+    for name, count in summary.items():  # the beyond-accuracy metrics' users without a value
+        if name.startswith(WITHOUT) and is_metric(name[len(WITHOUT):]) and count:
+            why = " (no recommendations, or fewer than two items)" if \
+                name.startswith(WITHOUT + "ild") else " (no recommendations)"
+            lines.append(f"{name[len(WITHOUT):]} without a value: {_users(count)}{why}, "
+                         f"left out of its mean")
     return "\n".join(lines) + "\n"
 
 

@@ -97,6 +97,10 @@ def measured(metric_options: dict, k) -> tuple:
     k = metric_options.pop("k", k)
     options = Options(k=k, **metric_options)
     measures = metric_names.parse_metrics(options.metrics, options.k)
+    beyond = [m.name for m in measures if metric_names.beyond(m)]
+    if beyond:  # they need every user's lists at once (coverage) or train's counts on workers
+        raise InputError(f"{beyond[0]} (beyond accuracy) runs on the default engine only for "
+                         f"now: drop --engine spark", usage=True)
     return Options(**{**metric_options, "k": metric_names.cutoffs(measures)}), measures
 
 

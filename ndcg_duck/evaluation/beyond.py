@@ -1,0 +1,205 @@
+"""The beyond-accuracy metrics in a run (coverage, gini, entropy, novelty, popularity, tail, ild):
+load --train and --items, keep each evaluated user's top_k lists as the batches score them, and
+run sql/ndcg_beyond.sql's macros over them once every batch is in.
+
+The views and tables it makes in the run's cursor: ndcg_train (user_id, item_id), ndcg_items
+(item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's top_k, appended
+per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Optional
+
+import duckdb
+
+from . import inputs
+from .. import metrics as metric_names
+from ..errors import InputError, duckdb_message
+from ..options import Options
+
+PER_USER = ("novelty", "popularity", "tail", "ild")
+PER_RUN = ("coverage", "gini", "entropy")
+NEEDS = {"train": "--train, the interactions the system learned from (rows of user and item)",
+         "items": "--items, the catalogue (rows of item, and embedding or category)",
+         "catalogue": "--items (the catalogue) or --train (its items are then the catalogue)"}
+
+
+class Inputs(NamedTuple):
+    """What the beyond-accuracy metrics read: which of train and items were given, how messages
+    name them, and whether recommended item ids are compared with theirs as text."""
+
+    train: Optional[str]  # how messages name the train input ('train file t.csv'), or None
+    items: Optional[str]
+    as_text: str  # a note when item ids are compared as text with the recommendations', or ''
+
+
+def wanted(measures: tuple) -> tuple:
+    """The beyond-accuracy measures among `measures`."""
+    return tuple(m for m in measures if metric_names.beyond(m))
+
+
+def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_type: str
+         ) -> Optional[Inputs]:
+    """Check that every beyond-accuracy measure has what it reads (a usage error names the
+    option to give), and make the views ndcg_train and ndcg_items over the inputs given. None
+    when no beyond-accuracy measure is asked for (train and items are then not read)."""
+    chosen = wanted(measures)
+    if not chosen:
+        return None
+    for measure in chosen:
+        need = metric_names.BY_NAME[measure.metric].needs
+        if (need == "train" and train is None) or (need == "items" and items is None) or \
+                (need == "catalogue" and train is None and items is None):
+            raise InputError(f"{measure.name} needs {NEEDS[need]}", usage=True)
+    types = []
+    train_what = items_what = None
+    if train is not None:
+        train_what = inputs.attach_source(con, train, "ndcg_train_src", None, "train").what
+        schema = inputs._schema(con, "ndcg_train_src", train_what)
+        for column, flag in ((cols.user, "--user-col"), (cols.item, "--item-col")):
+            inputs._need(schema, column, train_what, flag)
+        types.append((schema[cols.item], train_what))
+    if items is not None:
+        items_what = inputs.attach_source(con, items, "ndcg_items_src", None, "items").what
+        schema = inputs._schema(con, "ndcg_items_src", items_what)
+        inputs._need(schema, cols.item, items_what, "--item-col")
+        types.append((schema[cols.item], items_what))
+        for column in ("embedding", "category"):
+            if column in schema and not schema[column].endswith("[]") and \
+                    not (column == "category" and schema[column] == "VARCHAR"):
+                raise InputError(f"{items_what}: column {column!r} is {schema[column]}, not "
+                                 f"a list" + (" of numbers" if column == "embedding" else
+                                              " of texts or a text"))
+    differ = [f"{kind} in the {what}" for kind, what in types
+              if inputs._as_text(recs_item_type, kind)]
+    as_text = (f"item ids are {recs_item_type} in the recommendations and "
+               f"{' and '.join(differ)}: compared as text, so '001' and '1' differ"
+               if differ else "")
+    item = inputs.ident(cols.item) + ("::VARCHAR" if as_text else "")
+    if train is not None:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_train AS SELECT "
+                    f"{inputs.ident(cols.user)} AS user_id, {item} AS item_id "
+                    f"FROM ndcg_train_src")
+    if items is not None:
+        schema = inputs._schema(con, "ndcg_items_src", items_what)
+        category = ("NULL::VARCHAR[]" if "category" not in schema else
+                    "[category]" if schema["category"] == "VARCHAR" else "category")
+        embedding = "embedding" if "embedding" in schema else "NULL::DOUBLE[]"
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_items AS SELECT {item} AS item_id, "
+                    f"{category} AS category, {embedding} AS embedding FROM ndcg_items_src")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_tops (user_id "
+                f"{_column_type(con, 'ndcg_recs', 'user_id')}, k BIGINT, "
+                f"top {'VARCHAR' if as_text else recs_item_type}[])")
+    return Inputs(train_what, items_what, as_text)
+
+
+def _column_type(con, relation: str, column: str) -> str:
+    return dict((row[0], row[1]) for row in con.sql(f"DESCRIBE {relation}").fetchall())[column]
+
+
+def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures: tuple) -> None:
+    """Append to ndcg_tops the top_k lists of the users of `recs` and `rels` (one batch's views),
+    at every cutoff a beyond-accuracy measure takes: the ranking edge after max_depth,
+    duplicates and judged_only, as every metric reads it (ndcg_beyond_tops)."""
+    ks = "[" + ", ".join("NULL" if k is None else str(int(k)) for k in
+                         dict.fromkeys(m.k for m in wanted(measures))) + "]::BIGINT[]"
+    con.execute(f"INSERT INTO ndcg_tops WITH {options.ranked_cte(layout, recs=recs)}, "
+                f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
+                f"{options.judgments_args()})) "
+                f"SELECT user_id, k, top FROM ndcg_beyond_tops('ndcg_ranked_', 'ndcg_judgments_', "
+                f"ks := {ks}, judged_only := {str(options.judged_only).lower()})")
+
+
+class Results(NamedTuple):
+    """summary: {'coverage@10': value, 'novelty@10': mean, ..., 'users_without_ild@10': n};
+    per_user: the table ndcg_beyond_users' columns (per-user metrics) or (); notes: warnings."""
+
+    summary: dict
+    per_user: tuple
+    notes: list
+
+
+def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: str) -> Results:
+    """The beyond-accuracy measures over the top_k lists of the users in `evaluated` (the run's
+    evaluated users: a relation with user_id). Makes ndcg_beyond_users (user_id, k and a column
+    per per-user metric asked for) for the per-user table; per-run metrics and the users without
+    a value go to the summary."""
+    chosen = wanted(measures)
+    metrics = {m.metric for m in chosen}
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_ AS FROM ndcg_tops "
+                f"SEMI JOIN (SELECT DISTINCT user_id FROM {evaluated}) AS e USING (user_id)")
+    catalogue = "'ndcg_items'" if given.items else "NULL"
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
+                    f"FROM ndcg_beyond_catalogue({catalogue}, 'ndcg_train')"
+                    if given.train else
+                    "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
+                    "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
+        summary, notes = {}, []
+        if metrics & set(PER_RUN):
+            rows = con.sql("FROM ndcg_beyond_run('ndcg_tops_', 'ndcg_catalogue_')").fetchall()
+            found = {k: dict(zip(("coverage", "gini", "entropy"), values))
+                     for k, *values, _ in rows}
+            for m in chosen:
+                if m.metric in PER_RUN:
+                    summary[m.name] = found.get(m.k, {}).get(m.metric)
+        columns = []
+        if metrics & {"novelty", "popularity", "tail"}:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
+                        f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
+                        f"head_share := {options.head_share!r})")
+            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
+                        "FROM ndcg_beyond_user('ndcg_tops_', 'ndcg_popularity_')")
+            columns += [m for m in ("novelty", "popularity", "tail") if m in metrics]
+        if "ild" in metrics:
+            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
+                        "FROM ndcg_beyond_features('ndcg_items')")
+            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_users AS "
+                        "FROM ndcg_beyond_ild('ndcg_tops_', 'ndcg_features_')")
+            columns.append("ild")
+        _per_user_table(con, columns)
+        notes += ([given.as_text] if given.as_text else []) + _outside(con, given)
+    except duckdb.Error as exc:
+        raise InputError(_message(exc, given)) from None
+    return Results(summary, tuple(columns), notes)
+
+
+def _per_user_table(con, columns: list) -> None:
+    """ndcg_beyond_users: user_id, k and the per-user metrics asked for, one row per user with a
+    top_k list and cutoff."""
+    pop = [c for c in columns if c != "ild"]
+    select = ["t.user_id", "t.k"] + [f"p.{c}" for c in pop] + (
+        ["i.ild"] if "ild" in columns else [])
+    joins = ""
+    if pop:
+        joins += (" LEFT JOIN ndcg_beyond_pop_users AS p ON p.user_id = t.user_id "
+                  "AND p.k IS NOT DISTINCT FROM t.k")
+    if "ild" in columns:
+        joins += (" LEFT JOIN ndcg_beyond_ild_users AS i ON i.user_id = t.user_id "
+                  "AND i.k IS NOT DISTINCT FROM t.k")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_beyond_users AS SELECT {', '.join(select)} "
+                f"FROM ndcg_tops_ AS t{joins}")
+
+
+def _outside(con, given: Inputs) -> list:
+    """A warning when recommended items are outside the catalogue: how many, and one of them."""
+    (count, example), = con.sql("FROM ndcg_beyond_outside('ndcg_tops_', 'ndcg_catalogue_')"
+                                ).fetchall()
+    if not count:
+        return []
+    where = given.items or f"the items of the {given.train}"
+    return [f"{count} recommended item{'s are' if count > 1 else ' is'} not in the catalogue "
+            f"({where}), e.g. item {example!r}: counted in no coverage, gini or entropy, and "
+            f"with popularity 0 (outside the head) for novelty, popularity and tail"]
+
+
+def _message(exc: Exception, given: Inputs) -> str:
+    """A beyond macro's check as a user message naming the file it read."""
+    text = duckdb_message(exc)
+    found = re.search(r"ndcg-duck: (items|train): (.*)", str(exc).splitlines()[0])
+    if found:
+        what = given.items if found.group(1) == "items" else given.train
+        return f"{what or found.group(1)}: {found.group(2)}"
+    return f"evaluation failed: {text}"

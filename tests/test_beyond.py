@@ -1,0 +1,237 @@
+"""The beyond-accuracy metrics through `ndcg-duck eval` and evaluate(): the worked example's exact
+output, random data in every recommendation layout against tests/reference_beyond.py, and the
+usage and data errors (sql/ndcg_beyond.sql's own checks are in test_beyond_sql.py)."""
+
+import math
+import warnings
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import reference_beyond as ref
+from ndcg_duck import InputError, NdcgWarning, evaluate
+from test_cli import run
+
+EX = "examples/beyond/"
+EXAMPLE = [EX + "recs.json", EX + "rels.csv", "--train", EX + "train.csv", "--items",
+           EX + "items.json"]
+ALL = "ndcg,coverage,gini,entropy,novelty,popularity,tail,ild"
+
+
+def test_cli_worked_example():
+    """The example of tests/test_beyond_sql.py::test_hand_worked through the CLI, k = 2: u1 shows
+    a, b; u2 a, d; u3 x (outside the catalogue a..e). ndcg: u1 1, u2 1/log2(3), u3 0. coverage
+    3/5, gini 0.5, entropy 1.5; novelty (0.5 + 1 + 2) / 3, popularity (2 + 1.5 + 0) / 3, tail
+    (0.5 + 0.5 + 1) / 3; ild (1 + 0) / 2 over u1 and u2 (u3 has one item)."""
+    result = run("eval", *EXAMPLE, "-k", "2", "-m", ALL)
+    assert result.exit_code == 0, result.output
+    ndcg = (1 + 1 / math.log2(3)) / 3
+    assert result.stdout == (
+        f"ndcg@2        {ndcg:.4f}\n"
+        "coverage@2    0.6000\n"
+        "gini@2        0.5000\n"
+        "entropy@2     1.5000\n"
+        f"novelty@2     {3.5 / 3:.4f}\n"
+        f"popularity@2  {3.5 / 3:.4f}\n"
+        f"tail@2        {2 / 3:.4f}\n"
+        "ild@2         0.5000\n"
+        "users         3\n"
+        "ild@2 without a value: 1 user (no recommendations, or fewer than two items), left out "
+        "of its mean\n")
+    assert result.stderr == (
+        "Warning: 1 recommended item is not in the catalogue (items file "
+        "examples/beyond/items.json), e.g. item 'x': counted in no coverage, gini or entropy, "
+        "and with popularity 0 (outside the head) for novelty, popularity and tail\n")
+
+
+def test_cli_json_and_per_user(tmp_path):
+    out = tmp_path / "users.parquet"
+    result = run("eval", *EXAMPLE, "-k", "2", "-m", "coverage,ild", "--format", "json",
+                 "--per-user", str(out))
+    assert result.exit_code == 0, result.output
+    import json
+    summary = json.loads(result.stdout)
+    assert summary["coverage@2"] == 0.6 and summary["ild@2"] == 0.5
+    assert summary["users_without_ild@2"] == 1 and summary["users"] == 3
+    import pyarrow.parquet as pq
+    table = pq.read_table(out)
+    assert table.column_names == ["user_id", "ild@2"]  # coverage is one value per run
+    assert table.to_pylist() == [{"user_id": "u1", "ild@2": 1.0},
+                                 {"user_id": "u2", "ild@2": 0.0},
+                                 {"user_id": "u3", "ild@2": None}]
+
+
+def test_python_keywords_and_warning():
+    with pytest.warns(NdcgWarning, match=r"2 recommended items are not in the catalogue \(the "
+                                         r"items of the train file"):
+        result = evaluate(EX + "recs.json", EX + "rels.csv", 2, metrics=["coverage", "novelty"],
+                          train=EX + "train.csv", head_share=0.5)
+    # catalogue = train's items a, b, c, e (d and x are outside): a and b are shown: 2 of 4
+    assert result.summary["coverage@2"] == 0.5
+    assert result.summary["novelty@2"] == pytest.approx(3.5 / 3)
+
+
+def test_no_warning_when_every_item_is_in_the_catalogue():
+    recs = pa.table({"user_id": ["u1", "u2"], "items": [["a", "b"], ["c"]]})
+    rels = pa.table({"user_id": ["u1", "u2"], "item_id": ["a", "c"], "relevance": [1, 1]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = evaluate(recs, rels, 2, metrics="coverage", train=EX + "train.csv")
+    assert result.summary["coverage@2"] == 0.75
+
+
+CASES = [
+    (["-m", "novelty"], 2, "Error: novelty@10 needs --train, the interactions the system learned "
+                           "from (rows of user and item)\n"),
+    (["-m", "ild", "--train", EX + "train.csv"], 2,
+     "Error: ild@10 needs --items, the catalogue (rows of item, and embedding or category)\n"),
+    (["-m", "gini@5"], 2, "Error: gini@5 needs --items (the catalogue) or --train (its items are "
+                          "then the catalogue)\n"),
+    (["-m", "tail", "--train", EX + "train.csv", "--head-share", "1.5"], 2,
+     "Error: Invalid value for '--head-share': head_share 1.5 is not a number between 0 and 1\n"),
+    (["-m", "coverage", "--items", "{tmp}/items.txt"], 2,
+     "Error: cannot tell the format of items file {tmp}/items.txt from its extension: use a "
+     ".parquet, .csv or .json name\n"),
+    (["-m", "coverage", "--items", "{tmp}/twice.csv"], 1,
+     "Error: items file {tmp}/twice.csv: item a has 2 rows: give each item one row\n"),
+    (["-m", "novelty", "--train", "{tmp}/nouser.csv"], 1,
+     "Error: train file {tmp}/nouser.csv: item b has 1 row(s) without a user id (NULL)\n"),
+    (["-m", "novelty", "--train", "{tmp}/noitem.csv"], 1,
+     "Error: train file {tmp}/noitem.csv: no column 'item_id' (columns found: user_id, "
+     "thing); name it with --item-col\n"),
+    (["-m", "ild", "--items", "{tmp}/lengths.json"], 1,
+     "Error: items file {tmp}/lengths.json: embeddings have different lengths (2 and 3), e.g. "
+     "item {first}"),
+    (["-m", "ild", "--items", "{tmp}/nan.json"], 1,
+     "Error: items file {tmp}/nan.json: item b has a NULL or NaN number in its embedding\n"),
+    (["-m", "ild", "--items", "{tmp}/empty.json"], 1,
+     "Error: items file {tmp}/empty.json: item c has an empty category list\n"),
+    (["-m", "ild", "--items", "{tmp}/partial.json"], 1,
+     "Error: items file {tmp}/partial.json: 1 recommended item(s) have no embedding or "
+     "category for ild, e.g. item d\n"),
+    (["-m", "ild", "--items", "{tmp}/scalar.json"], 1,
+     "Error: items file {tmp}/scalar.json: column 'embedding' is DOUBLE, not a list of "
+     "numbers\n"),
+    (["-m", "coverage", "--train", EX + "train.csv", "--engine", "spark"], 2,
+     "Error: coverage@10 (beyond accuracy) runs on the default engine only for now: drop "
+     "--engine spark\n"),
+]
+
+
+def _bad_files(tmp):
+    import json
+    (tmp / "items.txt").write_text("item_id\na\n")
+    (tmp / "twice.csv").write_text("item_id\na\na\nb\n")
+    (tmp / "nouser.csv").write_text("user_id,item_id\nt1,a\n,b\n")
+    (tmp / "noitem.csv").write_text("user_id,thing\nt1,a\n")
+    items = ["a", "b", "c", "d", "x"]
+
+    def write(name, rows):
+        (tmp / name).write_text(json.dumps(rows))
+    write("lengths.json", [{"item_id": i, "embedding": [1.0, 0.0] + ([1.0] if i == "b" else [])}
+                           for i in items])
+    write("nan.json", [{"item_id": i, "embedding": [1.0, None if i == "b" else 0.0]}
+                       for i in items])
+    write("empty.json", [{"item_id": i, "category": [] if i == "c" else ["s"]} for i in items])
+    write("partial.json", [{"item_id": i, "category": ["s"]} for i in items if i != "d"])
+    write("scalar.json", [{"item_id": i, "embedding": 1.0} for i in items])
+
+
+@pytest.mark.parametrize("flags, code, message", CASES)
+def test_errors(tmp_path, flags, code, message):
+    _bad_files(tmp_path)
+    flags = [f.replace("{tmp}", str(tmp_path)) for f in flags]
+    result = run("eval", EX + "recs.json", EX + "rels.csv", *flags)
+    assert result.exit_code == code, result.output
+    if "{first}" in message:  # the example item is the one the window shows first
+        head = message.replace("{tmp}", str(tmp_path)).split("{first}")[0]
+        assert result.stderr.splitlines()[-1].startswith(head)
+    else:
+        assert result.stderr.splitlines()[-1] + "\n" == message.replace("{tmp}", str(tmp_path))
+    assert "Traceback" not in result.output
+
+
+def test_python_error_in_keywords():
+    with pytest.raises(InputError, match=r"^novelty@10 needs train=, the interactions"):
+        evaluate(EX + "recs.json", EX + "rels.csv", metrics="novelty")
+
+
+def test_ids_compared_as_text():
+    """Integer recommended items against a text train file: compared as text, and said."""
+    recs = pa.table({"user_id": ["u1"], "items": [[1, 2]]})
+    rels = pa.table({"user_id": ["u1"], "item_id": [1], "relevance": [1]})
+    train = pa.table({"user_id": ["t1", "t2"], "item_id": ["1", "3"]})
+    with pytest.warns(NdcgWarning, match="compared as text"):
+        result = evaluate(recs, rels, 2, metrics="coverage,popularity", train=train)
+    assert result.summary["coverage@2"] == 0.5  # item 1 of catalogue {1, 3}
+    assert result.summary["popularity@2"] == 0.5  # (1 + 0) / 2
+
+
+# --- random data in every layout against the plain-Python reference ------------------------------
+
+ITEM = st.integers(0, 9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(lists=st.lists(st.lists(ITEM, min_size=1, max_size=6, unique=True), min_size=1,
+                      max_size=6),
+       judged=st.lists(st.tuples(st.integers(0, 5), ITEM, st.integers(0, 2)), min_size=1,
+                       max_size=12),
+       train=st.lists(st.tuples(st.integers(0, 3), ITEM), min_size=1, max_size=15),
+       vectors=st.lists(st.lists(st.integers(1, 5), min_size=3, max_size=3), min_size=10,
+                        max_size=10),
+       k=st.integers(1, 4), share=st.sampled_from([0.0, 0.2, 0.5]),
+       layout=st.sampled_from(["lists", "ranks", "scores"]), judged_only=st.booleans())
+def test_against_reference(lists, judged, train, vectors, k, share, layout, judged_only):
+    """Every beyond metric from evaluate() equals the reference over the same top_k: the users
+    of the judgments with a ranking, each ranking cut (after judged_only) at k."""
+    rankings = {f"u{n}": items for n, items in enumerate(lists)}
+    rels = {}
+    for user, item, relevance in judged:
+        rels.setdefault((f"u{user}", item), relevance)
+    if not any(user in rankings for user, _ in rels):
+        return  # no judged user has a ranking: a different error
+    if layout == "lists":
+        recs = pa.table({"user_id": list(rankings), "items": list(rankings.values())})
+    else:
+        rows = [(u, item, place) for u, items in rankings.items()
+                for place, item in enumerate(items, start=1)]
+        order = {"rank": [r for _, _, r in rows]} if layout == "ranks" else \
+            {"score": [100.0 - r for _, _, r in rows]}
+        recs = pa.table({"user_id": [u for u, _, _ in rows], "item_id": [i for _, i, _ in rows],
+                         **order})
+    rels_table = pa.table({"user_id": [u for u, _ in rels], "item_id": [i for _, i in rels],
+                           "relevance": list(rels.values())})
+    train_table = pa.table({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
+    embedding = {i: [float(v) for v in vec] for i, vec in enumerate(vectors)}
+    items = pa.table({"item_id": list(embedding), "embedding": list(embedding.values())})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NdcgWarning)
+        result = evaluate(recs, rels_table, k, metrics=ALL, train=train_table, items=items,
+                          head_share=share, judged_only=judged_only)
+
+    judged_users = {u for u, _ in rels}
+    tops = {}
+    for user, items_ in rankings.items():
+        if user not in judged_users:
+            continue
+        kept = [i for i in items_ if not judged_only or rels.get((user, i), -1) >= 0]
+        tops[user] = kept[:k]
+    catalogue = set(embedding)
+    pop, users = ref.popularity(train)
+    coverage, gini, entropy = ref.run_metrics(tops, catalogue)
+    s = result.summary
+    assert (s[f"coverage@{k}"], s[f"gini@{k}"], s[f"entropy@{k}"]) == pytest.approx(
+        (coverage, gini, entropy))
+    heads = ref.head(pop, catalogue, share)
+    want = {u: ref.user_metrics(t, pop, users, heads) for u, t in tops.items()}
+    got = {row["user_id"]: row for row in result.per_user.to_pylist()}
+    for user, values in want.items():
+        names = ("novelty", "popularity", "tail")
+        expected = values if values is not None else (None, None, None)
+        assert tuple(got[user][f"{n}@{k}"] for n in names) == pytest.approx(expected), user
+        assert got[user][f"ild@{k}"] == pytest.approx(ref.ild(tops[user], embedding=embedding))
+    present = [v for v in want.values() if v is not None]
+    if present:
+        assert s[f"novelty@{k}"] == pytest.approx(sum(v[0] for v in present) / len(present))
