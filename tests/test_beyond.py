@@ -235,3 +235,22 @@ def test_against_reference(lists, judged, train, vectors, k, share, layout, judg
     present = [v for v in want.values() if v is not None]
     if present:
         assert s[f"novelty@{k}"] == pytest.approx(sum(v[0] for v in present) / len(present))
+
+
+def test_readme_example_prints_what_the_readme_shows():
+    from test_readme import README
+    text = README.split("## Beyond accuracy", 1)[1]
+    command = text.split("```sh\n", 1)[1].split("\n", 1)[0]
+    printed = text.split("prints (the warning on stderr)\n\n```\n", 1)[1].split("```", 1)[0]
+    result = run(*command.split("ndcg-duck ", 1)[1].split())
+    assert result.exit_code == 0
+    assert result.stdout + result.stderr == printed
+
+
+def test_readme_table_has_a_row_per_beyond_metric():
+    from ndcg_duck.metrics import METRICS
+    from test_readme import README
+    text = README.split("## Beyond accuracy", 1)[1]
+    rows = [line for line in text.splitlines() if line.startswith("| `") and "@k`" in line]
+    named = {line.split("|")[1].strip(" `").split("@")[0] for line in rows}
+    assert named == {metric.name for metric in METRICS if metric.needs}
