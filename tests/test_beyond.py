@@ -254,3 +254,47 @@ def test_readme_table_has_a_row_per_beyond_metric():
     rows = [line for line in text.splitlines() if line.startswith("| `") and "@k`" in line]
     named = {line.split("|")[1].strip(" `").split("@")[0] for line in rows}
     assert named == {metric.name for metric in METRICS if metric.needs}
+
+
+# --- compare -------------------------------------------------------------------------------------
+
+RECS_B = [{"user_id": "u1", "items": ["c", "b", "a"]}, {"user_id": "u2", "items": ["e", "d"]},
+          {"user_id": "u3", "items": ["b"]}]
+
+
+def test_compare_pairs_per_user_ones_and_shows_per_run_ones(tmp_path):
+    """Run b at k = 2: u1 c, b; u2 e, d; u3 b. coverage: a shows a, b, d (3/5), b shows b, c, d, e
+    (4/5): one value per run, the difference 0.2, no test. novelty (pop a=3, b=c=e=1, d=0; U = 3)
+    per user: a gives 0.5, 1, 2 (test_cli_worked_example); b gives u1 (1 + 1) / 2 = 1, u2 (1 +
+    2) / 2 = 1.5, u3 1: differences 0.5, 0.5, -1, mean 0."""
+    import json
+    from ndcg_duck import compare
+    (tmp_path / "b.json").write_text(json.dumps(RECS_B))
+    result = compare(EX + "rels.csv", {"a": EX + "recs.json", "b": str(tmp_path / "b.json")}, 2,
+                     metrics="coverage,novelty", train=EX + "train.csv",
+                     items=EX + "items.json", test="t")
+    rows = {(r["metric"], r["run"]): r for r in result.rows}
+    assert rows[("coverage", "a")]["mean"] == 0.6
+    assert rows[("coverage", "b")]["mean"] == 0.8
+    assert rows[("coverage", "b")]["diff"] == pytest.approx(0.2)
+    assert rows[("coverage", "b")]["p_value"] is None
+    assert rows[("coverage", "b")]["note"].startswith("one value per run")
+    novelty = rows[("novelty", "b")]
+    assert novelty["mean"] == pytest.approx(3.5 / 3) and novelty["diff"] == pytest.approx(0)
+    assert (novelty["wins"], novelty["ties"], novelty["losses"]) == (2, 0, 1)
+    assert novelty["tested"]
+    diffs = [0.5, 0.5, -1.0]
+    from scipy import stats
+    assert novelty["p_value"] == pytest.approx(stats.ttest_1samp(diffs, 0).pvalue)
+
+
+def test_compare_cli_takes_train_and_items(tmp_path):
+    import json
+    (tmp_path / "b.json").write_text(json.dumps(RECS_B))
+    result = run("compare", EX + "rels.csv", "--run", f"a={EX}recs.json", "--run",
+                 f"b={tmp_path / 'b.json'}", "-k", "2", "-m", "coverage", "--items",
+                 EX + "items.json", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("coverage,2,(all),a,,3,0.6,")
+    assert lines[2].startswith("coverage,2,(all),b,a,3,0.8,")

@@ -47,7 +47,7 @@ def _run_pair(text: str) -> tuple:
 @segment_options
 @click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
               help="Segments with fewer users get means but no test.")
-@registry_options("metric", "columns", "formats", "engine", "spark")
+@registry_options("metric", "beyond", "columns", "formats", "engine", "spark")
 @_click_option(options.BY_NAME["quiet"])
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write each user's values per run and the differences to OUT (.parquet, "

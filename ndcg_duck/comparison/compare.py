@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import interrupts, means, options as registry
+from .. import interrupts, means, metrics as metric_names, options as registry
 from ..report import segments as segmenting
 from . import stats
 from ..errors import InputError, NdcgWarning
@@ -124,6 +124,10 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                 "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
                 "n_resamples": n_resamples, "seed": seed, "by": by}
         rows = _rows(con, aggregates, names, pairs, metrics, info)
+        per_run = _per_run_rows(summaries, names, pairs, info)
+        rows += per_run
+        info["metrics"] = metrics + list(dict.fromkeys(
+            row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
         _correct(rows, correction, alpha, info)
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
@@ -289,6 +293,35 @@ def _rows(con, aggregates, names, pairs, metrics, info) -> list:
                     _compare(con, row, values[f"p|{i}|{j}|{m}"], names[i], (i, j, m), segment,
                              level, test, small, info)
                     rows.append(row)
+    return rows
+
+
+# the note of a metric that is one value per run (coverage, gini, entropy)
+PER_RUN = "one value per run (not a mean over users): no interval or test"
+
+
+def _per_run_rows(summaries, names, pairs, info) -> list:
+    """The rows of the metrics that are one value per run: each run's value and, against the
+    baseline (or per pair), the difference; no interval, no test (PER_RUN)."""
+    rows = []
+    for name in summaries[0]:
+        metric, cutoff = split_metric(name)
+        if metric not in metric_names.BY_NAME or not metric_names.per_run(metric):
+            continue
+        value = {run: summary[name] for run, summary in zip(names, summaries)}
+
+        def row(run, against):
+            out = _row(metric, cutoff, ALL, run, against, None, info["ci"], True, PER_RUN, info)
+            out.update(users=info["runs"][run].get("users"), mean=value[run])
+            if against is not None:
+                out.update(diff=value[run] - value[against],
+                           rel_diff=(value[run] - value[against]) / value[against]
+                           if value[against] else None)
+            return out
+        against = {names[j]: names[i] for i, j in pairs} if info["baseline"] is not None else {}
+        rows += [row(run, against.get(run)) for run in names]
+        if info["baseline"] is None:
+            rows += [row(names[j], names[i]) for i, j in pairs]
     return rows
 
 
