@@ -23,8 +23,15 @@
 --                  (intra-list diversity, Ziegler et al. 2005, WWW)
 -- coverage, gini and entropy are one value per run (per cutoff); the others one value per user,
 -- averaged over the users that have one (ild needs two items). Recommended items outside the
--- catalogue count in no c(i) (they are reported by ndcg_beyond_outside); for novelty, popularity
--- and tail they are items with pop 0, outside the head.
+-- catalogue count in no c(i) (they are reported by ndcg_beyond_outside) and are never in the
+-- head; their pop is train's (0 when train lacks them too).
+
+-- ndcg_beyond_lists(rankings, ks): per user of rankings (a ranking edge's result) and cutoff:
+-- user_id, k (NULL: no cutoff) and top (the first k ranked items, a LIST). What top_k is
+-- without judged_only: the judgments need not be read (the evaluated users are chosen later).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_lists(rankings, ks := [10]) AS TABLE
+    SELECT r.user_id, c.k, r.items[1:c.depth] AS top
+    FROM query_table(rankings) AS r CROSS JOIN ndcg_cutoffs(ks) AS c;
 
 -- ndcg_beyond_tops(rankings, judgments, ks, judged_only): per evaluated user and cutoff: user_id,
 -- k (NULL: no cutoff) and top (the user's top_k, a LIST). rankings as a ranking edge returns it,
@@ -104,15 +111,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside(tops, catalogue) AS TABLE
 
 -- ndcg_beyond_user(tops, popularity): the per-user metrics that read pop: per user and cutoff,
 -- user_id, k, novelty, popularity and tail (DOUBLEs; NULL for an empty list). popularity as
--- ndcg_beyond_popularity returns it; an item it lacks has pop 0 and is not in the head.
+-- ndcg_beyond_popularity returns it; an item it lacks has pop 0 and is not in the head. Each
+-- item's three values are computed once, then averaged over the lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
-    WITH users_ AS (SELECT any_value(users) AS users FROM query_table(popularity))
+    WITH users_ AS (SELECT any_value(users) AS users FROM query_table(popularity)),
+    values_ AS (SELECT item_id, -log2((pop + 1) / (users + 1)) AS novelty,
+                       pop::DOUBLE AS popularity, CASE WHEN head THEN 0.0 ELSE 1.0 END AS tail
+                FROM query_table(popularity))
     SELECT t.user_id, t.k,
-           avg(-log2((coalesce(p.pop, 0) + 1) / (users_.users + 1))) AS novelty,
-           avg(coalesce(p.pop, 0)::DOUBLE) AS popularity,
-           avg(CASE WHEN coalesce(p.head, false) THEN 0.0 ELSE 1.0 END) AS tail
+           avg(coalesce(v.novelty, -log2(1 / (users_.users + 1)))) AS novelty,
+           avg(coalesce(v.popularity, 0.0)) AS popularity, avg(coalesce(v.tail, 1.0)) AS tail
     FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
-    LEFT JOIN query_table(popularity) AS p ON p.item_id = t.item_id
+    LEFT JOIN values_ AS v ON v.item_id = t.item_id
     CROSS JOIN users_
     GROUP BY t.user_id, t.k;
 

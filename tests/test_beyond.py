@@ -42,7 +42,7 @@ def test_cli_worked_example():
     assert result.stderr == (
         "Warning: 1 recommended item is not in the catalogue (items file "
         "examples/beyond/items.json), e.g. item 'x': counted in no coverage, gini or entropy, "
-        "and with popularity 0 (outside the head) for novelty, popularity and tail\n")
+        "and never in tail's head\n")
 
 
 def test_cli_json_and_per_user(tmp_path):

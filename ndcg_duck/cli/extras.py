@@ -8,6 +8,7 @@ import json
 import click
 
 from ..comparison import stats
+from ..metrics import is_metric, per_run as per_run_metric
 from ..errors import InputError
 
 # The options eval takes beyond the registry (options.PARAMS): they break the results down and
@@ -46,6 +47,11 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> 
 
     rows = by_segment(result.per_user, result.summary, segments, by,
                       settings.get("user_col") or "user_id")
+    per_run = [name for name in result.summary if is_metric(name)
+               and per_run_metric(name.partition("@")[0])]
+    if per_run:
+        click.echo(f"Warning: {', '.join(per_run)}: one value per run, for everyone only: not "
+                   f"given per segment", err=True)
     return with_segments(shown, result.summary, rows, metrics, by, fmt)
 
 

@@ -102,14 +102,21 @@ def _column_type(con, relation: str, column: str) -> str:
 def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures: tuple) -> None:
     """Append to ndcg_tops the top_k lists of the users of `recs` and `rels` (one batch's views),
     at every cutoff a beyond-accuracy measure takes: the ranking edge after max_depth,
-    duplicates and judged_only, as every metric reads it (ndcg_beyond_tops)."""
+    duplicates and judged_only, as every metric reads it. Without judged_only the judgments are
+    not read (ndcg_beyond_lists: compute() keeps the evaluated users); with it,
+    ndcg_beyond_tops takes the unjudged items out as the core does."""
     ks = "[" + ", ".join("NULL" if k is None else str(int(k)) for k in
                          dict.fromkeys(m.k for m in wanted(measures))) + "]::BIGINT[]"
-    con.execute(f"INSERT INTO ndcg_tops WITH {options.ranked_cte(layout, recs=recs)}, "
+    ranked = options.ranked_cte(layout, recs=recs)
+    if not options.judged_only:
+        con.execute(f"INSERT INTO ndcg_tops WITH {ranked} "
+                    f"SELECT user_id, k, top FROM ndcg_beyond_lists('ndcg_ranked_', ks := {ks})")
+        return
+    con.execute(f"INSERT INTO ndcg_tops WITH {ranked}, "
                 f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
                 f"{options.judgments_args()})) "
                 f"SELECT user_id, k, top FROM ndcg_beyond_tops('ndcg_ranked_', 'ndcg_judgments_', "
-                f"ks := {ks}, judged_only := {str(options.judged_only).lower()})")
+                f"ks := {ks}, judged_only := true)")
 
 
 class Results(NamedTuple):
@@ -128,8 +135,9 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     a value go to the summary."""
     chosen = wanted(measures)
     metrics = {m.metric for m in chosen}
-    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_ AS FROM ndcg_tops "
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_tops_ AS FROM ndcg_tops "
                 f"SEMI JOIN (SELECT DISTINCT user_id FROM {evaluated}) AS e USING (user_id)")
+    con.execute("DROP TABLE ndcg_tops")  # every later step reads the evaluated users' lists
     catalogue = "'ndcg_items'" if given.items else "NULL"
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
@@ -192,7 +200,7 @@ def _outside(con, given: Inputs) -> list:
     where = given.items or f"the items of the {given.train}"
     return [f"{count} recommended item{'s are' if count > 1 else ' is'} not in the catalogue "
             f"({where}), e.g. item {example!r}: counted in no coverage, gini or entropy, and "
-            f"with popularity 0 (outside the head) for novelty, popularity and tail"]
+            f"never in tail's head"]
 
 
 def _message(exc: Exception, given: Inputs) -> str:
