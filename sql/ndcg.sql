@@ -1105,21 +1105,28 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
     CROSS JOIN users_
     GROUP BY t.user_id, t.k;
 
--- ndcg_beyond_distance(a_embedding, b_embedding, a_category, b_category): 1 - cosine of two
--- embeddings when both are given, else 1 - Jaccard of two category lists.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_distance(a_embedding, b_embedding, a_category,
-        b_category) AS
-    CASE WHEN a_embedding IS NOT NULL
-         THEN 1.0 - list_cosine_similarity(a_embedding::DOUBLE[], b_embedding::DOUBLE[])
-         ELSE 1.0 - len(list_intersect(a_category, b_category))
-                    / len(list_distinct(list_concat(a_category, b_category))) END;
+-- ndcg_beyond_unit(embedding): the embedding divided by its length (NULL for NULL).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding) AS
+    list_transform(embedding, lambda x: x / sqrt(list_dot_product(embedding, embedding)));
 
--- ndcg_beyond_features(items): the items table as item_id, embedding (DOUBLE[] or NULL) and
--- category (a distinct VARCHAR list or NULL), with the checks: an item twice, embeddings of
--- different lengths, a NULL or NaN number in an embedding, an empty category list. items has
--- item_id and the columns embedding and category (either may be all NULL).
+-- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
+    1.0 - len(list_intersect(a, b)) / len(list_distinct(list_concat(a, b)));
+
+-- ndcg_beyond_cosine_ild(n, total): ild of n unit vectors from their sum `total`: the mean over
+-- the n(n-1)/2 pairs of 1 - cosine. Sum over pairs a < b of u_a . u_b = (|total|^2 - n) / 2,
+-- as |total|^2 = sum over a, b of u_a . u_b and each u_a . u_a = 1: one pass over the list,
+-- not one per pair.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
+    1.0 - (list_dot_product(total, total) - n) / (n * (n - 1));
+
+-- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
+-- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with the checks: an item
+-- twice, embeddings of different lengths, a NULL or NaN number in an embedding, an embedding of
+-- zeros (it has no direction), an empty category list. items has item_id and the columns
+-- embedding and category (either may be all NULL).
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
-    SELECT item_id, embedding, category
+    SELECT item_id, ndcg_beyond_unit(embedding) AS unit, category
     FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
                  list_distinct(category::VARCHAR[]) AS category,
                  count(*) OVER (PARTITION BY item_id) AS times,
@@ -1137,30 +1144,47 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                           = len(embedding),
                        'items: item ' || ndcg_show(item_id)
                        || ' has a NULL or NaN number in its embedding')
+      AND ndcg_require(embedding IS NULL OR list_dot_product(embedding, embedding) > 0,
+                       'items: item ' || ndcg_show(item_id) || ' has an embedding of zeros, '
+                       || 'which has no direction for a cosine')
       AND ndcg_require(category IS NULL OR len(category) > 0,
                        'items: item ' || ndcg_show(item_id) || ' has an empty category list');
 
 -- ndcg_beyond_ild(tops, features): ild per user and cutoff (users with two items or more):
--- user_id, k, ild. features as ndcg_beyond_features returns it; an item of a top_k it lacks, or
--- without an embedding or category, stops naming one such item and the count.
+-- user_id, k, ild. features as ndcg_beyond_features returns it: when any item has an
+-- embedding, every shown item needs one (cosine, from the sum of the unit vectors:
+-- ndcg_beyond_cosine_ild); otherwise every shown item needs a category (Jaccard, over the
+-- pairs). A shown item without what is needed stops naming one such item and the count.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild(tops, features) AS TABLE
-    WITH at_ AS (SELECT user_id, k, unnest(top) AS item_id,
-                        generate_subscripts(top, 1) AS position
-                 FROM query_table(tops) WHERE len(top) >= 2),
-    known_ AS (SELECT a.user_id, a.k, a.position, a.item_id, f.embedding, f.category,
-                      f.item_id IS NOT NULL AND (f.embedding IS NOT NULL OR f.category IS NOT NULL)
-                          AS ok
-               FROM at_ AS a LEFT JOIN query_table(features) AS f ON f.item_id = a.item_id),
+    WITH mode_ AS (SELECT coalesce(bool_or(unit IS NOT NULL), false) AS cosine
+                   FROM query_table(features)),
+    at_ AS (SELECT user_id, k, unnest(top) AS item_id, generate_subscripts(top, 1) AS position
+            FROM query_table(tops) WHERE len(top) >= 2),
+    known_ AS (SELECT a.user_id, a.k, a.position, a.item_id, f.unit, f.category,
+                      CASE WHEN mode_.cosine THEN f.unit IS NOT NULL
+                           ELSE f.category IS NOT NULL END AS ok
+               FROM at_ AS a LEFT JOIN query_table(features) AS f ON f.item_id = a.item_id
+               CROSS JOIN mode_),
     checked_ AS (SELECT * FROM known_
                  WHERE (SELECT ndcg_require(count(*) = 0,
                                'items: ' || count(DISTINCT item_id) || ' recommended item(s) have '
-                               || 'no embedding or category for ild, e.g. item '
-                               || ndcg_show(min(item_id::VARCHAR)))
-                        FROM known_ WHERE NOT ok))
-    SELECT a.user_id, a.k,
-           avg(ndcg_beyond_distance(a.embedding, b.embedding, a.category, b.category)) AS ild
+                               || 'no ' || CASE WHEN any_value(mode_.cosine) THEN 'embedding'
+                                                ELSE 'category' END
+                               || ' for ild, e.g. item ' || ndcg_show(min(item_id::VARCHAR)))
+                        FROM known_ CROSS JOIN mode_ WHERE NOT ok)),
+    cosine_ AS (SELECT user_id, k, count(*) AS n, list(unit) AS units
+                FROM checked_ WHERE unit IS NOT NULL GROUP BY user_id, k)
+    SELECT user_id, k,
+           ndcg_beyond_cosine_ild(n, list_transform(range(1, len(units[1]) + 1),
+                                                    lambda d: list_sum(list_transform(units,
+                                                        lambda u: u[d])))) AS ild
+    FROM cosine_
+    WHERE (SELECT cosine FROM mode_)
+    UNION ALL
+    SELECT a.user_id, a.k, avg(ndcg_beyond_jaccard_distance(a.category, b.category)) AS ild
     FROM checked_ AS a JOIN checked_ AS b
       ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
+    WHERE NOT (SELECT cosine FROM mode_)
     GROUP BY a.user_id, a.k;
 
 -- For the shell: the beyond-accuracy metrics at one cutoff k, with train and items passed by

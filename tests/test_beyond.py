@@ -108,8 +108,14 @@ CASES = [
     (["-m", "ild", "--items", "{tmp}/empty.json"], 1,
      "Error: items file {tmp}/empty.json: item c has an empty category list\n"),
     (["-m", "ild", "--items", "{tmp}/partial.json"], 1,
-     "Error: items file {tmp}/partial.json: 1 recommended item(s) have no embedding or "
-     "category for ild, e.g. item d\n"),
+     "Error: items file {tmp}/partial.json: 1 recommended item(s) have no category for ild, "
+     "e.g. item d\n"),
+    (["-m", "ild", "--items", "{tmp}/mixed.json"], 1,
+     "Error: items file {tmp}/mixed.json: 1 recommended item(s) have no embedding for ild, "
+     "e.g. item b\n"),
+    (["-m", "ild", "--items", "{tmp}/zeros.json"], 1,
+     "Error: items file {tmp}/zeros.json: item d has an embedding of zeros, which has no "
+     "direction for a cosine\n"),
     (["-m", "ild", "--items", "{tmp}/scalar.json"], 1,
      "Error: items file {tmp}/scalar.json: column 'embedding' is DOUBLE, not a list of "
      "numbers\n"),
@@ -135,6 +141,10 @@ def _bad_files(tmp):
                        for i in items])
     write("empty.json", [{"item_id": i, "category": [] if i == "c" else ["s"]} for i in items])
     write("partial.json", [{"item_id": i, "category": ["s"]} for i in items if i != "d"])
+    write("mixed.json", [{"item_id": i, "category": ["s"], "embedding": None if i == "b" else
+                          [1.0, 0.0]} for i in items])
+    write("zeros.json", [{"item_id": i, "embedding": [0.0, 0.0] if i == "d" else [1.0, 0.0]}
+                         for i in items])
     write("scalar.json", [{"item_id": i, "embedding": 1.0} for i in items])
 
 
