@@ -1150,42 +1150,60 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
       AND ndcg_require(category IS NULL OR len(category) > 0,
                        'items: item ' || ndcg_show(item_id) || ' has an empty category list');
 
--- ndcg_beyond_ild(tops, features): ild per user and cutoff (users with two items or more):
--- user_id, k, ild. features as ndcg_beyond_features returns it: when any item has an
--- embedding, every shown item needs one (cosine, from the sum of the unit vectors:
--- ndcg_beyond_cosine_ild); otherwise every shown item needs a category (Jaccard, over the
--- pairs). A shown item without what is needed stops naming one such item and the count.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild(tops, features) AS TABLE
-    WITH mode_ AS (SELECT coalesce(bool_or(unit IS NOT NULL), false) AS cosine
-                   FROM query_table(features)),
-    at_ AS (SELECT user_id, k, unnest(top) AS item_id, generate_subscripts(top, 1) AS position
-            FROM query_table(tops) WHERE len(top) >= 2),
-    known_ AS (SELECT a.user_id, a.k, a.position, a.item_id, f.unit, f.category,
-                      CASE WHEN mode_.cosine THEN f.unit IS NOT NULL
-                           ELSE f.category IS NOT NULL END AS ok
-               FROM at_ AS a LEFT JOIN query_table(features) AS f ON f.item_id = a.item_id
-               CROSS JOIN mode_),
-    checked_ AS (SELECT * FROM known_
-                 WHERE (SELECT ndcg_require(count(*) = 0,
-                               'items: ' || count(DISTINCT item_id) || ' recommended item(s) have '
-                               || 'no ' || CASE WHEN any_value(mode_.cosine) THEN 'embedding'
-                                                ELSE 'category' END
-                               || ' for ild, e.g. item ' || ndcg_show(min(item_id::VARCHAR)))
-                        FROM known_ CROSS JOIN mode_ WHERE NOT ok)),
-    cosine_ AS (SELECT user_id, k, count(*) AS n, list(unit) AS units
-                FROM checked_ WHERE unit IS NOT NULL GROUP BY user_id, k)
+-- ndcg_beyond_cosine_mode(features): true when any item of features has an embedding: ild then
+-- reads embeddings (and every shown item needs one), else categories.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_mode(features) AS TABLE
+    SELECT coalesce(bool_or(unit IS NOT NULL), false) AS cosine FROM query_table(features);
+
+-- ndcg_beyond_shown(tops, features, cosine): the items of every top_k of two items or more, when
+-- ild reads embeddings (cosine true) or categories (false), else none: user_id, k, position,
+-- item_id. Stops when a shown item lacks what ild reads, naming one and the count (the check
+-- joins the ids alone, never the embeddings).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_shown(tops, features, cosine) AS TABLE
+    WITH mode_ AS (FROM ndcg_beyond_cosine_mode(features)),
+    at_ AS (SELECT user_id, k, generate_subscripts(top, 1) AS position, unnest(top) AS item_id
+            FROM query_table(tops)
+            WHERE len(top) >= 2 AND (SELECT mode_.cosine = cosine FROM mode_)),
+    missing_ AS (SELECT count(DISTINCT a.item_id) AS n, min(a.item_id::VARCHAR) AS example
+                 FROM at_ AS a
+                 ANTI JOIN (SELECT item_id FROM query_table(features)
+                            WHERE CASE WHEN cosine THEN unit IS NOT NULL
+                                       ELSE category IS NOT NULL END) AS f
+                   ON f.item_id = a.item_id)
+    SELECT * FROM at_
+    WHERE (SELECT ndcg_require(n = 0, 'items: ' || n || ' recommended item(s) have no '
+                                      || CASE WHEN cosine THEN 'embedding' ELSE 'category' END
+                                      || ' for ild, e.g. item ' || ndcg_show(example))
+           FROM missing_);
+
+-- ndcg_beyond_ild_cosine(tops, features): ild by embeddings per user and cutoff (when any item
+-- has one): user_id, k, ild, in one pass per list (ndcg_beyond_cosine_ild).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_cosine(tops, features) AS TABLE
     SELECT user_id, k,
-           ndcg_beyond_cosine_ild(n, list_transform(range(1, len(units[1]) + 1),
-                                                    lambda d: list_sum(list_transform(units,
-                                                        lambda u: u[d])))) AS ild
-    FROM cosine_
-    WHERE (SELECT cosine FROM mode_)
-    UNION ALL
+           ndcg_beyond_cosine_ild(count(*), list_transform(range(1, max(len(unit)) + 1),
+               lambda d: list_sum(list_transform(list(unit), lambda u: u[d])))) AS ild
+    FROM ndcg_beyond_shown(tops, features, true) AS s
+    JOIN query_table(features) AS f ON f.item_id = s.item_id
+    GROUP BY user_id, k;
+
+-- ndcg_beyond_ild_jaccard(tops, features): ild by categories per user and cutoff (when no item
+-- has an embedding): user_id, k, ild, the mean over pairs of positions.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_jaccard(tops, features) AS TABLE
+    WITH shown_ AS (SELECT s.user_id, s.k, s.position, f.category
+                    FROM ndcg_beyond_shown(tops, features, false) AS s
+                    JOIN query_table(features) AS f ON f.item_id = s.item_id)
     SELECT a.user_id, a.k, avg(ndcg_beyond_jaccard_distance(a.category, b.category)) AS ild
-    FROM checked_ AS a JOIN checked_ AS b
+    FROM shown_ AS a JOIN shown_ AS b
       ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
-    WHERE NOT (SELECT cosine FROM mode_)
     GROUP BY a.user_id, a.k;
+
+-- ndcg_beyond_ild(tops, features): ild per user and cutoff (users with two items or more):
+-- user_id, k, ild. features as ndcg_beyond_features returns it. Embeddings when any item has
+-- one, else categories: each variant reads no list unless its mode is chosen.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild(tops, features) AS TABLE
+    FROM ndcg_beyond_ild_cosine(tops, features)
+    UNION ALL
+    FROM ndcg_beyond_ild_jaccard(tops, features);
 
 -- For the shell: the beyond-accuracy metrics at one cutoff k, with train and items passed by
 -- name as recs and rels are (items may be NULL: the catalogue is then train's items).

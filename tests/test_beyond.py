@@ -308,3 +308,27 @@ def test_compare_cli_takes_train_and_items(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[1].startswith("coverage,2,(all),a,,3,0.6,")
     assert lines[2].startswith("coverage,2,(all),b,a,3,0.8,")
+
+
+def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
+    """ild runs on chunks of users (memory): many small chunks give every user's value as one."""
+    from ndcg_duck.evaluation import batches, beyond
+    import random
+    rng = random.Random(5)
+    users = [f"u{n:03d}" for n in range(60)]
+    recs = pa.table({"user_id": users,
+                     "items": [rng.sample(range(30), rng.randint(1, 6)) for _ in users]})
+    rels = pa.table({"user_id": users, "item_id": [0] * len(users), "relevance": [1] * len(users)})
+    items = pa.table({"item_id": list(range(30)),
+                      "embedding": [[rng.uniform(0.1, 1) for _ in range(4)] for _ in range(30)]})
+    whole = evaluate(recs, rels, 3, metrics="ild", items=items).per_user
+    monkeypatch.setattr(batches, "FEWEST_USERS", 7)
+    monkeypatch.setattr(beyond, "BYTES_PER_NUMBER", 10**12)
+    chunked = evaluate(recs, rels, 3, metrics="ild", items=items).per_user
+    assert chunked.column("ild@3").to_pylist() == pytest.approx(
+        whole.column("ild@3").to_pylist(), nan_ok=True)
+    calls = []
+    real = batches.user_ranges
+    monkeypatch.setattr(batches, "user_ranges", lambda *a: calls.append(real(*a)) or calls[-1])
+    evaluate(recs, rels, 3, metrics="ild", items=items)
+    assert len(calls[-1]) > 3  # it did run in chunks
