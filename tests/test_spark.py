@@ -330,31 +330,43 @@ def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, mo
     assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
-def test_compare_on_spark_gives_the_default_engines_rows(spark, tmp_path):
-    """Runs scored and paired on Spark: the same rows (means, differences, intervals, t-test
-    p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
-    import json
-
+@pytest.fixture
+def runs(tmp_path):
+    """Three random runs (Parquet, lists) on the judgments of the first, and compare's
+    arguments for them."""
     judged = None
     for run in range(3):
         rankings, judgments = dataset(40 + run, users=90)
         judged = judged or judgments
         pq.write_table(recs_table(rankings, "lists"), tmp_path / f"run{run}.parquet")
     pq.write_table(rels_table(judged), tmp_path / "rels.parquet")
-    args = ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
-            "--run", f"b={tmp_path / 'run1.parquet'}", "--run", f"c={tmp_path / 'run2.parquet'}",
-            "-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
-    want, got = invoke(*args), invoke(*args, "--engine", "spark")
-    assert want.exit_code == 0 and got.exit_code == 0, got.output
-    want_rows, got_rows = json.loads(want.output), json.loads(got.output)
-    assert len(got_rows) == len(want_rows) and any(r["p_value"] for r in want_rows)
+    return ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
+            "--run", f"b={tmp_path / 'run1.parquet'}", "--run", f"c={tmp_path / 'run2.parquet'}"]
+
+
+def assert_same_rows(got_rows, want_rows):
+    """compare's JSON rows: the same fields and values, numbers to 1e-12."""
+    assert len(got_rows) == len(want_rows)
     for got_row, want_row in zip(got_rows, want_rows):
         assert got_row.keys() == want_row.keys()
         for name, value in want_row.items():
             if isinstance(value, float):
                 assert got_row[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
             else:
-                assert got_row[name] == value, name
+                assert got_row[name] == value, (name, got_row, want_row)
+
+
+def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
+    """Runs scored and paired on Spark: the same rows (means, differences, intervals, t-test
+    p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
+    import json
+
+    args = runs + ["-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    want_rows, got_rows = json.loads(want.output), json.loads(got.output)
+    assert any(r["p_value"] for r in want_rows)
+    assert_same_rows(got_rows, want_rows)
     # randomization: sign flips summed on the workers, reproducible on any number of partitions,
     # near the default engine's p (another random stream); exact where the default is exact
     two = args[:6] + ["-k", "10", "-m", "ndcg", "--format", "json", "--test", "randomization",
@@ -371,6 +383,23 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, tmp_path):
     assert abs(p_got - p_want) < 4 * math.sqrt(p_want * (1 - p_want) / 4000) + 1e-3
     refused = invoke(*args, "--engine", "spark", "--test", "bootstrap")
     assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
+
+
+def test_compare_on_spark_per_user_as_the_default_engine(spark, runs, tmp_path):
+    """--per-user: the default engine's table (columns, rows, order), written as one file or as
+    a directory of part files."""
+    args = runs[:6] + ["-k", "3,10", "-m", "ndcg,num_rel", "--format", "json"]
+    want = invoke(*args, "--per-user", tmp_path / "want.csv")
+    got = invoke(*args, "--per-user", tmp_path / "got.csv", "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
+    assert (tmp_path / "want.csv").read_text().count("\n") > 50
+    parts = invoke(*args, "--per-user", f"{tmp_path / 'parts'}/", "--engine", "spark")
+    assert parts.exit_code == 0, parts.output
+    con = duckdb.connect()
+    assert (con.sql(f"FROM read_parquet('{tmp_path / 'parts' / '*.parquet'}') ORDER BY user_id")
+            .fetchall() == con.sql(f"FROM '{tmp_path / 'want.csv'}'").fetchall())
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_exact_variance_from_exact_sums():

@@ -51,7 +51,8 @@ def _run_pair(text: str) -> tuple:
 @_click_option(options.BY_NAME["quiet"])
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write each user's values per run and the differences to OUT (.parquet, "
-                   ".csv, .json, .jsonl).")
+                   ".csv, .json, .jsonl). With --engine spark, OUT/ (ending in /) or a URI is a "
+                   "directory of Parquet part files that Spark writes.")
 @plot_option
 @click.option("--format", "fmt", type=click.Choice(compare_report.FORMATS), default="table",
               show_default=True, help="table, or tidy rows (one per metric, cutoff, segment "
@@ -78,7 +79,11 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
     if fmt == "parquet" and sys.stdout.isatty():
         raise InputError("--format parquet writes binary rows: redirect stdout to a file, as in "
                          "> results.parquet", usage=True)
-    if per_user:
+    if per_user and engine == "spark":
+        from ..spark import check_output
+
+        check_output(per_user)  # a file, or a directory of part files (OUT/) Spark writes
+    elif per_user:
         output.check_output_path(per_user)
     from ..comparison.compare import compare_runs
 
@@ -96,7 +101,7 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
                                          per_user=bool(per_user), plot=plot, **settings)
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    if per_user:
+    if per_user and result.per_user is not None:  # (Spark has written it)
         output.write_table(result.per_user, per_user)
     shown = compare_report.render(result.rows, result.info, fmt)
     if isinstance(shown, bytes):

@@ -8,8 +8,9 @@ ties and losses; only those sums reach the driver. Means and variances are those
 rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
 correction are the default engine's (comparison.compare, comparison.stats), so `compare`
 prints the same table. The randomization test flips signs on the workers, per stratum of users
-with its own seeded stream (_flips); the bootstrap, --segments, --per-user and --plot run on the
-default engine only.
+with its own seeded stream (_flips). --per-user writes the default engine's per-user table from
+the joined runs, as eval --engine spark writes its per-user rows (write_per_user). The
+bootstrap, --segments and --plot run on the default engine only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..errors import InputError
 from ..evaluation import inputs
 from ..sqlfiles import register
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
+from . import write_per_user
 
 TESTS = ("t", "randomization", "none")
 STRATA = 32  # randomization: users fall into this many strata by a hash of their id, each with
@@ -107,11 +109,12 @@ def aggregates(parts: list, runs: int, pairs: list, metrics: list) -> list:
     return [(comparing.ALL, values)]
 
 
-def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, rels_what,
-            ) -> tuple:
+def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
+            per_user=None) -> tuple:
     """compare_runs on Spark: (Comparison, notes). `runs` is [(name, Spark DataFrame, what)],
     `rels` the judgments DataFrame; settings are eval's options, compare_options compare's own
-    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users)."""
+    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users). per_user:
+    where to write the per-user table (a file, or a directory of part files: write_per_user)."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -165,7 +168,25 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, 
     for row in rows:
         row["test"] = test
     comparing._correct(rows, o["correction"], o["alpha"], info)
+    if per_user:
+        with _refusals(runs[0][2], rels_what):
+            write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
+                           user_col)
     return comparing.Comparison(rows, None, info), notes
+
+
+def per_user_rows(joined, names, pairs, metrics, user_col: str):
+    """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
+    orders it by user): the user, then per metric each run's value and each pair's
+    difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
+    from . import _col
+
+    columns = [_col("__ndcg_user").alias(user_col)]
+    for m in metrics:
+        columns += [_col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
+        columns += [(_col(_column(j, m)) - _col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
+                    for i, j in pairs]
+    return joined.select(*columns)
 
 
 def _flips(keys: list, n_resamples: int, seed: int):
@@ -264,7 +285,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     if compare_options["test"] not in TESTS:
         raise InputError(f"--test {compare_options['test']} runs on the default engine only: "
                          f"with --engine spark, --test t or none", usage=True)
-    for given, flag in ((segments, "--segments"), (per_user, "--per-user"), (plot, "--plot")):
+    for given, flag in ((segments, "--segments"), (plot, "--plot")):
         if given:
             raise InputError(f"{flag} with compare runs on the default engine only (drop "
                              f"--engine spark)", usage=True)
@@ -294,8 +315,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
             with _refusals(what("recommendations", path), what("relevance", relevance)):
                 _one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
-        return compare(spark, rels_df, frames, settings, compare_options, read,
-                       what("relevance", relevance))
+        return compare(spark, rels_df, frames, settings, compare_options,
+                       what("relevance", relevance), per_user=per_user)
     finally:
         if owned:
             spark.stop()

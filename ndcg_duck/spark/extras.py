@@ -62,12 +62,10 @@ def _sums_schema(count: int) -> pa.Schema:
                      + [(f"n{i}", pa.int64()) for i in range(count)])
 
 
-def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
-    """segments.by_segment for a per-user Spark DataFrame: [{'segment', 'users', METRIC: mean}],
-    '(all)' first, then the segments by name, '(unknown)' last."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.pandas.types import from_arrow_schema
-
+def segment_table(spark, segments, by: str, user_col: str) -> tuple:
+    """The segment table, loaded and checked on the driver with the default engine's macros
+    (segments.attach), as a small Spark DataFrame (user_id, segment); with how messages name
+    it, a user id of it (None without segments) and the name of the unknown segment."""
     con = duckdb.connect()
     try:
         register(con)
@@ -80,17 +78,47 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
         con.close()
     table = table.cast(pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
                                            else f.type) for f in table.schema]))
-    metrics = [c for c in per_user.columns if c in summary]
-    seg = spark.createDataFrame(table)
-    ours, theirs_id = _col(user_col), F.col("user_id")
-    if per_user.schema[user_col].dataType != seg.schema["user_id"].dataType:
+    return spark.createDataFrame(table), what, theirs, unknown
+
+
+def join_segments(values, seg, unknown: str):
+    """`values` (a DataFrame with the user column __ndcg_user) with each user's segment in
+    __segment, the segment table broadcast; ids typed differently on the two sides are
+    compared as text, and __ndcg_user is then text (as segments.join does)."""
+    from pyspark.sql import functions as F
+
+    ours, theirs_id = F.col("__ndcg_user"), F.col("user_id")
+    if values.schema["__ndcg_user"].dataType != seg.schema["user_id"].dataType:
         ours, theirs_id = ours.cast("string"), theirs_id.cast("string")  # compared as text
-    values = per_user.select(ours.alias("__ndcg_user"), *[_col(m) for m in metrics])
+    values = values.withColumn("__ndcg_user", ours)
     seg = seg.select(theirs_id.alias("__ndcg_seg_user"), F.col("segment").alias("__ndcg_segment"))
-    joined = (values.join(F.broadcast(seg), F.col("__ndcg_user") == F.col("__ndcg_seg_user"),
-                          "left")
-              .select(*[_col(m) for m in metrics],
-                      F.coalesce(F.col("__ndcg_segment"), F.lit(unknown)).alias("__segment")))
+    return (values.join(F.broadcast(seg), F.col("__ndcg_user") == F.col("__ndcg_seg_user"), "left")
+            .withColumn("__segment", F.coalesce(F.col("__ndcg_segment"), F.lit(unknown)))
+            .drop("__ndcg_seg_user", "__ndcg_segment"))
+
+
+def check_placed(joined, placed: int, everyone: int, theirs, what: str) -> None:
+    """segments.join's check: stop when no user of `joined` (join_segments' result) has a
+    segment, naming the lowest of their ids."""
+    from pyspark.sql import functions as F
+
+    if everyone and not placed and theirs is not None:
+        (lowest,), = joined.agg(F.min("__ndcg_user")).collect()
+        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
+                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
+                         f"files use the same ids")
+
+
+def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
+    """segments.by_segment for a per-user Spark DataFrame: [{'segment', 'users', METRIC: mean}],
+    '(all)' first, then the segments by name, '(unknown)' last."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
+    metrics = [c for c in per_user.columns if c in summary]
+    values = per_user.select(_col(user_col).alias("__ndcg_user"), *[_col(m) for m in metrics])
+    placed_users = join_segments(values, seg, unknown)
+    joined = placed_users.select(*[_col(m) for m in metrics], "__segment")
     parts = joined.mapInArrow(_segment_sums(metrics, "__segment"),
                               from_arrow_schema(_sums_schema(len(metrics)))).collect()
     totals = {}
@@ -103,11 +131,7 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
             counts[i] += row[f"n{i}"]
     placed = sum(users for name, (users, _, _) in totals.items() if name != unknown)
     everyone = sum(users for users, _, _ in totals.values())
-    if everyone and not placed and theirs is not None:
-        (lowest,), = values.agg(F.min("__ndcg_user")).collect()
-        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
-                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
-                         f"files use the same ids")
+    check_placed(placed_users, placed, everyone, theirs, what)
     # the mean of the users with a value, exactly rounded (mean_of), as segments.by_segment's
     all_sums = [sum(sums[i] for _, sums, _ in totals.values()) for i in range(len(metrics))]
     all_counts = [sum(counts[i] for _, _, counts in totals.values())
