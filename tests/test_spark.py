@@ -340,6 +340,11 @@ def runs(tmp_path):
         judged = judged or judgments
         pq.write_table(recs_table(rankings, "lists"), tmp_path / f"run{run}.parquet")
     pq.write_table(rels_table(judged), tmp_path / "rels.parquet")
+    users = sorted(pq.read_table(tmp_path / "run0.parquet")["user_id"].to_pylist())
+    # segments.csv: some users in none, one segment without any user, one of 3 users
+    (tmp_path / "segments.csv").write_text("user_id,group\n" + "".join(
+        f"{u},{['new', 'old', 'Über'][n % 3] if n > 3 else 'few'}\n"
+        for n, u in enumerate(users) if n % 7) + "nobody,empty\n")
     return ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
             "--run", f"b={tmp_path / 'run1.parquet'}", "--run", f"c={tmp_path / 'run2.parquet'}"]
 
@@ -367,10 +372,11 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
     want_rows, got_rows = json.loads(want.output), json.loads(got.output)
     assert any(r["p_value"] for r in want_rows)
     assert_same_rows(got_rows, want_rows)
-    # randomization: sign flips summed on the workers, reproducible on any number of partitions,
-    # near the default engine's p (another random stream); exact where the default is exact
+    # randomization: sign flips summed on the workers, reproducible on any number of partitions
+    # (per segment too), near the default engine's p (another random stream)
     two = args[:6] + ["-k", "10", "-m", "ndcg", "--format", "json", "--test", "randomization",
-                      "--n-resamples", "4000"]
+                      "--n-resamples", "4000", "--segments", runs[1].parent / "segments.csv",
+                      "--by", "group", "--min-users", "5"]
     want = json.loads(invoke(*two).output)
     results = []
     for partitions in ("2", "5"):
@@ -378,25 +384,40 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
         results.append(json.loads(invoke(*two, "--engine", "spark").output))
     spark.conf.set("spark.sql.shuffle.partitions", "2")
     assert results[0] == results[1]
-    (p_want,), (p_got,) = ([r["p_value"] for r in rows if r["tested"]]
+    assert [r["segment"] for r in results[0] if r["tested"]] == ["(all)", "new", "old", "Über",
+                                                                   "(unknown)"]
+    (p_want,), (p_got,) = ([r["p_value"] for r in rows if r["tested"] and r["segment"] == "(all)"]
                            for rows in (want, results[0]))
     assert abs(p_got - p_want) < 4 * math.sqrt(p_want * (1 - p_want) / 4000) + 1e-3
     refused = invoke(*args, "--engine", "spark", "--test", "bootstrap")
     assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
 
 
-def test_compare_on_spark_per_user_as_the_default_engine(spark, runs, tmp_path):
+def test_compare_on_spark_per_user_and_segments_as_the_default_engine(spark, runs, tmp_path):
     """--per-user: the default engine's table (columns, rows, order), written as one file or as
-    a directory of part files."""
+    a directory of part files; --segments: the default engine's rows per segment (means,
+    differences, intervals, t-test p-values to 1e-12), some users in no segment, one segment
+    too small to test."""
+    import json
+
+    segments = tmp_path / "segments.csv"
     args = runs[:6] + ["-k", "3,10", "-m", "ndcg,num_rel", "--format", "json"]
-    want = invoke(*args, "--per-user", tmp_path / "want.csv")
-    got = invoke(*args, "--per-user", tmp_path / "got.csv", "--engine", "spark")
-    assert want.exit_code == 0 and got.exit_code == 0, got.output
-    assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
-    assert (tmp_path / "want.csv").read_text().count("\n") > 50
+    for extra in ([], ["--segments", segments, "--by", "group", "--min-users", "5"]):
+        want = invoke(*args, *extra, "--per-user", tmp_path / "want.csv")
+        got = invoke(*args, *extra, "--per-user", tmp_path / "got.csv", "--engine", "spark")
+        assert want.exit_code == 0 and got.exit_code == 0, got.output
+        want_rows, got_rows = json.loads(want.output), json.loads(got.output)
+        assert_same_rows(got_rows, want_rows)
+        assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
+        assert (tmp_path / "want.csv").read_text().count("\n") > 50
+    assert {r["segment"] for r in want_rows} == {"(all)", "new", "old", "Über", "few",
+                                                 "(unknown)"}
+    assert any(r["note"] and r["segment"] == "few" for r in want_rows)
+    assert any(r["p_value"] and r["segment"] == "Über" for r in want_rows)
     parts = invoke(*args, "--per-user", f"{tmp_path / 'parts'}/", "--engine", "spark")
     assert parts.exit_code == 0, parts.output
     con = duckdb.connect()
+    want = invoke(*args, "--per-user", tmp_path / "want.csv")
     assert (con.sql(f"FROM read_parquet('{tmp_path / 'parts' / '*.parquet'}') ORDER BY user_id")
             .fetchall() == con.sql(f"FROM '{tmp_path / 'want.csv'}'").fetchall())
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -94,7 +94,7 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         segments, by = settings.pop("segments"), settings.pop("by")
         result, notes = run_cli(relevance, [_run_pair(text) for text in runs], master, conf,
                                 not quiet and _stderr_is_terminal(), settings, own,
-                                segments or by, per_user, plot)
+                                segments, by, per_user, plot)
     else:
         with progress.shown(enabled=not quiet and _stderr_is_terminal()):
             result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],

@@ -7,10 +7,13 @@ values and of their squares, and per pair the same of the per-user differences w
 ties and losses; only those sums reach the driver. Means and variances are those exact sums
 rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
 correction are the default engine's (comparison.compare, comparison.stats), so `compare`
-prints the same table. The randomization test flips signs on the workers, per stratum of users
-with its own seeded stream (_flips). --per-user writes the default engine's per-user table from
-the joined runs, as eval --engine spark writes its per-user rows (write_per_user). The
-bootstrap, --segments and --plot run on the default engine only.
+prints the same table. --segments: the segment table is read and checked on the driver
+(extras.segment_table) and joined, broadcast, to the paired users; the partitions' sums are
+keyed by segment too, and the driver adds them per segment and for everyone. The
+randomization test flips signs on the workers, per stratum of users (and segment) with its own
+seeded stream (_flips). --per-user writes the default engine's per-user table from the joined
+runs, as eval --engine spark writes its per-user rows (write_per_user). The bootstrap and
+--plot run on the default engine only.
 """
 
 from __future__ import annotations
@@ -37,10 +40,24 @@ def _column(run: int, metric: str) -> str:
     return f"{run}:{metric}"
 
 
+SEGMENT = "__segment"  # the joined users' segment column (extras.join_segments), with --segments
+
+
+def _pieces(batch):
+    """A batch as (segment, rows) pieces: one per segment with --segments, else (None, batch)."""
+    import pyarrow.compute as pc
+
+    if SEGMENT not in batch.schema.names:
+        return [(None, batch)]
+    names = batch.column(SEGMENT)
+    return [(name, batch.filter(pc.equal(names, name))) for name in pc.unique(names).to_pylist()]
+
+
 def _sums(runs: int, pairs: list, metrics: list, margin: float):
-    """mapInArrow function: per partition, for each run and metric (key 's|RUN|METRIC') and each
-    pair and metric (key 'p|I|J|METRIC': the differences run J - run I), the count and the exact
-    sums of the values and of their squares (decimal text), and wins, ties and losses."""
+    """mapInArrow function: per partition and segment (None without --segments), the users
+    (key 'u') and, for each run and metric (key 's|RUN|METRIC') and each pair and metric (key
+    'p|I|J|METRIC': the differences run J - run I), the count and the exact sums of the values
+    and of their squares (decimal text), and wins, ties and losses."""
     def partial(batches):
         import numpy as np
 
@@ -55,43 +72,62 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
                 losses += int(np.sum(values < -margin))
             totals[key] = (n, s1, s2, wins, ties, losses)
 
-        for batch in batches:
+        for segment, batch in _pieces_of(batches):
             def values(run, metric):
                 column = batch.column(_column(run, metric)).cast(pa.float64())
                 return column.to_numpy(zero_copy_only=False)
 
+            n = totals.get((segment, "u"), (0,))[0]
+            totals[(segment, "u")] = (n + batch.num_rows, 0, 0, 0, 0, 0)
             for m in metrics:
                 columns = [values(run, m) for run in range(runs)]
                 for run, x in enumerate(columns):
-                    add(f"s|{run}|{m}", x[~np.isnan(x)])
+                    add((segment, f"s|{run}|{m}"), x[~np.isnan(x)])
                 for i, j in pairs:
                     d = columns[j] - columns[i]  # as DuckDB's x - base: one rounding
-                    add(f"p|{i}|{j}|{m}", d[~np.isnan(d)], outcome=True)
+                    add((segment, f"p|{i}|{j}|{m}"), d[~np.isnan(d)], outcome=True)
         keys = list(totals)
         yield pa.RecordBatch.from_pydict(
-            {"key": keys, **{name: [str(totals[k][i]) for k in keys] for i, name in
-                             enumerate(("n", "s1", "s2", "wins", "ties", "losses"))}},
+            {"segment": [segment for segment, _ in keys], "key": [key for _, key in keys],
+             **{name: [str(totals[k][i]) for k in keys] for i, name in
+                enumerate(("n", "s1", "s2", "wins", "ties", "losses"))}},
             schema=SUMS)
     return partial
 
 
-SUMS = pa.schema([("key", pa.string())] + [(name, pa.string()) for name in
-                                           ("n", "s1", "s2", "wins", "ties", "losses")])
+def _pieces_of(batches):
+    for batch in batches:
+        yield from _pieces(batch)
 
 
-def aggregates(parts: list, runs: int, pairs: list, metrics: list) -> list:
+SUMS = pa.schema([("segment", pa.string()), ("key", pa.string())]
+                 + [(name, pa.string()) for name in ("n", "s1", "s2", "wins", "ties", "losses")])
+
+
+def aggregates(parts: list, runs: int, pairs: list, metrics: list, unknown=None) -> list:
     """The partitions' sums added up, as comparison.compare's aggregates (ndcg_spread and
-    ndcg_paired's fields): [('(all)', {key: {...}})]. The seam for a shared rule of means:
-    every mean and variance here comes from exact partial sums through mean_of and
-    variance_of."""
+    ndcg_paired's fields): [('(all)', {key: {...}})], then with --segments one per segment by
+    name, `unknown` last. The seam for a shared rule of means: every mean and variance here
+    comes from exact partial sums through mean_of and variance_of."""
     added = {}
     for row in parts:
-        total = added.setdefault(row["key"], [0] * 6)
-        for i, name in enumerate(("n", "s1", "s2", "wins", "ties", "losses")):
-            total[i] += int(row[name])
+        groups = [None] if row["segment"] is None else [None, row["segment"]]
+        for group in groups:  # None: every user (the '(all)' row)
+            total = added.setdefault((group, row["key"]), [0] * 6)
+            for i, name in enumerate(("n", "s1", "s2", "wins", "ties", "losses")):
+                total[i] += int(row[name])
+    segments = sorted({group for group, _ in added if group is not None},
+                      key=lambda name: (name == unknown, name.encode()))
+    return [(comparing.ALL if group is None else group, _values(added, group, runs, pairs, metrics))
+            for group in [None] + segments]
+
+
+def _values(added: dict, group, runs: int, pairs: list, metrics: list) -> dict:
+    """One group's aggregates ({key: ndcg_spread's or ndcg_paired's fields}) from its sums."""
     spread = {}
-    for key, (n, s1, s2, *_) in added.items():
-        spread[key] = {"users": n, "mean": mean_of(s1, n), "var": variance_of(s1, s2, n)}
+    for (where, key), (n, s1, s2, *_) in added.items():
+        if where == group:
+            spread[key] = {"users": n, "mean": mean_of(s1, n), "var": variance_of(s1, s2, n)}
     values = {}
     for m in metrics:
         for run in range(runs):
@@ -100,33 +136,39 @@ def aggregates(parts: list, runs: int, pairs: list, metrics: list) -> list:
         for i, j in pairs:
             key = f"p|{i}|{j}|{m}"
             x, base, d = values[f"s|{j}|{m}"], values[f"s|{i}|{m}"], spread.get(key)
-            wins, ties, losses = added.get(key, [0] * 6)[3:]
+            wins, ties, losses = added.get((group, key), [0] * 6)[3:]
             values[key] = {"users": d["users"] if d else 0, "mean": x["mean"], "var": x["var"],
                            "base_mean": base["mean"], "base_var": base["var"],
                            "diff_mean": d["mean"] if d else None,
                            "diff_var": d["var"] if d else None,
                            "wins": wins, "ties": ties, "losses": losses}
-    return [(comparing.ALL, values)]
+    return values
 
 
 def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
-            per_user=None) -> tuple:
+            segments=None, by=None, per_user=None) -> tuple:
     """compare_runs on Spark: (Comparison, notes). `runs` is [(name, Spark DataFrame, what)],
     `rels` the judgments DataFrame; settings are eval's options, compare_options compare's own
-    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users). per_user:
-    where to write the per-user table (a file, or a directory of part files: write_per_user)."""
+    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users).
+    segments and by: the segment table (a path) and its segment column, as the default
+    engine's. per_user: where to write the per-user table (a file, or a directory of part
+    files: write_per_user)."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from . import _col, _evaluate, _refusals
+    from .extras import check_placed, join_segments, segment_table
 
     o = compare_options
     names = [name for name, _, _ in runs]
     pairs = comparing._pairs(names, o["baseline"], o["all_pairs"])
     user_col = settings.get("user_col") or "user_id"
+    unknown = None
+    if segments is not None:  # read and checked before any run is scored, as the default engine
+        seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
     tables, summaries, notes = [], [], []
-    for name, recs, what in runs:
-        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what,
+    for name, recs, what_run in runs:
+        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what_run,
                                  rels_what=rels_what, **settings)
         tables.append(result.per_user)
         summaries.append(result.summary)
@@ -137,6 +179,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         side = table.select(_col(user_col).alias("__ndcg_user"),
                             *[_col(m).alias(_column(run, m)) for m in metrics])
         joined = side if joined is None else joined.join(side, "__ndcg_user")
+    if segments is not None:
+        joined = join_segments(joined, seg, unknown)
     con = duckdb.connect()
     try:
         register(con)
@@ -150,21 +194,26 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         for table in tables[1:]:
             users = users.union(table.select(_col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
-    found = aggregates(parts, len(names), pairs, metrics)
-    paired = found[0][1][f"s|0|{metrics[0]}"]["users"]
+        paired = sum(int(row["n"]) for row in parts if row["key"] == "u")
+        if segments is not None:
+            placed = sum(int(row["n"]) for row in parts
+                         if row["key"] == "u" and row["segment"] != unknown)
+            check_placed(joined, placed, paired, theirs, what)
+    found = aggregates(parts, len(names), pairs, metrics, unknown)
     info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
                      for name, summary in zip(names, summaries)},
             "users": paired, "users_left_out": everyone - paired,
             "baseline": None if o["all_pairs"] else names[pairs[0][0]],
             "pairs": [(names[i], names[j]) for i, j in pairs], "test": o["test"],
             "metrics": metrics, "ci": o["ci"], "alpha": o["alpha"], "min_users": o["min_users"],
-            "n_resamples": o["n_resamples"], "seed": o["seed"], "by": None}
+            "n_resamples": o["n_resamples"], "seed": o["seed"], "by": by}
     test = o["test"]
     # the t-test needs only the sums; the randomization test is filled in below
     rows = comparing._rows(None, found, names, pairs, metrics,
                            dict(info, test="none") if test == "randomization" else info)
     if test == "randomization":
-        _randomization(rows, joined, names, pairs, metrics, o["n_resamples"], o["seed"])
+        with _refusals(runs[0][2], rels_what):
+            _randomization(rows, joined, names, pairs, metrics, o["n_resamples"], o["seed"])
     for row in rows:
         row["test"] = test
     comparing._correct(rows, o["correction"], o["alpha"], info)
@@ -177,11 +226,13 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
 
 def per_user_rows(joined, names, pairs, metrics, user_col: str):
     """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
-    orders it by user): the user, then per metric each run's value and each pair's
+    orders it by user): the user, the segment with --segments, then per metric each run's value and each pair's
     difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
     from . import _col
 
     columns = [_col("__ndcg_user").alias(user_col)]
+    if SEGMENT in joined.columns:
+        columns.append(_col(SEGMENT).alias("segment"))
     for m in metrics:
         columns += [_col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
         columns += [(_col(_column(j, m)) - _col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
@@ -190,11 +241,14 @@ def per_user_rows(joined, names, pairs, metrics, user_col: str):
 
 
 def _flips(keys: list, n_resamples: int, seed: int):
-    """mapInArrow function over the paired users sorted by stratum and user: per stratum and
-    (pair, metric) key, the sign-flip sums of its nonzero differences (stats._sign_flips with
-    the stratum's own stream), as float64 bytes; and the differences themselves when a stratum
-    has few (for the exact test of the default engine when there are few in all)."""
+    """mapInArrow function over the paired users sorted by stratum and user: per stratum, group
+    (every user: None; each segment with --segments) and (pair, metric) key, the sign-flip sums
+    of its nonzero differences (stats._sign_flips with the stratum's own stream, and the
+    segment's), as float64 bytes; and the differences themselves when a stratum has few (for
+    the exact test of the default engine when there are few in all)."""
     def partial(batches):
+        import zlib
+
         import numpy as np
 
         from ..comparison import stats
@@ -203,37 +257,42 @@ def _flips(keys: list, n_resamples: int, seed: int):
         if table.num_rows == 0:
             return
         strata = table.column("__ndcg_stratum").to_numpy()
-        out = {"key": [], "stratum": [], "nonzero": [], "total": [], "absolute": [], "sums": [],
-               "values": []}
+        out = {"key": [], "segment": [], "stratum": [], "nonzero": [], "total": [],
+               "absolute": [], "sums": [], "values": []}
         for stratum in np.unique(strata):
-            rows = strata == stratum
-            for key, (i, j, m) in enumerate(keys):
-                x = table.column(_column(j, m)).to_numpy(zero_copy_only=False)[rows]
-                base = table.column(_column(i, m)).to_numpy(zero_copy_only=False)[rows]
-                d = (x.astype(float) - base.astype(float))
-                d = d[~np.isnan(d) & (d != 0)]
-                flips = stats._sign_flips(d, n_resamples, [seed, int(stratum)])
-                out["key"].append(key)
-                out["stratum"].append(int(stratum))
-                out["nonzero"].append(int(d.size))
-                out["total"].append(float(d.sum()))
-                out["absolute"].append(float(np.abs(d).sum()))
-                out["sums"].append(flips.astype(np.float64).tobytes())
-                out["values"].append(d.tolist() if d.size < 63 else [])
+            part = table.filter(pa.array(strata == stratum))
+            groups = [(None, part)] + [piece for piece in _pieces(part) if piece[0] is not None]
+            for segment, piece in groups:
+                stream = [seed, int(stratum)] + (
+                    [] if segment is None else [zlib.crc32(segment.encode())])
+                for key, (i, j, m) in enumerate(keys):
+                    x = piece.column(_column(j, m)).to_numpy(zero_copy_only=False)
+                    base = piece.column(_column(i, m)).to_numpy(zero_copy_only=False)
+                    d = (x.astype(float) - base.astype(float))
+                    d = d[~np.isnan(d) & (d != 0)]
+                    flips = stats._sign_flips(d, n_resamples, stream)
+                    out["key"].append(key)
+                    out["segment"].append(segment)
+                    out["stratum"].append(int(stratum))
+                    out["nonzero"].append(int(d.size))
+                    out["total"].append(float(d.sum()))
+                    out["absolute"].append(float(np.abs(d).sum()))
+                    out["sums"].append(flips.astype(np.float64).tobytes())
+                    out["values"].append(d.tolist() if d.size < 63 else [])
         yield pa.RecordBatch.from_pydict(out, schema=FLIPS)
     return partial
 
 
-FLIPS = pa.schema([("key", pa.int64()), ("stratum", pa.int64()), ("nonzero", pa.int64()),
-                   ("total", pa.float64()), ("absolute", pa.float64()), ("sums", pa.binary()),
-                   ("values", pa.list_(pa.float64()))])
+FLIPS = pa.schema([("key", pa.int64()), ("segment", pa.string()), ("stratum", pa.int64()),
+                   ("nonzero", pa.int64()), ("total", pa.float64()), ("absolute", pa.float64()),
+                   ("sums", pa.binary()), ("values", pa.list_(pa.float64()))])
 
 
 def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: int) -> None:
     """The sign-flip test of each compared row, from per-stratum sums the workers compute: the
-    driver adds STRATA vectors of n_resamples sums per (pair, metric), in stratum order. With
-    fewer than 63 nonzero differences in all and 2**m <= n_resamples, the exact test of the
-    default engine on those few differences (stats.randomization), as it gives."""
+    driver adds STRATA vectors of n_resamples sums per (segment, pair, metric), in stratum
+    order. With fewer than 63 nonzero differences in all and 2**m <= n_resamples, the exact
+    test of the default engine on those few differences (stats.randomization), as it gives."""
     import numpy as np
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -250,12 +309,13 @@ def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: 
              .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
              .mapInArrow(_flips(keys, n_resamples, seed), from_arrow_schema(FLIPS)).collect())
     by_key = {}
-    for part in sorted(parts, key=lambda r: (r["key"], r["stratum"])):
-        by_key.setdefault(part["key"], []).append(part)
+    for part in sorted(parts, key=lambda r: r["stratum"]):
+        by_key.setdefault((part["segment"], part["key"]), []).append(part)
     for row in wanted:
         m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
         key = keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
-        found = by_key.get(key, [])
+        segment = None if row["segment"] == comparing.ALL else row["segment"]
+        found = by_key.get((segment, key), [])
         nonzero = sum(part["nonzero"] for part in found)
         if nonzero < 63 and 2 ** nonzero <= n_resamples:  # every sign assignment: exact
             row["p_value"] = stats.randomization(
@@ -272,7 +332,7 @@ def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: 
 
 
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
-            compare_options: dict, segments, per_user, plot) -> tuple:
+            compare_options: dict, segments, by, per_user, plot) -> tuple:
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
     import os
     import tempfile
@@ -285,7 +345,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     if compare_options["test"] not in TESTS:
         raise InputError(f"--test {compare_options['test']} runs on the default engine only: "
                          f"with --engine spark, --test t or none", usage=True)
-    for given, flag in ((segments, "--segments"), (plot, "--plot")):
+    for given, flag in ((plot, "--plot"),):
         if given:
             raise InputError(f"{flag} with compare runs on the default engine only (drop "
                              f"--engine spark)", usage=True)
@@ -293,7 +353,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     comparing._check(compare_options["test"], compare_options["correction"],
                      compare_options["n_resamples"], compare_options["seed"],
                      compare_options["alpha"], compare_options["ci"],
-                     compare_options["min_users"], None, None)
+                     compare_options["min_users"], segments, by)
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**{name: settings.get(name) for name in
                                    ("user_col", "item_col", "items_col", "rank_col",
@@ -316,7 +376,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
                 _one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
-                       what("relevance", relevance), per_user=per_user)
+                       what("relevance", relevance), segments, by, per_user)
     finally:
         if owned:
             spark.stop()
