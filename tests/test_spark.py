@@ -393,23 +393,38 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
     assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
 
 
-def test_compare_on_spark_per_user_and_segments_as_the_default_engine(spark, runs, tmp_path):
+def test_compare_on_spark_per_user_segments_and_plot_as_the_default_engine(spark, runs, tmp_path,
+                                                                          monkeypatch):
     """--per-user: the default engine's table (columns, rows, order), written as one file or as
     a directory of part files; --segments: the default engine's rows per segment (means,
     differences, intervals, t-test p-values to 1e-12), some users in no segment, one segment
-    too small to test."""
+    too small to test; --plot: the same curves of sorted differences, the same picture."""
     import json
 
+    from ndcg_duck.report import plot as plotting
+
+    drawn = []
+    draw = plotting.draw_compare
+    monkeypatch.setattr(plotting, "draw_compare",
+                        lambda curves, *rest: drawn.append(curves) or draw(curves, *rest))
     segments = tmp_path / "segments.csv"
     args = runs[:6] + ["-k", "3,10", "-m", "ndcg,num_rel", "--format", "json"]
-    for extra in ([], ["--segments", segments, "--by", "group", "--min-users", "5"]):
-        want = invoke(*args, *extra, "--per-user", tmp_path / "want.csv")
-        got = invoke(*args, *extra, "--per-user", tmp_path / "got.csv", "--engine", "spark")
+    for extra in ([], ["--segments", segments, "--by", "group", "--min-users", "5",
+                       "--plot", tmp_path / "{}.png"]):
+        want = invoke(*args, *[str(a).format("want") for a in extra],
+                      "--per-user", tmp_path / "want.csv")
+        got = invoke(*args, *[str(a).format("got") for a in extra],
+                     "--per-user", tmp_path / "got.csv", "--engine", "spark")
         assert want.exit_code == 0 and got.exit_code == 0, got.output
         want_rows, got_rows = json.loads(want.output), json.loads(got.output)
         assert_same_rows(got_rows, want_rows)
         assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
         assert (tmp_path / "want.csv").read_text().count("\n") > 50
+    want_curves, got_curves = drawn
+    assert got_curves == want_curves and len(want_curves) == 3  # ndcg@3, ndcg@10, num_rel
+    paired = want_rows[0]["users"]
+    assert 50 < paired < 500 and all(len(c) == paired for c in want_curves.values())
+    assert (tmp_path / "got.png").read_bytes() == (tmp_path / "want.png").read_bytes()
     assert {r["segment"] for r in want_rows} == {"(all)", "new", "old", "Über", "few",
                                                  "(unknown)"}
     assert any(r["note"] and r["segment"] == "few" for r in want_rows)
@@ -421,6 +436,19 @@ def test_compare_on_spark_per_user_and_segments_as_the_default_engine(spark, run
     assert (con.sql(f"FROM read_parquet('{tmp_path / 'parts' / '*.parquet'}') ORDER BY user_id")
             .fetchall() == con.sql(f"FROM '{tmp_path / 'want.csv'}'").fetchall())
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_sorted_sample_ranks_are_duckdbs():
+    """compare --plot on Spark picks the values of the ranks DuckDB's quantile_disc takes."""
+    from ndcg_duck.spark.extras import sorted_sample_ranks
+
+    con = duckdb.connect()
+    ndcg_duck.register(con)
+    for n in [1, 2, 3, 7, 100, 499, 500, 501, 1234, 99991]:
+        for points in (2, 3, 500):
+            (want,), = con.sql(f"SELECT ndcg_sorted_sample(i, {points}) FROM range({n}) t(i)"
+                               ).fetchall()
+            assert sorted_sample_ranks(n, points) == want, (n, points)
 
 
 def test_exact_variance_from_exact_sums():

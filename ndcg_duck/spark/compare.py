@@ -12,8 +12,10 @@ prints the same table. --segments: the segment table is read and checked on the 
 keyed by segment too, and the driver adds them per segment and for everyone. The
 randomization test flips signs on the workers, per stratum of users (and segment) with its own
 seeded stream (_flips). --per-user writes the default engine's per-user table from the joined
-runs, as eval --engine spark writes its per-user rows (write_per_user). The bootstrap and
---plot run on the default engine only.
+runs, as eval --engine spark writes its per-user rows (write_per_user). --plot draws the
+default engine's picture (plot.draw_compare): its curves of sorted per-user differences are
+found by a Spark sort, and only the values the curves draw (500 at most) reach the driver
+(extras.sorted_samples). The bootstrap runs on the default engine only.
 """
 
 from __future__ import annotations
@@ -146,13 +148,13 @@ def _values(added: dict, group, runs: int, pairs: list, metrics: list) -> dict:
 
 
 def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
-            segments=None, by=None, per_user=None) -> tuple:
+            segments=None, by=None, per_user=None, plot=None) -> tuple:
     """compare_runs on Spark: (Comparison, notes). `runs` is [(name, Spark DataFrame, what)],
     `rels` the judgments DataFrame; settings are eval's options, compare_options compare's own
     (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users).
     segments and by: the segment table (a path) and its segment column, as the default
     engine's. per_user: where to write the per-user table (a file, or a directory of part
-    files: write_per_user)."""
+    files: write_per_user). plot: the PNG compare --plot draws."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -221,7 +223,25 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         with _refusals(runs[0][2], rels_what):
             write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
                            user_col)
+    if plot is not None:
+        with _refusals(runs[0][2], rels_what):
+            curves(joined, rows, names, pairs, metrics, info, plot)
     return comparing.Comparison(rows, None, info), notes
+
+
+def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
+    """compare --plot: plot.compare_figure's picture, its curves of sorted per-user differences
+    found on Spark (extras.sorted_samples); returns the curves {(metric, I, J): values}."""
+    from ..report import plot as plotting
+    from . import _col
+    from .extras import sorted_samples
+
+    keys = [(m, i, j) for m in metrics for i, j in pairs]
+    found = sorted_samples(joined, [_col(_column(j, m)) - _col(_column(i, m))
+                                    for m, i, j in keys], plotting.curve_points(info["users"]))
+    drawn = dict(zip(keys, found))
+    plotting.draw_compare(drawn, info["users"], rows, names, pairs, metrics, info, path)
+    return drawn
 
 
 def per_user_rows(joined, names, pairs, metrics, user_col: str):
@@ -345,10 +365,12 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     if compare_options["test"] not in TESTS:
         raise InputError(f"--test {compare_options['test']} runs on the default engine only: "
                          f"with --engine spark, --test t or none", usage=True)
-    for given, flag in ((plot, "--plot"),):
-        if given:
-            raise InputError(f"{flag} with compare runs on the default engine only (drop "
-                             f"--engine spark)", usage=True)
+    if plot is not None:
+        from ..comparison import stats
+        from ..report import plot as plotting
+
+        stats.require("matplotlib", "--plot")
+        plotting.check_path(plot)
     comparing._runs(runs)
     comparing._check(compare_options["test"], compare_options["correction"],
                      compare_options["n_resamples"], compare_options["seed"],
@@ -376,7 +398,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
                 _one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
-                       what("relevance", relevance), segments, by, per_user)
+                       what("relevance", relevance), segments, by, per_user, plot)
     finally:
         if owned:
             spark.stop()

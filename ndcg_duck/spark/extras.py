@@ -7,6 +7,8 @@ macros (segments.attach), and Spark joins it, broadcast, to the per-user rows. E
 adds, per segment and metric, the exact sum of the values and how many users there are; the
 driver adds those up and divides (mean_of), as by_segment's exactly rounded means.
 Plot: Spark finds each metric's range; the workers bin their users with the macro ndcg_bin.
+compare --plot's curves of sorted differences: Spark sorts the values and only the few the
+curve draws reach the driver (sorted_samples).
 """
 
 from __future__ import annotations
@@ -203,3 +205,69 @@ def _is_count(name: str) -> bool:
     from .. import metrics as metric_names
 
     return metric_names.counts(name.partition("@")[0])
+
+
+def sorted_samples(df, columns: list, points: int) -> list:
+    """The macro ndcg_sorted_sample(x, points) of each column expression in `columns` over the
+    rows of `df` (a list of values per column, [] where no row has a value), without bringing
+    the rows to the driver: Spark sorts the values (range partitioning, on the workers), counts
+    each partition's, and the workers send back only the values at the ranks quantile_disc
+    takes (sorted_sample_ranks)."""
+    from pyspark.sql import functions as F
+
+    pairs = F.array(*[F.struct(F.lit(k).alias("k"), column.cast("double").alias("x"))
+                      for k, column in enumerate(columns)])
+    values = (df.select(F.explode(pairs).alias("v")).select("v.k", "v.x")
+              .where(F.col("x").isNotNull()))
+    ordered = (values.orderBy("k", "x").select("k", "x", F.spark_partition_id().alias("p"))
+               .persist())
+    try:
+        counts = sorted((p, k, n) for p, k, n in ordered.groupBy("p", "k").count().collect())
+        totals = [sum(n for _, key, n in counts if key == k) for k in range(len(columns))]
+        ranks = [set(sorted_sample_ranks(n, points)) if n else set() for n in totals]
+        wanted, seen = {}, [0] * len(columns)  # (partition, column): (first rank there, ranks)
+        for p, k, n in counts:  # partitions in order: their ranks follow each other
+            wanted[(p, k)] = (seen[k], sorted(r for r in ranks[k] if seen[k] <= r < seen[k] + n))
+            seen[k] += n
+        found = ordered.mapInArrow(_ranked(wanted), "k long, r long, x double").collect()
+    finally:
+        ordered.unpersist()
+    at = {(row["k"], row["r"]): row["x"] for row in found}
+    return [[at[(k, r)] for r in sorted_sample_ranks(n, points)] if n else []
+            for k, n in enumerate(totals)]
+
+
+def sorted_sample_ranks(n: int, points: int) -> list:
+    """The ranks (from 0, in sorted order) of the n values that ndcg_sorted_sample(x, points)
+    returns: DuckDB's quantile_disc at q = i / (points - 1) takes the value of rank
+    max(1, n - floor(n - n q)) - 1 (tests/test_spark.py checks it against DuckDB)."""
+    import math
+
+    return [max(1, n - math.floor(n - n * (i / max(points - 1, 1)))) - 1 for i in range(points)]
+
+
+def _ranked(wanted: dict):
+    """mapInArrow function over the sorted (k, x, p) rows: the rows of the ranks `wanted`
+    names per (partition, column), as (k, r, x)."""
+    def partial(batches):
+        import numpy as np
+
+        seen = {}
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            p = batch.column("p")[0].as_py()
+            ks, xs = batch.column("k").to_numpy(), batch.column("x").to_numpy()
+            for k in np.unique(ks):
+                local = xs[ks == k]
+                first, ranks = wanted.get((p, int(k)), (0, []))
+                start = first + seen.get(int(k), 0)
+                chosen = [r for r in ranks if start <= r < start + len(local)]
+                seen[int(k)] = seen.get(int(k), 0) + len(local)
+                if chosen:
+                    yield pa.RecordBatch.from_pydict(
+                        {"k": [int(k)] * len(chosen), "r": chosen,
+                         "x": [float(local[r - start]) for r in chosen]},
+                        schema=pa.schema([("k", pa.int64()), ("r", pa.int64()),
+                                          ("x", pa.float64())]))
+    return partial
