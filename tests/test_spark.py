@@ -389,8 +389,42 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
     (p_want,), (p_got,) = ([r["p_value"] for r in rows if r["tested"] and r["segment"] == "(all)"]
                            for rows in (want, results[0]))
     assert abs(p_got - p_want) < 4 * math.sqrt(p_want * (1 - p_want) / 4000) + 1e-3
-    refused = invoke(*args, "--engine", "spark", "--test", "bootstrap")
-    assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
+
+
+def test_compare_on_spark_bootstrap(spark, tmp_path):
+    """--test bootstrap: a Poisson bootstrap on the workers, identical on 1 and 4 partitions,
+    its interval and p-value those of the default engine's bootstrap within Monte Carlo error;
+    beyond stats.BOOTSTRAP_DRAWS, the default engine's normal form (to 1e-12)."""
+    import json
+
+    judged = None
+    for run in range(2):
+        rankings, judgments = dataset(60 + run, users=2500)
+        judged = judged or judgments
+        pq.write_table(recs_table(rankings, "lists"), tmp_path / f"run{run}.parquet")
+    pq.write_table(rels_table(judged), tmp_path / "rels.parquet")
+    args = ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
+            "--run", f"b={tmp_path / 'run1.parquet'}", "-k", "10", "-m", "ndcg", "--format",
+            "json", "--test", "bootstrap", "--n-resamples", "2000"]
+    want = json.loads(invoke(*args).output)
+    results = []
+    for partitions in ("1", "4"):
+        spark.conf.set("spark.sql.shuffle.partitions", partitions)
+        results.append(json.loads(invoke(*args, "--engine", "spark").output))
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    assert results[0] == results[1]
+    (w,), (g,) = ([r for r in rows if r["tested"]] for rows in (want, results[0]))
+    assert w["users"] == g["users"] > 1500 and g["note"] is None and g["diff"] == w["diff"]
+    width = w["diff_ci_high"] - w["diff_ci_low"]
+    assert abs((g["diff_ci_high"] - g["diff_ci_low"]) / width - 1) < 0.15
+    assert abs((g["diff_ci_high"] + g["diff_ci_low"]) / 2
+               - (w["diff_ci_high"] + w["diff_ci_low"]) / 2) < 0.15 * width
+    assert 0.01 < w["p_value"] < 0.99
+    assert abs(g["p_value"] - w["p_value"]) < 4 * math.sqrt(w["p_value"] / 2000) + 0.01
+    many = args[:-1] + ["100000"]  # users x resamples beyond BOOTSTRAP_DRAWS: the normal form
+    want, got = invoke(*many), invoke(*many, "--engine", "spark")
+    assert "normal-theory" in json.loads(want.output)[1]["note"]
+    assert_same_rows(json.loads(got.output), json.loads(want.output))
 
 
 def test_compare_on_spark_per_user_segments_and_plot_as_the_default_engine(spark, runs, tmp_path,

@@ -32,7 +32,10 @@ def _run_pair(text: str) -> tuple:
                                                  "(default: the first).")
 @click.option("--all-pairs", is_flag=True, help="Compare every pair of runs instead.")
 @click.option("--test", type=click.Choice(stats.TESTS), default="t", show_default=True,
-              help="Paired test: t-test, randomization (sign flips), bootstrap, or none.")
+              help="Paired test: t-test, randomization (sign flips), bootstrap, or none. With "
+                   "--engine spark the bootstrap is a Poisson bootstrap and the randomization "
+                   "draws per stratum of users: reproducible on any partitioning, the same "
+                   "within Monte Carlo error, not draw for draw (README).")
 @click.option("--correction", type=click.Choice(stats.CORRECTIONS),
               help="Correction of p-values over every test made (runs x metrics x segments). "
                    "Default: holm when there is more than one test.")

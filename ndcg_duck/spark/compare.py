@@ -1,21 +1,29 @@
 """`ndcg-duck compare --engine spark`: runs scored on Spark, paired on users on Spark, compared
-with the t-test or the randomization test.
+with the t-test, the randomization test or the bootstrap, overall and per segment.
 
 Each run is scored as eval --engine spark scores it (the macros on the workers). Spark joins the
-runs' per-user rows on the user; each partition adds, per run and metric, exact sums of the
-values and of their squares, and per pair the same of the per-user differences with the wins,
-ties and losses; only those sums reach the driver. Means and variances are those exact sums
-rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
-correction are the default engine's (comparison.compare, comparison.stats), so `compare`
-prints the same table. --segments: the segment table is read and checked on the driver
-(extras.segment_table) and joined, broadcast, to the paired users; the partitions' sums are
-keyed by segment too, and the driver adds them per segment and for everyone. The
-randomization test flips signs on the workers, per stratum of users (and segment) with its own
-seeded stream (_flips). --per-user writes the default engine's per-user table from the joined
-runs, as eval --engine spark writes its per-user rows (write_per_user). --plot draws the
-default engine's picture (plot.draw_compare): its curves of sorted per-user differences are
-found by a Spark sort, and only the values the curves draw (500 at most) reach the driver
-(extras.sorted_samples). The bootstrap runs on the default engine only.
+runs' per-user rows on the user; each partition adds, per segment, run and metric, exact sums of
+the values and of their squares, and per pair the same of the per-user differences with the
+wins, ties and losses; only those sums reach the driver. Means and variances are those exact
+sums rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
+correction are the default engine's (comparison.compare, comparison.stats), so `compare` prints
+the same table. --segments: the segment table is read and checked on the driver
+(extras.segment_table) and joined, broadcast, to the paired users; the driver adds the sums per
+segment and for everyone.
+
+The resampling tests run on the workers, on users in STRATA strata by a hash of their id, each
+stratum's vectors of per-resample sums made by one task in user order and added on the driver
+in stratum order (_resamples): the randomization test flips signs with a stream per stratum
+(and segment); the bootstrap is a Poisson bootstrap (stats.poisson_sums: each user's weight in
+resample b is a Poisson(1) draw from a stream of the seed and the user's hash), not the default
+engine's multinomial resampling, so its interval and p-value agree with the default engine's
+within Monte Carlo error, not draw for draw. Beyond stats.BOOTSTRAP_DRAWS users x resamples,
+both engines take the bootstrap's normal-theory form, from the exact mean and variance.
+
+--per-user writes the default engine's per-user table from the joined runs, as eval --engine
+spark writes its per-user rows (write_per_user). --plot draws the default engine's picture
+(plot.draw_compare): its curves of sorted per-user differences are found by a Spark sort, and
+only the values the curves draw (500 at most) reach the driver (extras.sorted_samples).
 """
 
 from __future__ import annotations
@@ -30,10 +38,10 @@ from ..sqlfiles import register
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
 from . import write_per_user
 
-TESTS = ("t", "randomization", "none")
-STRATA = 32  # randomization: users fall into this many strata by a hash of their id, each with
-# its own seeded stream (numpy's SeedSequence of (seed, stratum)): the result depends on the
-# seed and the users, never on how Spark partitions them
+STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
+# stratum's sums made by one task in user order; the randomization test draws from a stream per
+# stratum (numpy's SeedSequence of (seed, stratum)), the bootstrap from a stream per user: the
+# result depends on the seed and the users, never on how Spark partitions them
 COMPARE_OPTIONS = ("baseline", "all_pairs", "test", "correction", "n_resamples", "seed", "alpha",
                    "ci", "min_users")
 
@@ -210,12 +218,14 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
             "metrics": metrics, "ci": o["ci"], "alpha": o["alpha"], "min_users": o["min_users"],
             "n_resamples": o["n_resamples"], "seed": o["seed"], "by": by}
     test = o["test"]
-    # the t-test needs only the sums; the randomization test is filled in below
+    # the t-test needs only the sums; the resampling tests are filled in below
+    resampling = test in ("randomization", "bootstrap")
     rows = comparing._rows(None, found, names, pairs, metrics,
-                           dict(info, test="none") if test == "randomization" else info)
-    if test == "randomization":
+                           dict(info, test="none") if resampling else info)
+    if resampling:
         with _refusals(runs[0][2], rels_what):
-            _randomization(rows, joined, names, pairs, metrics, o["n_resamples"], o["seed"])
+            _resampling(rows, found, joined, names, pairs, metrics, test, o["n_resamples"],
+                        o["seed"], o["ci"])
     for row in rows:
         row["test"] = test
     comparing._correct(rows, o["correction"], o["alpha"], info)
@@ -260,12 +270,15 @@ def per_user_rows(joined, names, pairs, metrics, user_col: str):
     return joined.select(*columns)
 
 
-def _flips(keys: list, n_resamples: int, seed: int):
+def _resamples(keys: list, n_resamples: int, seed: int, test: str):
     """mapInArrow function over the paired users sorted by stratum and user: per stratum, group
-    (every user: None; each segment with --segments) and (pair, metric) key, the sign-flip sums
-    of its nonzero differences (stats._sign_flips with the stratum's own stream, and the
-    segment's), as float64 bytes; and the differences themselves when a stratum has few (for
-    the exact test of the default engine when there are few in all)."""
+    (every user: None; each segment with --segments) and (pair, metric) key, the count, sum and
+    absolute sum of its differences and, as float64 bytes, per resample:
+    - randomization: the sign-flip sums of its nonzero differences (stats._sign_flips with the
+      stratum's own stream, and the segment's), and the differences themselves when a stratum
+      has few (for the exact test of the default engine when there are few in all);
+    - bootstrap: the sums of weight x difference and of the weights (stats.poisson_sums: each
+      user's Poisson weights from a stream of the seed and the user's hash)."""
     def partial(batches):
         import zlib
 
@@ -277,75 +290,128 @@ def _flips(keys: list, n_resamples: int, seed: int):
         if table.num_rows == 0:
             return
         strata = table.column("__ndcg_stratum").to_numpy()
-        out = {"key": [], "segment": [], "stratum": [], "nonzero": [], "total": [],
-               "absolute": [], "sums": [], "values": []}
+        out = {name: [] for name in RESAMPLES.names}
         for stratum in np.unique(strata):
             part = table.filter(pa.array(strata == stratum))
             groups = [(None, part)] + [piece for piece in _pieces(part) if piece[0] is not None]
             for segment, piece in groups:
                 stream = [seed, int(stratum)] + (
                     [] if segment is None else [zlib.crc32(segment.encode())])
+                users = piece.column("__ndcg_hash").to_numpy().view(np.uint64)
                 for key, (i, j, m) in enumerate(keys):
                     x = piece.column(_column(j, m)).to_numpy(zero_copy_only=False)
                     base = piece.column(_column(i, m)).to_numpy(zero_copy_only=False)
                     d = (x.astype(float) - base.astype(float))
-                    d = d[~np.isnan(d) & (d != 0)]
-                    flips = stats._sign_flips(d, n_resamples, stream)
+                    keep = ~np.isnan(d) & ((d != 0) if test == "randomization" else True)
+                    d = d[keep]
+                    if test == "randomization":
+                        sums = stats._sign_flips(d, n_resamples, stream)
+                        weights = np.zeros(0)
+                    else:
+                        sums, weights = stats.poisson_sums(d, users[keep], n_resamples, seed)
                     out["key"].append(key)
                     out["segment"].append(segment)
                     out["stratum"].append(int(stratum))
-                    out["nonzero"].append(int(d.size))
+                    out["count"].append(int(d.size))
                     out["total"].append(float(d.sum()))
                     out["absolute"].append(float(np.abs(d).sum()))
-                    out["sums"].append(flips.astype(np.float64).tobytes())
-                    out["values"].append(d.tolist() if d.size < 63 else [])
-        yield pa.RecordBatch.from_pydict(out, schema=FLIPS)
+                    out["sums"].append(sums.astype(np.float64).tobytes())
+                    out["weights"].append(weights.astype(np.float64).tobytes())
+                    out["values"].append(d.tolist() if d.size < 63 and test == "randomization"
+                                         else [])
+        yield pa.RecordBatch.from_pydict(out, schema=RESAMPLES)
     return partial
 
 
-FLIPS = pa.schema([("key", pa.int64()), ("segment", pa.string()), ("stratum", pa.int64()),
-                   ("nonzero", pa.int64()), ("total", pa.float64()), ("absolute", pa.float64()),
-                   ("sums", pa.binary()), ("values", pa.list_(pa.float64()))])
+RESAMPLES = pa.schema([("key", pa.int64()), ("segment", pa.string()), ("stratum", pa.int64()),
+                       ("count", pa.int64()), ("total", pa.float64()),
+                       ("absolute", pa.float64()), ("sums", pa.binary()),
+                       ("weights", pa.binary()), ("values", pa.list_(pa.float64()))])
 
 
-def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: int) -> None:
-    """The sign-flip test of each compared row, from per-stratum sums the workers compute: the
-    driver adds STRATA vectors of n_resamples sums per (segment, pair, metric), in stratum
-    order. With fewer than 63 nonzero differences in all and 2**m <= n_resamples, the exact
-    test of the default engine on those few differences (stats.randomization), as it gives."""
-    import numpy as np
+def _resampled(joined, keys: list, n_resamples: int, seed: int, test: str) -> dict:
+    """The workers' _resamples: {(segment or None, key index): [parts, in stratum order]}."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
+    stratum = F.pmod(F.hash(F.col("__ndcg_user")), F.lit(STRATA)).alias("__ndcg_stratum")
+    user = F.xxhash64(F.col("__ndcg_user")).alias("__ndcg_hash")
+    parts = (joined.select("*", stratum, user).repartition("__ndcg_stratum")
+             .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
+             .mapInArrow(_resamples(keys, n_resamples, seed, test),
+                         from_arrow_schema(RESAMPLES)).collect())
+    by_key = {}
+    for part in sorted(parts, key=lambda r: r["stratum"]):
+        by_key.setdefault((part["segment"], part["key"]), []).append(part)
+    return by_key
+
+
+def _added(parts: list, field: str, n_resamples: int):
+    """The strata's vectors of `field` added up, in stratum order (the same sums on any
+    partitioning)."""
+    import numpy as np
+
+    total = np.zeros(n_resamples)
+    for part in parts:
+        total += np.frombuffer(part[field], dtype=np.float64)
+    return total
+
+
+def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resamples: int,
+                seed: int, level: float) -> None:
+    """The randomization or bootstrap test of each compared row, from per-stratum vectors the
+    workers compute (_resamples), added up on the driver.
+
+    Randomization: with fewer than 63 nonzero differences in all and 2**m <= n_resamples, the
+    exact test of the default engine on those few differences (stats.randomization), as it
+    gives. Bootstrap: the p-value and percentile interval of the Poisson bootstrap
+    (stats.bootstrap_of_sums); where users x resamples exceed stats.BOOTSTRAP_DRAWS, the
+    default engine's normal-theory form from the exact mean and variance (the same numbers)."""
     from ..comparison import stats
 
     wanted = [row for row in rows if row["baseline"] is not None and row["users"]
               and row["note"] is None]
+    keys = [(i, j, m) for m in metrics for i, j in pairs]
+    spreads = dict(found)
+
+    def key_of(row):
+        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
+        return keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
+
+    if test == "bootstrap":
+        drawn = []
+        for row in wanted:
+            i, j, m = keys[key_of(row)]
+            n, var = row["users"], spreads[row["segment"]][f"p|{i}|{j}|{m}"]["diff_var"]
+            if n < 2 or not var:
+                row["note"] = f"every per-user difference is {row['diff']:+.6g}: no test"
+            elif stats.bootstrap_is_normal(n, n_resamples):
+                row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = \
+                    stats.bootstrap_normal_of(n, row["diff"], var * (n - 1) / n, n_resamples,
+                                              level)
+                row["note"], row["tested"] = comparing.NORMAL_BOOTSTRAP, True
+            else:
+                drawn.append(row)
+        wanted = drawn
     if not wanted:
         return
-    keys = [(i, j, m) for m in metrics for i, j in pairs]
-    stratum = F.pmod(F.hash(F.col("__ndcg_user")), F.lit(STRATA)).alias("__ndcg_stratum")
-    parts = (joined.select("*", stratum).repartition("__ndcg_stratum")
-             .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
-             .mapInArrow(_flips(keys, n_resamples, seed), from_arrow_schema(FLIPS)).collect())
-    by_key = {}
-    for part in sorted(parts, key=lambda r: r["stratum"]):
-        by_key.setdefault((part["segment"], part["key"]), []).append(part)
+    by_key = _resampled(joined, keys, n_resamples, seed, test)
     for row in wanted:
-        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
-        key = keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
         segment = None if row["segment"] == comparing.ALL else row["segment"]
-        found = by_key.get((segment, key), [])
-        nonzero = sum(part["nonzero"] for part in found)
-        if nonzero < 63 and 2 ** nonzero <= n_resamples:  # every sign assignment: exact
+        parts = by_key.get((segment, key_of(row)), [])
+        count = sum(part["count"] for part in parts)
+        if test == "bootstrap":
+            row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap_of_sums(
+                row["diff"], sum(part["absolute"] for part in parts) / count,
+                _added(parts, "sums", n_resamples), _added(parts, "weights", n_resamples),
+                level)
+        elif count < 63 and 2 ** count <= n_resamples:  # every sign assignment: exact
             row["p_value"] = stats.randomization(
-                [v for part in found for v in part["values"]], n_resamples, seed)
+                [v for part in parts for v in part["values"]], n_resamples, seed)
         else:
-            null = np.zeros(n_resamples)
-            for part in found:  # in stratum order: the same sums on any partitioning
-                null += np.frombuffer(part["sums"], dtype=np.float64)
-            observed = abs(sum(part["total"] for part in found))
-            scale = sum(part["absolute"] for part in found)
+            null = _added(parts, "sums", n_resamples)
+            observed = abs(sum(part["total"] for part in parts))
+            scale = sum(part["absolute"] for part in parts)
             row["p_value"] = ((stats._count_extreme(null, observed, scale) + 1)
                               / (n_resamples + 1))
         row["tested"] = True
@@ -362,9 +428,6 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     from . import parse_conf, read, session, _one_file_per_user, _refusals
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
-    if compare_options["test"] not in TESTS:
-        raise InputError(f"--test {compare_options['test']} runs on the default engine only: "
-                         f"with --engine spark, --test t or none", usage=True)
     if plot is not None:
         from ..comparison import stats
         from ..report import plot as plotting
