@@ -32,7 +32,6 @@ import duckdb
 import pyarrow as pa
 
 from ..comparison import compare as comparing
-from ..errors import InputError
 from ..evaluation import inputs
 from ..sqlfiles import register
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
@@ -256,8 +255,8 @@ def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
 
 def per_user_rows(joined, names, pairs, metrics, user_col: str):
     """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
-    orders it by user): the user, the segment with --segments, then per metric each run's value and each pair's
-    difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
+    orders it by user): the user, the segment with --segments, then per metric each run's
+    value and each pair's difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
     from . import _col
 
     columns = [_col("__ndcg_user").alias(user_col)]
