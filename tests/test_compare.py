@@ -147,6 +147,32 @@ def test_bootstrap_normal_form_agrees_with_resampling():
     assert stats.bootstrap(d + 1, 10_000, 1, 0.95)[0] == 1 / 10_001  # never below 1 / (B + 1)
 
 
+def test_poisson_bootstrap_weights():
+    """The Spark engine's Poisson bootstrap: weights distributed as Poisson(1) (against scipy's
+    pmf), a user's weights the same whoever else is drawn and wherever the user is, and the
+    percentile interval of the weighted means that of the default engine's bootstrap within its
+    Monte Carlo error."""
+    users = np.arange(1, 3001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    w = stats.poisson_weights(42, users, np.arange(500))
+    counts = np.bincount(w.astype(int).ravel(), minlength=8)[:8]
+    expected = scipy.stats.poisson.pmf(np.arange(8), 1) * w.size
+    assert scipy.stats.chisquare(counts[:6], expected[:6] * counts[:6].sum() / expected[:6].sum()
+                                 ).pvalue > 1e-3
+    assert abs(np.corrcoef(w[:, 0], w[:, 1])[0, 1]) < 0.1  # resamples independent
+    assert (stats.poisson_weights(42, users[[7, 3]], [5, 9]) == w[[7, 3]][:, [5, 9]]).all()
+    assert not (stats.poisson_weights(43, users, np.arange(500)) == w).all()
+    rng = np.random.default_rng(4)
+    d = np.where(rng.random(3000) < 0.6, 0.0, rng.beta(0.6, 2.0, 3000) - 0.2)
+    totals, weights = stats.poisson_sums(d, users, 4000, 42)
+    p, low, high = stats.bootstrap_of_sums(float(d.mean()), float(np.abs(d).mean()), totals,
+                                           weights, 0.95)
+    want = stats.bootstrap(d, 4000, 42, 0.95)
+    width = want[2] - want[1]  # each endpoint varies by about 3% of it from seed to seed
+    assert low == pytest.approx(want[1], abs=0.12 * width)
+    assert high == pytest.approx(want[2], abs=0.12 * width)
+    assert p == pytest.approx(want[0], abs=0.02)
+
+
 def test_a_normal_bootstrap_says_so(hand, monkeypatch):
     monkeypatch.setattr(stats, "BOOTSTRAP_DRAWS", 10)
     args = ["compare", hand["rels"], "--run", f"a={hand['a']}", "--run", f"b={hand['b']}",

@@ -330,35 +330,53 @@ def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, mo
     assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
-def test_compare_on_spark_gives_the_default_engines_rows(spark, tmp_path):
-    """Runs scored and paired on Spark: the same rows (means, differences, intervals, t-test
-    p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
-    import json
-
+@pytest.fixture
+def runs(tmp_path):
+    """Three random runs (Parquet, lists) on the judgments of the first, and compare's
+    arguments for them."""
     judged = None
     for run in range(3):
         rankings, judgments = dataset(40 + run, users=90)
         judged = judged or judgments
         pq.write_table(recs_table(rankings, "lists"), tmp_path / f"run{run}.parquet")
     pq.write_table(rels_table(judged), tmp_path / "rels.parquet")
-    args = ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
-            "--run", f"b={tmp_path / 'run1.parquet'}", "--run", f"c={tmp_path / 'run2.parquet'}",
-            "-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
-    want, got = invoke(*args), invoke(*args, "--engine", "spark")
-    assert want.exit_code == 0 and got.exit_code == 0, got.output
-    want_rows, got_rows = json.loads(want.output), json.loads(got.output)
-    assert len(got_rows) == len(want_rows) and any(r["p_value"] for r in want_rows)
+    users = sorted(pq.read_table(tmp_path / "run0.parquet")["user_id"].to_pylist())
+    # segments.csv: some users in none, one segment without any user, one of 3 users
+    (tmp_path / "segments.csv").write_text("user_id,group\n" + "".join(
+        f"{u},{['new', 'old', 'Über'][n % 3] if n > 3 else 'few'}\n"
+        for n, u in enumerate(users) if n % 7) + "nobody,empty\n")
+    return ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
+            "--run", f"b={tmp_path / 'run1.parquet'}", "--run", f"c={tmp_path / 'run2.parquet'}"]
+
+
+def assert_same_rows(got_rows, want_rows):
+    """compare's JSON rows: the same fields and values, numbers to 1e-12."""
+    assert len(got_rows) == len(want_rows)
     for got_row, want_row in zip(got_rows, want_rows):
         assert got_row.keys() == want_row.keys()
         for name, value in want_row.items():
             if isinstance(value, float):
                 assert got_row[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
             else:
-                assert got_row[name] == value, name
-    # randomization: sign flips summed on the workers, reproducible on any number of partitions,
-    # near the default engine's p (another random stream); exact where the default is exact
+                assert got_row[name] == value, (name, got_row, want_row)
+
+
+def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
+    """Runs scored and paired on Spark: the same rows (means, differences, intervals, t-test
+    p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
+    import json
+
+    args = runs + ["-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    want_rows, got_rows = json.loads(want.output), json.loads(got.output)
+    assert any(r["p_value"] for r in want_rows)
+    assert_same_rows(got_rows, want_rows)
+    # randomization: sign flips summed on the workers, reproducible on any number of partitions
+    # (per segment too), near the default engine's p (another random stream)
     two = args[:6] + ["-k", "10", "-m", "ndcg", "--format", "json", "--test", "randomization",
-                      "--n-resamples", "4000"]
+                      "--n-resamples", "4000", "--segments", runs[1].parent / "segments.csv",
+                      "--by", "group", "--min-users", "5"]
     want = json.loads(invoke(*two).output)
     results = []
     for partitions in ("2", "5"):
@@ -366,11 +384,105 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, tmp_path):
         results.append(json.loads(invoke(*two, "--engine", "spark").output))
     spark.conf.set("spark.sql.shuffle.partitions", "2")
     assert results[0] == results[1]
-    (p_want,), (p_got,) = ([r["p_value"] for r in rows if r["tested"]]
+    assert [r["segment"] for r in results[0] if r["tested"]] == ["(all)", "new", "old", "Über",
+                                                                   "(unknown)"]
+    (p_want,), (p_got,) = ([r["p_value"] for r in rows if r["tested"] and r["segment"] == "(all)"]
                            for rows in (want, results[0]))
     assert abs(p_got - p_want) < 4 * math.sqrt(p_want * (1 - p_want) / 4000) + 1e-3
-    refused = invoke(*args, "--engine", "spark", "--test", "bootstrap")
-    assert refused.exit_code == 2 and "runs on the default engine only" in refused.output
+
+
+def test_compare_on_spark_bootstrap(spark, tmp_path):
+    """--test bootstrap: a Poisson bootstrap on the workers, identical on 1 and 4 partitions,
+    its interval and p-value those of the default engine's bootstrap within Monte Carlo error;
+    beyond stats.BOOTSTRAP_DRAWS, the default engine's normal form (to 1e-12)."""
+    import json
+
+    judged = None
+    for run in range(2):
+        rankings, judgments = dataset(60 + run, users=2500)
+        judged = judged or judgments
+        pq.write_table(recs_table(rankings, "lists"), tmp_path / f"run{run}.parquet")
+    pq.write_table(rels_table(judged), tmp_path / "rels.parquet")
+    args = ["compare", tmp_path / "rels.parquet", "--run", f"a={tmp_path / 'run0.parquet'}",
+            "--run", f"b={tmp_path / 'run1.parquet'}", "-k", "10", "-m", "ndcg", "--format",
+            "json", "--test", "bootstrap", "--n-resamples", "2000"]
+    want = json.loads(invoke(*args).output)
+    results = []
+    for partitions in ("1", "4"):
+        spark.conf.set("spark.sql.shuffle.partitions", partitions)
+        results.append(json.loads(invoke(*args, "--engine", "spark").output))
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    assert results[0] == results[1]
+    (w,), (g,) = ([r for r in rows if r["tested"]] for rows in (want, results[0]))
+    assert w["users"] == g["users"] > 1500 and g["note"] is None and g["diff"] == w["diff"]
+    width = w["diff_ci_high"] - w["diff_ci_low"]
+    assert abs((g["diff_ci_high"] - g["diff_ci_low"]) / width - 1) < 0.15
+    assert abs((g["diff_ci_high"] + g["diff_ci_low"]) / 2
+               - (w["diff_ci_high"] + w["diff_ci_low"]) / 2) < 0.15 * width
+    assert 0.01 < w["p_value"] < 0.99
+    assert abs(g["p_value"] - w["p_value"]) < 4 * math.sqrt(w["p_value"] / 2000) + 0.01
+    many = args[:-1] + ["100000"]  # users x resamples beyond BOOTSTRAP_DRAWS: the normal form
+    want, got = invoke(*many), invoke(*many, "--engine", "spark")
+    assert "normal-theory" in json.loads(want.output)[1]["note"]
+    assert_same_rows(json.loads(got.output), json.loads(want.output))
+
+
+def test_compare_on_spark_per_user_segments_and_plot_as_the_default_engine(spark, runs, tmp_path,
+                                                                          monkeypatch):
+    """--per-user: the default engine's table (columns, rows, order), written as one file or as
+    a directory of part files; --segments: the default engine's rows per segment (means,
+    differences, intervals, t-test p-values to 1e-12), some users in no segment, one segment
+    too small to test; --plot: the same curves of sorted differences, the same picture."""
+    import json
+
+    from ndcg_duck.report import plot as plotting
+
+    drawn = []
+    draw = plotting.draw_compare
+    monkeypatch.setattr(plotting, "draw_compare",
+                        lambda curves, *rest: drawn.append(curves) or draw(curves, *rest))
+    segments = tmp_path / "segments.csv"
+    args = runs[:6] + ["-k", "3,10", "-m", "ndcg,num_rel", "--format", "json"]
+    for extra in ([], ["--segments", segments, "--by", "group", "--min-users", "5",
+                       "--plot", tmp_path / "{}.png"]):
+        want = invoke(*args, *[str(a).format("want") for a in extra],
+                      "--per-user", tmp_path / "want.csv")
+        got = invoke(*args, *[str(a).format("got") for a in extra],
+                     "--per-user", tmp_path / "got.csv", "--engine", "spark")
+        assert want.exit_code == 0 and got.exit_code == 0, got.output
+        want_rows, got_rows = json.loads(want.output), json.loads(got.output)
+        assert_same_rows(got_rows, want_rows)
+        assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
+        assert (tmp_path / "want.csv").read_text().count("\n") > 50
+    want_curves, got_curves = drawn
+    assert got_curves == want_curves and len(want_curves) == 3  # ndcg@3, ndcg@10, num_rel
+    paired = want_rows[0]["users"]
+    assert 50 < paired < 500 and all(len(c) == paired for c in want_curves.values())
+    assert (tmp_path / "got.png").read_bytes() == (tmp_path / "want.png").read_bytes()
+    assert {r["segment"] for r in want_rows} == {"(all)", "new", "old", "Über", "few",
+                                                 "(unknown)"}
+    assert any(r["note"] and r["segment"] == "few" for r in want_rows)
+    assert any(r["p_value"] and r["segment"] == "Über" for r in want_rows)
+    parts = invoke(*args, "--per-user", f"{tmp_path / 'parts'}/", "--engine", "spark")
+    assert parts.exit_code == 0, parts.output
+    con = duckdb.connect()
+    want = invoke(*args, "--per-user", tmp_path / "want.csv")
+    assert (con.sql(f"FROM read_parquet('{tmp_path / 'parts' / '*.parquet'}') ORDER BY user_id")
+            .fetchall() == con.sql(f"FROM '{tmp_path / 'want.csv'}'").fetchall())
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_sorted_sample_ranks_are_duckdbs():
+    """compare --plot on Spark picks the values of the ranks DuckDB's quantile_disc takes."""
+    from ndcg_duck.spark.extras import sorted_sample_ranks
+
+    con = duckdb.connect()
+    ndcg_duck.register(con)
+    for n in [1, 2, 3, 7, 100, 499, 500, 501, 1234, 99991]:
+        for points in (2, 3, 500):
+            (want,), = con.sql(f"SELECT ndcg_sorted_sample(i, {points}) FROM range({n}) t(i)"
+                               ).fetchall()
+            assert sorted_sample_ranks(n, points) == want, (n, points)
 
 
 def test_exact_variance_from_exact_sums():

@@ -32,7 +32,10 @@ def _run_pair(text: str) -> tuple:
                                                  "(default: the first).")
 @click.option("--all-pairs", is_flag=True, help="Compare every pair of runs instead.")
 @click.option("--test", type=click.Choice(stats.TESTS), default="t", show_default=True,
-              help="Paired test: t-test, randomization (sign flips), bootstrap, or none.")
+              help="Paired test: t-test, randomization (sign flips), bootstrap, or none. With "
+                   "--engine spark the bootstrap is a Poisson bootstrap and the randomization "
+                   "draws per stratum of users: reproducible on any partitioning, the same "
+                   "within Monte Carlo error, not draw for draw (README).")
 @click.option("--correction", type=click.Choice(stats.CORRECTIONS),
               help="Correction of p-values over every test made (runs x metrics x segments). "
                    "Default: holm when there is more than one test.")
@@ -51,7 +54,8 @@ def _run_pair(text: str) -> tuple:
 @_click_option(options.BY_NAME["quiet"])
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write each user's values per run and the differences to OUT (.parquet, "
-                   ".csv, .json, .jsonl).")
+                   ".csv, .json, .jsonl). With --engine spark, OUT/ (ending in /) or a URI is a "
+                   "directory of Parquet part files that Spark writes.")
 @plot_option
 @click.option("--format", "fmt", type=click.Choice(compare_report.FORMATS), default="table",
               show_default=True, help="table, or tidy rows (one per metric, cutoff, segment "
@@ -78,7 +82,11 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
     if fmt == "parquet" and sys.stdout.isatty():
         raise InputError("--format parquet writes binary rows: redirect stdout to a file, as in "
                          "> results.parquet", usage=True)
-    if per_user:
+    if per_user and engine == "spark":
+        from ..spark import check_output
+
+        check_output(per_user)  # a file, or a directory of part files (OUT/) Spark writes
+    elif per_user:
         output.check_output_path(per_user)
     from ..comparison.compare import compare_runs
 
@@ -89,14 +97,14 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         segments, by = settings.pop("segments"), settings.pop("by")
         result, notes = run_cli(relevance, [_run_pair(text) for text in runs], master, conf,
                                 not quiet and _stderr_is_terminal(), settings, own,
-                                segments or by, per_user, plot)
+                                segments, by, per_user, plot)
     else:
         with progress.shown(enabled=not quiet and _stderr_is_terminal()):
             result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],
                                          per_user=bool(per_user), plot=plot, **settings)
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    if per_user:
+    if per_user and result.per_user is not None:  # (Spark has written it)
         output.write_table(result.per_user, per_user)
     shown = compare_report.render(result.rows, result.info, fmt)
     if isinstance(shown, bytes):

@@ -172,14 +172,91 @@ def bootstrap_normal(d, n_resamples: int, level: float) -> Tuple[float, float, f
     No random numbers: the same on any machine and any number of threads."""
     import numpy as np
 
+    mean = float(d.mean())
+    return bootstrap_normal_of(d.size, mean, float(np.mean((d - mean) ** 2)), n_resamples, level)
+
+
+def bootstrap_normal_of(n: int, mean: float, plug_in_var: float, n_resamples: int,
+                        level: float) -> Tuple[float, float, float]:
+    """bootstrap_normal from the n differences' mean and plug-in variance (sum (d - mean)^2 / n)
+    alone: what the Spark engine computes from exact sums."""
     normal = _scipy_stats().norm
-    n, mean = d.size, float(d.mean())
-    spread = math.sqrt(float(np.mean((d - mean) ** 2)) / n)
+    spread = math.sqrt(max(plug_in_var, 0.0) / n)
     if spread == 0:
         return 1.0, mean, mean
     half = float(normal.ppf((1 + level) / 2)) * spread
     q = float(2 * normal.sf(abs(mean) / spread))
     return (n_resamples * q + 1) / (n_resamples + 1), mean - half, mean + half
+
+
+# Poisson(1)'s cumulative distribution, P(X <= k) for k = 0..19: a uniform number u gives the
+# weight k with cdf[k-1] <= u < cdf[k] (P(X >= 20) is below 1e-18)
+POISSON_CDF = None
+POISSON_BLOCK = 64  # users whose weights are drawn at once, for every resample
+
+
+def _poisson_cdf():
+    global POISSON_CDF
+    if POISSON_CDF is None:
+        import numpy as np
+
+        terms = [math.exp(-1) / math.factorial(k) for k in range(20)]
+        POISSON_CDF = np.cumsum(terms)
+    return POISSON_CDF
+
+
+def _splitmix(x):
+    """splitmix64's output function on uint64 numpy values (wrapping arithmetic)."""
+    import numpy as np
+
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def poisson_weights(seed: int, users, resamples):
+    """Each user's weight in each resample of the Poisson bootstrap (Hanley and MacGibbon 2006;
+    Chamandy et al. 2012): a Poisson(1) draw from the splitmix64 stream of the user, seeded by
+    (seed, the user's 64-bit hash): the weight of user u in resample b is the stream's b-th
+    number, whoever else is drawn and wherever u is. `users` holds the hashes (uint64), the
+    result is a (users, resamples) array."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        golden = np.uint64(0x9E3779B97F4A7C15)
+        start = _splitmix(_splitmix(np.uint64(seed) + golden) ^ np.asarray(users, np.uint64))
+        b = np.asarray(resamples, np.uint64) + np.uint64(1)
+        bits = _splitmix(start[:, None] + b[None, :] * golden)
+    uniform = (bits >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return np.searchsorted(_poisson_cdf(), uniform, side="right").astype(np.float64)
+
+
+def poisson_sums(d, users, n_resamples: int, seed: int):
+    """(sum of weight x d, sum of weight) per resample of the Poisson bootstrap of d (the users'
+    hashes in `users`, in a fixed order: the float sums are then the same wherever they run)."""
+    import numpy as np
+
+    totals, weights = np.zeros(n_resamples), np.zeros(n_resamples)
+    resamples = np.arange(n_resamples)
+    for first in range(0, d.size, POISSON_BLOCK):
+        w = poisson_weights(seed, users[first:first + POISSON_BLOCK], resamples)
+        totals += (w * d[first:first + POISSON_BLOCK, None]).sum(axis=0)
+        weights += w.sum(axis=0)
+    return totals, weights
+
+
+def bootstrap_of_sums(mean: float, scale: float, totals, weights, level: float
+                      ) -> Tuple[float, float, float]:
+    """The bootstrap test and percentile interval (as `bootstrap`'s) from the resamples' sums of
+    weight x d and of weights (poisson_sums, added up): each resample's mean is their ratio; a
+    resample that draws no user (weight 0) is left out. mean: mean(d); scale: mean(|d|)."""
+    import numpy as np
+
+    drawn = weights > 0
+    means = totals[drawn] / weights[drawn]
+    count = _count_extreme(means - mean, abs(mean), scale)
+    low, high = np.percentile(means, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return (count + 1) / (means.size + 1), float(low), float(high)
 
 
 def adjust(pvalues: Sequence[float], method: str) -> List[float]:

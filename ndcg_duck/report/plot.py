@@ -112,17 +112,33 @@ def draw_eval(panels: list, path) -> None:
 def compare_figure(con, rows, names, pairs, metrics, info, path) -> None:
     """Per metric: the per-user differences against the reference run, sorted (left), and the
     mean difference with its interval overall and per segment (right)."""
-    fig = _figure(2, len(metrics))
-    axes = fig.subplots(len(metrics), 2, squeeze=False)
     (users,), = con.sql("SELECT count(*) FROM ndcg_cmp_paired").fetchall()
-    points = max(2, min(users, CURVE_POINTS))
-    level = f"{info['ci'] * 100:g}%"
-    for (left, right), name in zip(axes, metrics):
+    points = curve_points(users)
+    curves = {}
+    for name in metrics:
         for i, j in pairs:
             diff = f"{ident(f'{j}:{name}')} - {ident(f'{i}:{name}')}"
             (curve,), = con.sql(f"SELECT ndcg_sorted_sample({diff}, {points}) "
                                 f"FROM ndcg_cmp_paired").fetchall()
-            curve = curve or []
+            curves[(name, i, j)] = curve or []
+    draw_compare(curves, users, rows, names, pairs, metrics, info, path)
+
+
+def curve_points(users: int) -> int:
+    """How many sorted differences a curve of compare --plot draws for this many users."""
+    return max(2, min(users, CURVE_POINTS))
+
+
+def draw_compare(curves: dict, users: int, rows, names, pairs, metrics, info, path) -> None:
+    """compare --plot's picture from each (metric, reference run, run) curve of sorted
+    per-user differences (ndcg_sorted_sample's values), however they were found (DuckDB here,
+    Spark with --engine spark), and the rows."""
+    fig = _figure(2, len(metrics))
+    axes = fig.subplots(len(metrics), 2, squeeze=False)
+    level = f"{info['ci'] * 100:g}%"
+    for (left, right), name in zip(axes, metrics):
+        for i, j in pairs:
+            curve = curves[(name, i, j)]
             share = [k / max(len(curve) - 1, 1) for k in range(len(curve))]
             left.plot(share, curve, drawstyle="steps-mid", label=f"{names[j]} - {names[i]}")
         left.axhline(0, color="grey", linewidth=0.8)

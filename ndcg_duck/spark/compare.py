@@ -1,15 +1,29 @@
 """`ndcg-duck compare --engine spark`: runs scored on Spark, paired on users on Spark, compared
-with the t-test or the randomization test.
+with the t-test, the randomization test or the bootstrap, overall and per segment.
 
 Each run is scored as eval --engine spark scores it (the macros on the workers). Spark joins the
-runs' per-user rows on the user; each partition adds, per run and metric, exact sums of the
-values and of their squares, and per pair the same of the per-user differences with the wins,
-ties and losses; only those sums reach the driver. Means and variances are those exact sums
-rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
-correction are the default engine's (comparison.compare, comparison.stats), so `compare`
-prints the same table. The randomization test flips signs on the workers, per stratum of users
-with its own seeded stream (_flips); the bootstrap, --segments, --per-user and --plot run on the
-default engine only.
+runs' per-user rows on the user; each partition adds, per segment, run and metric, exact sums of
+the values and of their squares, and per pair the same of the per-user differences with the
+wins, ties and losses; only those sums reach the driver. Means and variances are those exact
+sums rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
+correction are the default engine's (comparison.compare, comparison.stats), so `compare` prints
+the same table. --segments: the segment table is read and checked on the driver
+(extras.segment_table) and joined, broadcast, to the paired users; the driver adds the sums per
+segment and for everyone.
+
+The resampling tests run on the workers, on users in STRATA strata by a hash of their id, each
+stratum's vectors of per-resample sums made by one task in user order and added on the driver
+in stratum order (_resamples): the randomization test flips signs with a stream per stratum
+(and segment); the bootstrap is a Poisson bootstrap (stats.poisson_sums: each user's weight in
+resample b is a Poisson(1) draw from a stream of the seed and the user's hash), not the default
+engine's multinomial resampling, so its interval and p-value agree with the default engine's
+within Monte Carlo error, not draw for draw. Beyond stats.BOOTSTRAP_DRAWS users x resamples,
+both engines take the bootstrap's normal-theory form, from the exact mean and variance.
+
+--per-user writes the default engine's per-user table from the joined runs, as eval --engine
+spark writes its per-user rows (write_per_user). --plot draws the default engine's picture
+(plot.draw_compare): its curves of sorted per-user differences are found by a Spark sort, and
+only the values the curves draw (500 at most) reach the driver (extras.sorted_samples).
 """
 
 from __future__ import annotations
@@ -18,15 +32,15 @@ import duckdb
 import pyarrow as pa
 
 from ..comparison import compare as comparing
-from ..errors import InputError
 from ..evaluation import inputs
 from ..sqlfiles import register
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
+from . import write_per_user
 
-TESTS = ("t", "randomization", "none")
-STRATA = 32  # randomization: users fall into this many strata by a hash of their id, each with
-# its own seeded stream (numpy's SeedSequence of (seed, stratum)): the result depends on the
-# seed and the users, never on how Spark partitions them
+STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
+# stratum's sums made by one task in user order; the randomization test draws from a stream per
+# stratum (numpy's SeedSequence of (seed, stratum)), the bootstrap from a stream per user: the
+# result depends on the seed and the users, never on how Spark partitions them
 COMPARE_OPTIONS = ("baseline", "all_pairs", "test", "correction", "n_resamples", "seed", "alpha",
                    "ci", "min_users")
 
@@ -35,10 +49,24 @@ def _column(run: int, metric: str) -> str:
     return f"{run}:{metric}"
 
 
+SEGMENT = "__segment"  # the joined users' segment column (extras.join_segments), with --segments
+
+
+def _pieces(batch):
+    """A batch as (segment, rows) pieces: one per segment with --segments, else (None, batch)."""
+    import pyarrow.compute as pc
+
+    if SEGMENT not in batch.schema.names:
+        return [(None, batch)]
+    names = batch.column(SEGMENT)
+    return [(name, batch.filter(pc.equal(names, name))) for name in pc.unique(names).to_pylist()]
+
+
 def _sums(runs: int, pairs: list, metrics: list, margin: float):
-    """mapInArrow function: per partition, for each run and metric (key 's|RUN|METRIC') and each
-    pair and metric (key 'p|I|J|METRIC': the differences run J - run I), the count and the exact
-    sums of the values and of their squares (decimal text), and wins, ties and losses."""
+    """mapInArrow function: per partition and segment (None without --segments), the users
+    (key 'u') and, for each run and metric (key 's|RUN|METRIC') and each pair and metric (key
+    'p|I|J|METRIC': the differences run J - run I), the count and the exact sums of the values
+    and of their squares (decimal text), and wins, ties and losses."""
     def partial(batches):
         import numpy as np
 
@@ -53,43 +81,62 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
                 losses += int(np.sum(values < -margin))
             totals[key] = (n, s1, s2, wins, ties, losses)
 
-        for batch in batches:
+        for segment, batch in _pieces_of(batches):
             def values(run, metric):
                 column = batch.column(_column(run, metric)).cast(pa.float64())
                 return column.to_numpy(zero_copy_only=False)
 
+            n = totals.get((segment, "u"), (0,))[0]
+            totals[(segment, "u")] = (n + batch.num_rows, 0, 0, 0, 0, 0)
             for m in metrics:
                 columns = [values(run, m) for run in range(runs)]
                 for run, x in enumerate(columns):
-                    add(f"s|{run}|{m}", x[~np.isnan(x)])
+                    add((segment, f"s|{run}|{m}"), x[~np.isnan(x)])
                 for i, j in pairs:
                     d = columns[j] - columns[i]  # as DuckDB's x - base: one rounding
-                    add(f"p|{i}|{j}|{m}", d[~np.isnan(d)], outcome=True)
+                    add((segment, f"p|{i}|{j}|{m}"), d[~np.isnan(d)], outcome=True)
         keys = list(totals)
         yield pa.RecordBatch.from_pydict(
-            {"key": keys, **{name: [str(totals[k][i]) for k in keys] for i, name in
-                             enumerate(("n", "s1", "s2", "wins", "ties", "losses"))}},
+            {"segment": [segment for segment, _ in keys], "key": [key for _, key in keys],
+             **{name: [str(totals[k][i]) for k in keys] for i, name in
+                enumerate(("n", "s1", "s2", "wins", "ties", "losses"))}},
             schema=SUMS)
     return partial
 
 
-SUMS = pa.schema([("key", pa.string())] + [(name, pa.string()) for name in
-                                           ("n", "s1", "s2", "wins", "ties", "losses")])
+def _pieces_of(batches):
+    for batch in batches:
+        yield from _pieces(batch)
 
 
-def aggregates(parts: list, runs: int, pairs: list, metrics: list) -> list:
+SUMS = pa.schema([("segment", pa.string()), ("key", pa.string())]
+                 + [(name, pa.string()) for name in ("n", "s1", "s2", "wins", "ties", "losses")])
+
+
+def aggregates(parts: list, runs: int, pairs: list, metrics: list, unknown=None) -> list:
     """The partitions' sums added up, as comparison.compare's aggregates (ndcg_spread and
-    ndcg_paired's fields): [('(all)', {key: {...}})]. The seam for a shared rule of means:
-    every mean and variance here comes from exact partial sums through mean_of and
-    variance_of."""
+    ndcg_paired's fields): [('(all)', {key: {...}})], then with --segments one per segment by
+    name, `unknown` last. The seam for a shared rule of means: every mean and variance here
+    comes from exact partial sums through mean_of and variance_of."""
     added = {}
     for row in parts:
-        total = added.setdefault(row["key"], [0] * 6)
-        for i, name in enumerate(("n", "s1", "s2", "wins", "ties", "losses")):
-            total[i] += int(row[name])
+        groups = [None] if row["segment"] is None else [None, row["segment"]]
+        for group in groups:  # None: every user (the '(all)' row)
+            total = added.setdefault((group, row["key"]), [0] * 6)
+            for i, name in enumerate(("n", "s1", "s2", "wins", "ties", "losses")):
+                total[i] += int(row[name])
+    segments = sorted({group for group, _ in added if group is not None},
+                      key=lambda name: (name == unknown, name.encode()))
+    return [(comparing.ALL if group is None else group, _values(added, group, runs, pairs, metrics))
+            for group in [None] + segments]
+
+
+def _values(added: dict, group, runs: int, pairs: list, metrics: list) -> dict:
+    """One group's aggregates ({key: ndcg_spread's or ndcg_paired's fields}) from its sums."""
     spread = {}
-    for key, (n, s1, s2, *_) in added.items():
-        spread[key] = {"users": n, "mean": mean_of(s1, n), "var": variance_of(s1, s2, n)}
+    for (where, key), (n, s1, s2, *_) in added.items():
+        if where == group:
+            spread[key] = {"users": n, "mean": mean_of(s1, n), "var": variance_of(s1, s2, n)}
     values = {}
     for m in metrics:
         for run in range(runs):
@@ -98,32 +145,39 @@ def aggregates(parts: list, runs: int, pairs: list, metrics: list) -> list:
         for i, j in pairs:
             key = f"p|{i}|{j}|{m}"
             x, base, d = values[f"s|{j}|{m}"], values[f"s|{i}|{m}"], spread.get(key)
-            wins, ties, losses = added.get(key, [0] * 6)[3:]
+            wins, ties, losses = added.get((group, key), [0] * 6)[3:]
             values[key] = {"users": d["users"] if d else 0, "mean": x["mean"], "var": x["var"],
                            "base_mean": base["mean"], "base_var": base["var"],
                            "diff_mean": d["mean"] if d else None,
                            "diff_var": d["var"] if d else None,
                            "wins": wins, "ties": ties, "losses": losses}
-    return [(comparing.ALL, values)]
+    return values
 
 
-def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, rels_what,
-            ) -> tuple:
+def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
+            segments=None, by=None, per_user=None, plot=None) -> tuple:
     """compare_runs on Spark: (Comparison, notes). `runs` is [(name, Spark DataFrame, what)],
     `rels` the judgments DataFrame; settings are eval's options, compare_options compare's own
-    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users)."""
+    (baseline, all_pairs, test, correction, n_resamples, seed, alpha, ci, min_users).
+    segments and by: the segment table (a path) and its segment column, as the default
+    engine's. per_user: where to write the per-user table (a file, or a directory of part
+    files: write_per_user). plot: the PNG compare --plot draws."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from . import _col, _evaluate, _refusals
+    from .extras import check_placed, join_segments, segment_table
 
     o = compare_options
     names = [name for name, _, _ in runs]
     pairs = comparing._pairs(names, o["baseline"], o["all_pairs"])
     user_col = settings.get("user_col") or "user_id"
+    unknown = None
+    if segments is not None:  # read and checked before any run is scored, as the default engine
+        seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
     tables, summaries, notes = [], [], []
-    for name, recs, what in runs:
-        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what,
+    for name, recs, what_run in runs:
+        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what_run,
                                  rels_what=rels_what, **settings)
         tables.append(result.per_user)
         summaries.append(result.summary)
@@ -134,6 +188,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, 
         side = table.select(_col(user_col).alias("__ndcg_user"),
                             *[_col(m).alias(_column(run, m)) for m in metrics])
         joined = side if joined is None else joined.join(side, "__ndcg_user")
+    if segments is not None:
+        joined = join_segments(joined, seg, unknown)
     con = duckdb.connect()
     try:
         register(con)
@@ -147,33 +203,84 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, read_run, 
         for table in tables[1:]:
             users = users.union(table.select(_col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
-    found = aggregates(parts, len(names), pairs, metrics)
-    paired = found[0][1][f"s|0|{metrics[0]}"]["users"]
+        paired = sum(int(row["n"]) for row in parts if row["key"] == "u")
+        if segments is not None:
+            placed = sum(int(row["n"]) for row in parts
+                         if row["key"] == "u" and row["segment"] != unknown)
+            check_placed(joined, placed, paired, theirs, what)
+    found = aggregates(parts, len(names), pairs, metrics, unknown)
     info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
                      for name, summary in zip(names, summaries)},
             "users": paired, "users_left_out": everyone - paired,
             "baseline": None if o["all_pairs"] else names[pairs[0][0]],
             "pairs": [(names[i], names[j]) for i, j in pairs], "test": o["test"],
             "metrics": metrics, "ci": o["ci"], "alpha": o["alpha"], "min_users": o["min_users"],
-            "n_resamples": o["n_resamples"], "seed": o["seed"], "by": None}
+            "n_resamples": o["n_resamples"], "seed": o["seed"], "by": by}
     test = o["test"]
-    # the t-test needs only the sums; the randomization test is filled in below
+    # the t-test needs only the sums; the resampling tests are filled in below
+    resampling = test in ("randomization", "bootstrap")
     rows = comparing._rows(None, found, names, pairs, metrics,
-                           dict(info, test="none") if test == "randomization" else info)
-    if test == "randomization":
-        _randomization(rows, joined, names, pairs, metrics, o["n_resamples"], o["seed"])
+                           dict(info, test="none") if resampling else info)
+    if resampling:
+        with _refusals(runs[0][2], rels_what):
+            _resampling(rows, found, joined, names, pairs, metrics, test, o["n_resamples"],
+                        o["seed"], o["ci"])
     for row in rows:
         row["test"] = test
     comparing._correct(rows, o["correction"], o["alpha"], info)
+    if per_user:
+        with _refusals(runs[0][2], rels_what):
+            write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
+                           user_col)
+    if plot is not None:
+        with _refusals(runs[0][2], rels_what):
+            curves(joined, rows, names, pairs, metrics, info, plot)
     return comparing.Comparison(rows, None, info), notes
 
 
-def _flips(keys: list, n_resamples: int, seed: int):
-    """mapInArrow function over the paired users sorted by stratum and user: per stratum and
-    (pair, metric) key, the sign-flip sums of its nonzero differences (stats._sign_flips with
-    the stratum's own stream), as float64 bytes; and the differences themselves when a stratum
-    has few (for the exact test of the default engine when there are few in all)."""
+def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
+    """compare --plot: plot.compare_figure's picture, its curves of sorted per-user differences
+    found on Spark (extras.sorted_samples); returns the curves {(metric, I, J): values}."""
+    from ..report import plot as plotting
+    from . import _col
+    from .extras import sorted_samples
+
+    keys = [(m, i, j) for m in metrics for i, j in pairs]
+    found = sorted_samples(joined, [_col(_column(j, m)) - _col(_column(i, m))
+                                    for m, i, j in keys], plotting.curve_points(info["users"]))
+    drawn = dict(zip(keys, found))
+    plotting.draw_compare(drawn, info["users"], rows, names, pairs, metrics, info, path)
+    return drawn
+
+
+def per_user_rows(joined, names, pairs, metrics, user_col: str):
+    """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
+    orders it by user): the user, the segment with --segments, then per metric each run's
+    value and each pair's difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
+    from . import _col
+
+    columns = [_col("__ndcg_user").alias(user_col)]
+    if SEGMENT in joined.columns:
+        columns.append(_col(SEGMENT).alias("segment"))
+    for m in metrics:
+        columns += [_col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
+        columns += [(_col(_column(j, m)) - _col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
+                    for i, j in pairs]
+    return joined.select(*columns)
+
+
+def _resamples(keys: list, n_resamples: int, seed: int, test: str):
+    """mapInArrow function over the paired users sorted by stratum and user: per stratum, group
+    (every user: None; each segment with --segments) and (pair, metric) key, the count, sum and
+    absolute sum of its differences and, as float64 bytes, per resample:
+    - randomization: the sign-flip sums of its nonzero differences (stats._sign_flips with the
+      stratum's own stream, and the segment's), and the differences themselves when a stratum
+      has few (for the exact test of the default engine when there are few in all);
+    - bootstrap: the sums of weight x difference and of the weights (stats.poisson_sums: each
+      user's Poisson weights from a stream of the seed and the user's hash)."""
     def partial(batches):
+        import zlib
+
         import numpy as np
 
         from ..comparison import stats
@@ -182,76 +289,135 @@ def _flips(keys: list, n_resamples: int, seed: int):
         if table.num_rows == 0:
             return
         strata = table.column("__ndcg_stratum").to_numpy()
-        out = {"key": [], "stratum": [], "nonzero": [], "total": [], "absolute": [], "sums": [],
-               "values": []}
+        out = {name: [] for name in RESAMPLES.names}
         for stratum in np.unique(strata):
-            rows = strata == stratum
-            for key, (i, j, m) in enumerate(keys):
-                x = table.column(_column(j, m)).to_numpy(zero_copy_only=False)[rows]
-                base = table.column(_column(i, m)).to_numpy(zero_copy_only=False)[rows]
-                d = (x.astype(float) - base.astype(float))
-                d = d[~np.isnan(d) & (d != 0)]
-                flips = stats._sign_flips(d, n_resamples, [seed, int(stratum)])
-                out["key"].append(key)
-                out["stratum"].append(int(stratum))
-                out["nonzero"].append(int(d.size))
-                out["total"].append(float(d.sum()))
-                out["absolute"].append(float(np.abs(d).sum()))
-                out["sums"].append(flips.astype(np.float64).tobytes())
-                out["values"].append(d.tolist() if d.size < 63 else [])
-        yield pa.RecordBatch.from_pydict(out, schema=FLIPS)
+            part = table.filter(pa.array(strata == stratum))
+            groups = [(None, part)] + [piece for piece in _pieces(part) if piece[0] is not None]
+            for segment, piece in groups:
+                stream = [seed, int(stratum)] + (
+                    [] if segment is None else [zlib.crc32(segment.encode())])
+                users = piece.column("__ndcg_hash").to_numpy().view(np.uint64)
+                for key, (i, j, m) in enumerate(keys):
+                    x = piece.column(_column(j, m)).to_numpy(zero_copy_only=False)
+                    base = piece.column(_column(i, m)).to_numpy(zero_copy_only=False)
+                    d = (x.astype(float) - base.astype(float))
+                    keep = ~np.isnan(d) & ((d != 0) if test == "randomization" else True)
+                    d = d[keep]
+                    if test == "randomization":
+                        sums = stats._sign_flips(d, n_resamples, stream)
+                        weights = np.zeros(0)
+                    else:
+                        sums, weights = stats.poisson_sums(d, users[keep], n_resamples, seed)
+                    out["key"].append(key)
+                    out["segment"].append(segment)
+                    out["stratum"].append(int(stratum))
+                    out["count"].append(int(d.size))
+                    out["total"].append(float(d.sum()))
+                    out["absolute"].append(float(np.abs(d).sum()))
+                    out["sums"].append(sums.astype(np.float64).tobytes())
+                    out["weights"].append(weights.astype(np.float64).tobytes())
+                    out["values"].append(d.tolist() if d.size < 63 and test == "randomization"
+                                         else [])
+        yield pa.RecordBatch.from_pydict(out, schema=RESAMPLES)
     return partial
 
 
-FLIPS = pa.schema([("key", pa.int64()), ("stratum", pa.int64()), ("nonzero", pa.int64()),
-                   ("total", pa.float64()), ("absolute", pa.float64()), ("sums", pa.binary()),
-                   ("values", pa.list_(pa.float64()))])
+RESAMPLES = pa.schema([("key", pa.int64()), ("segment", pa.string()), ("stratum", pa.int64()),
+                       ("count", pa.int64()), ("total", pa.float64()),
+                       ("absolute", pa.float64()), ("sums", pa.binary()),
+                       ("weights", pa.binary()), ("values", pa.list_(pa.float64()))])
 
 
-def _randomization(rows, joined, names, pairs, metrics, n_resamples: int, seed: int) -> None:
-    """The sign-flip test of each compared row, from per-stratum sums the workers compute: the
-    driver adds STRATA vectors of n_resamples sums per (pair, metric), in stratum order. With
-    fewer than 63 nonzero differences in all and 2**m <= n_resamples, the exact test of the
-    default engine on those few differences (stats.randomization), as it gives."""
-    import numpy as np
+def _resampled(joined, keys: list, n_resamples: int, seed: int, test: str) -> dict:
+    """The workers' _resamples: {(segment or None, key index): [parts, in stratum order]}."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
+    stratum = F.pmod(F.hash(F.col("__ndcg_user")), F.lit(STRATA)).alias("__ndcg_stratum")
+    user = F.xxhash64(F.col("__ndcg_user")).alias("__ndcg_hash")
+    parts = (joined.select("*", stratum, user).repartition("__ndcg_stratum")
+             .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
+             .mapInArrow(_resamples(keys, n_resamples, seed, test),
+                         from_arrow_schema(RESAMPLES)).collect())
+    by_key = {}
+    for part in sorted(parts, key=lambda r: r["stratum"]):
+        by_key.setdefault((part["segment"], part["key"]), []).append(part)
+    return by_key
+
+
+def _added(parts: list, field: str, n_resamples: int):
+    """The strata's vectors of `field` added up, in stratum order (the same sums on any
+    partitioning)."""
+    import numpy as np
+
+    total = np.zeros(n_resamples)
+    for part in parts:
+        total += np.frombuffer(part[field], dtype=np.float64)
+    return total
+
+
+def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resamples: int,
+                seed: int, level: float) -> None:
+    """The randomization or bootstrap test of each compared row, from per-stratum vectors the
+    workers compute (_resamples), added up on the driver.
+
+    Randomization: with fewer than 63 nonzero differences in all and 2**m <= n_resamples, the
+    exact test of the default engine on those few differences (stats.randomization), as it
+    gives. Bootstrap: the p-value and percentile interval of the Poisson bootstrap
+    (stats.bootstrap_of_sums); where users x resamples exceed stats.BOOTSTRAP_DRAWS, the
+    default engine's normal-theory form from the exact mean and variance (the same numbers)."""
     from ..comparison import stats
 
     wanted = [row for row in rows if row["baseline"] is not None and row["users"]
               and row["note"] is None]
+    keys = [(i, j, m) for m in metrics for i, j in pairs]
+    spreads = dict(found)
+
+    def key_of(row):
+        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
+        return keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
+
+    if test == "bootstrap":
+        drawn = []
+        for row in wanted:
+            i, j, m = keys[key_of(row)]
+            n, var = row["users"], spreads[row["segment"]][f"p|{i}|{j}|{m}"]["diff_var"]
+            if n < 2 or not var:
+                row["note"] = f"every per-user difference is {row['diff']:+.6g}: no test"
+            elif stats.bootstrap_is_normal(n, n_resamples):
+                row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = \
+                    stats.bootstrap_normal_of(n, row["diff"], var * (n - 1) / n, n_resamples,
+                                              level)
+                row["note"], row["tested"] = comparing.NORMAL_BOOTSTRAP, True
+            else:
+                drawn.append(row)
+        wanted = drawn
     if not wanted:
         return
-    keys = [(i, j, m) for m in metrics for i, j in pairs]
-    stratum = F.pmod(F.hash(F.col("__ndcg_user")), F.lit(STRATA)).alias("__ndcg_stratum")
-    parts = (joined.select("*", stratum).repartition("__ndcg_stratum")
-             .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
-             .mapInArrow(_flips(keys, n_resamples, seed), from_arrow_schema(FLIPS)).collect())
-    by_key = {}
-    for part in sorted(parts, key=lambda r: (r["key"], r["stratum"])):
-        by_key.setdefault(part["key"], []).append(part)
+    by_key = _resampled(joined, keys, n_resamples, seed, test)
     for row in wanted:
-        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
-        key = keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
-        found = by_key.get(key, [])
-        nonzero = sum(part["nonzero"] for part in found)
-        if nonzero < 63 and 2 ** nonzero <= n_resamples:  # every sign assignment: exact
+        segment = None if row["segment"] == comparing.ALL else row["segment"]
+        parts = by_key.get((segment, key_of(row)), [])
+        count = sum(part["count"] for part in parts)
+        if test == "bootstrap":
+            row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap_of_sums(
+                row["diff"], sum(part["absolute"] for part in parts) / count,
+                _added(parts, "sums", n_resamples), _added(parts, "weights", n_resamples),
+                level)
+        elif count < 63 and 2 ** count <= n_resamples:  # every sign assignment: exact
             row["p_value"] = stats.randomization(
-                [v for part in found for v in part["values"]], n_resamples, seed)
+                [v for part in parts for v in part["values"]], n_resamples, seed)
         else:
-            null = np.zeros(n_resamples)
-            for part in found:  # in stratum order: the same sums on any partitioning
-                null += np.frombuffer(part["sums"], dtype=np.float64)
-            observed = abs(sum(part["total"] for part in found))
-            scale = sum(part["absolute"] for part in found)
+            null = _added(parts, "sums", n_resamples)
+            observed = abs(sum(part["total"] for part in parts))
+            scale = sum(part["absolute"] for part in parts)
             row["p_value"] = ((stats._count_extreme(null, observed, scale) + 1)
                               / (n_resamples + 1))
         row["tested"] = True
 
 
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
-            compare_options: dict, segments, per_user, plot) -> tuple:
+            compare_options: dict, segments, by, per_user, plot) -> tuple:
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
     import os
     import tempfile
@@ -261,18 +427,17 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     from . import parse_conf, read, session, _one_file_per_user, _refusals
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
-    if compare_options["test"] not in TESTS:
-        raise InputError(f"--test {compare_options['test']} runs on the default engine only: "
-                         f"with --engine spark, --test t or none", usage=True)
-    for given, flag in ((segments, "--segments"), (per_user, "--per-user"), (plot, "--plot")):
-        if given:
-            raise InputError(f"{flag} with compare runs on the default engine only (drop "
-                             f"--engine spark)", usage=True)
+    if plot is not None:
+        from ..comparison import stats
+        from ..report import plot as plotting
+
+        stats.require("matplotlib", "--plot")
+        plotting.check_path(plot)
     comparing._runs(runs)
     comparing._check(compare_options["test"], compare_options["correction"],
                      compare_options["n_resamples"], compare_options["seed"],
                      compare_options["alpha"], compare_options["ci"],
-                     compare_options["min_users"], None, None)
+                     compare_options["min_users"], segments, by)
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**{name: settings.get(name) for name in
                                    ("user_col", "item_col", "items_col", "rank_col",
@@ -294,8 +459,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
             with _refusals(what("recommendations", path), what("relevance", relevance)):
                 _one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
-        return compare(spark, rels_df, frames, settings, compare_options, read,
-                       what("relevance", relevance))
+        return compare(spark, rels_df, frames, settings, compare_options,
+                       what("relevance", relevance), segments, by, per_user, plot)
     finally:
         if owned:
             spark.stop()

@@ -7,6 +7,8 @@ macros (segments.attach), and Spark joins it, broadcast, to the per-user rows. E
 adds, per segment and metric, the exact sum of the values and how many users there are; the
 driver adds those up and divides (mean_of), as by_segment's exactly rounded means.
 Plot: Spark finds each metric's range; the workers bin their users with the macro ndcg_bin.
+compare --plot's curves of sorted differences: Spark sorts the values and only the few the
+curve draws reach the driver (sorted_samples).
 """
 
 from __future__ import annotations
@@ -62,12 +64,10 @@ def _sums_schema(count: int) -> pa.Schema:
                      + [(f"n{i}", pa.int64()) for i in range(count)])
 
 
-def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
-    """segments.by_segment for a per-user Spark DataFrame: [{'segment', 'users', METRIC: mean}],
-    '(all)' first, then the segments by name, '(unknown)' last."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.pandas.types import from_arrow_schema
-
+def segment_table(spark, segments, by: str, user_col: str) -> tuple:
+    """The segment table, loaded and checked on the driver with the default engine's macros
+    (segments.attach), as a small Spark DataFrame (user_id, segment); with how messages name
+    it, a user id of it (None without segments) and the name of the unknown segment."""
     con = duckdb.connect()
     try:
         register(con)
@@ -80,17 +80,47 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
         con.close()
     table = table.cast(pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
                                            else f.type) for f in table.schema]))
-    metrics = [c for c in per_user.columns if c in summary]
-    seg = spark.createDataFrame(table)
-    ours, theirs_id = _col(user_col), F.col("user_id")
-    if per_user.schema[user_col].dataType != seg.schema["user_id"].dataType:
+    return spark.createDataFrame(table), what, theirs, unknown
+
+
+def join_segments(values, seg, unknown: str):
+    """`values` (a DataFrame with the user column __ndcg_user) with each user's segment in
+    __segment, the segment table broadcast; ids typed differently on the two sides are
+    compared as text, and __ndcg_user is then text (as segments.join does)."""
+    from pyspark.sql import functions as F
+
+    ours, theirs_id = F.col("__ndcg_user"), F.col("user_id")
+    if values.schema["__ndcg_user"].dataType != seg.schema["user_id"].dataType:
         ours, theirs_id = ours.cast("string"), theirs_id.cast("string")  # compared as text
-    values = per_user.select(ours.alias("__ndcg_user"), *[_col(m) for m in metrics])
+    values = values.withColumn("__ndcg_user", ours)
     seg = seg.select(theirs_id.alias("__ndcg_seg_user"), F.col("segment").alias("__ndcg_segment"))
-    joined = (values.join(F.broadcast(seg), F.col("__ndcg_user") == F.col("__ndcg_seg_user"),
-                          "left")
-              .select(*[_col(m) for m in metrics],
-                      F.coalesce(F.col("__ndcg_segment"), F.lit(unknown)).alias("__segment")))
+    return (values.join(F.broadcast(seg), F.col("__ndcg_user") == F.col("__ndcg_seg_user"), "left")
+            .withColumn("__segment", F.coalesce(F.col("__ndcg_segment"), F.lit(unknown)))
+            .drop("__ndcg_seg_user", "__ndcg_segment"))
+
+
+def check_placed(joined, placed: int, everyone: int, theirs, what: str) -> None:
+    """segments.join's check: stop when no user of `joined` (join_segments' result) has a
+    segment, naming the lowest of their ids."""
+    from pyspark.sql import functions as F
+
+    if everyone and not placed and theirs is not None:
+        (lowest,), = joined.agg(F.min("__ndcg_user")).collect()
+        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
+                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
+                         f"files use the same ids")
+
+
+def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
+    """segments.by_segment for a per-user Spark DataFrame: [{'segment', 'users', METRIC: mean}],
+    '(all)' first, then the segments by name, '(unknown)' last."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
+    metrics = [c for c in per_user.columns if c in summary]
+    values = per_user.select(_col(user_col).alias("__ndcg_user"), *[_col(m) for m in metrics])
+    placed_users = join_segments(values, seg, unknown)
+    joined = placed_users.select(*[_col(m) for m in metrics], "__segment")
     parts = joined.mapInArrow(_segment_sums(metrics, "__segment"),
                               from_arrow_schema(_sums_schema(len(metrics)))).collect()
     totals = {}
@@ -103,11 +133,7 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
             counts[i] += row[f"n{i}"]
     placed = sum(users for name, (users, _, _) in totals.items() if name != unknown)
     everyone = sum(users for users, _, _ in totals.values())
-    if everyone and not placed and theirs is not None:
-        (lowest,), = values.agg(F.min("__ndcg_user")).collect()
-        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
-                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
-                         f"files use the same ids")
+    check_placed(placed_users, placed, everyone, theirs, what)
     # the mean of the users with a value, exactly rounded (mean_of), as segments.by_segment's
     all_sums = [sum(sums[i] for _, sums, _ in totals.values()) for i in range(len(metrics))]
     all_counts = [sum(counts[i] for _, _, counts in totals.values())
@@ -179,3 +205,69 @@ def _is_count(name: str) -> bool:
     from .. import metrics as metric_names
 
     return metric_names.counts(name.partition("@")[0])
+
+
+def sorted_samples(df, columns: list, points: int) -> list:
+    """The macro ndcg_sorted_sample(x, points) of each column expression in `columns` over the
+    rows of `df` (a list of values per column, [] where no row has a value), without bringing
+    the rows to the driver: Spark sorts the values (range partitioning, on the workers), counts
+    each partition's, and the workers send back only the values at the ranks quantile_disc
+    takes (sorted_sample_ranks)."""
+    from pyspark.sql import functions as F
+
+    pairs = F.array(*[F.struct(F.lit(k).alias("k"), column.cast("double").alias("x"))
+                      for k, column in enumerate(columns)])
+    values = (df.select(F.explode(pairs).alias("v")).select("v.k", "v.x")
+              .where(F.col("x").isNotNull()))
+    ordered = (values.orderBy("k", "x").select("k", "x", F.spark_partition_id().alias("p"))
+               .persist())
+    try:
+        counts = sorted((p, k, n) for p, k, n in ordered.groupBy("p", "k").count().collect())
+        totals = [sum(n for _, key, n in counts if key == k) for k in range(len(columns))]
+        ranks = [set(sorted_sample_ranks(n, points)) if n else set() for n in totals]
+        wanted, seen = {}, [0] * len(columns)  # (partition, column): (first rank there, ranks)
+        for p, k, n in counts:  # partitions in order: their ranks follow each other
+            wanted[(p, k)] = (seen[k], sorted(r for r in ranks[k] if seen[k] <= r < seen[k] + n))
+            seen[k] += n
+        found = ordered.mapInArrow(_ranked(wanted), "k long, r long, x double").collect()
+    finally:
+        ordered.unpersist()
+    at = {(row["k"], row["r"]): row["x"] for row in found}
+    return [[at[(k, r)] for r in sorted_sample_ranks(n, points)] if n else []
+            for k, n in enumerate(totals)]
+
+
+def sorted_sample_ranks(n: int, points: int) -> list:
+    """The ranks (from 0, in sorted order) of the n values that ndcg_sorted_sample(x, points)
+    returns: DuckDB's quantile_disc at q = i / (points - 1) takes the value of rank
+    max(1, n - floor(n - n q)) - 1 (tests/test_spark.py checks it against DuckDB)."""
+    import math
+
+    return [max(1, n - math.floor(n - n * (i / max(points - 1, 1)))) - 1 for i in range(points)]
+
+
+def _ranked(wanted: dict):
+    """mapInArrow function over the sorted (k, x, p) rows: the rows of the ranks `wanted`
+    names per (partition, column), as (k, r, x)."""
+    def partial(batches):
+        import numpy as np
+
+        seen = {}
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            p = batch.column("p")[0].as_py()
+            ks, xs = batch.column("k").to_numpy(), batch.column("x").to_numpy()
+            for k in np.unique(ks):
+                local = xs[ks == k]
+                first, ranks = wanted.get((p, int(k)), (0, []))
+                start = first + seen.get(int(k), 0)
+                chosen = [r for r in ranks if start <= r < start + len(local)]
+                seen[int(k)] = seen.get(int(k), 0) + len(local)
+                if chosen:
+                    yield pa.RecordBatch.from_pydict(
+                        {"k": [int(k)] * len(chosen), "r": chosen,
+                         "x": [float(local[r - start]) for r in chosen]},
+                        schema=pa.schema([("k", pa.int64()), ("r", pa.int64()),
+                                          ("x", pa.float64())]))
+    return partial
