@@ -126,9 +126,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
     CROSS JOIN users_
     GROUP BY t.user_id, t.k;
 
--- ndcg_beyond_unit(embedding): the embedding divided by its length (NULL for NULL).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding) AS
-    list_transform(embedding, lambda x: x / sqrt(list_dot_product(embedding, embedding)));
+-- ndcg_beyond_unit(embedding, squared): the embedding divided by its length, given its squared
+-- length (list_dot_product(embedding, embedding), computed once, not once per number).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, squared) AS
+    list_transform(embedding, lambda x: x / sqrt(squared));
 
 -- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
@@ -143,29 +144,38 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 
 -- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
 -- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with the checks: an item
--- twice, embeddings of different lengths, a NULL or NaN number in an embedding, an embedding of
--- zeros (it has no direction), an empty category list. items has item_id and the columns
--- embedding and category (either may be all NULL).
+-- twice, embeddings of different lengths (each against one item's length), a NULL or NaN
+-- number in an embedding, an embedding of zeros (it has no direction), an empty category list.
+-- items has item_id and the columns embedding and category (either may be all NULL). The
+-- repeat check reads the ids alone; the others are folded into the one pass over the rows.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
-    SELECT item_id, ndcg_beyond_unit(embedding) AS unit, category
-    FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
-                 list_distinct(category::VARCHAR[]) AS category,
-                 count(*) OVER (PARTITION BY item_id) AS times,
-                 min(len(embedding::DOUBLE[])) OVER () AS shortest,
-                 max(len(embedding::DOUBLE[])) OVER () AS longest
-          FROM query_table(items))
-    WHERE ndcg_require(times = 1, 'items: item ' || ndcg_show(item_id) || ' has ' || times
-                                  || ' rows: give each item one row')
-      AND ndcg_require(shortest IS NOT DISTINCT FROM longest,
-                       'items: embeddings have different lengths (' || shortest || ' and '
-                       || longest || '), e.g. item ' || ndcg_show(item_id) || ' has '
-                       || len(embedding) || ': give every item one length')
+    WITH twice_ AS (SELECT count(*) AS times, item_id FROM query_table(items)
+                    GROUP BY item_id HAVING count(*) > 1 ORDER BY item_id::VARCHAR LIMIT 1),
+    first_ AS (SELECT item_id, len(embedding::DOUBLE[]) AS width FROM query_table(items)
+               WHERE embedding IS NOT NULL LIMIT 1),
+    rows_ AS (SELECT item_id, embedding, list_dot_product(embedding, embedding) AS squared,
+                     category
+              FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
+                           list_distinct(category::VARCHAR[]) AS category
+                    FROM query_table(items)))
+    SELECT item_id, ndcg_beyond_unit(embedding, squared) AS unit, category
+    FROM rows_
+    WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
+                                             || ' has ' || any_value(times)
+                                             || ' rows: give each item one row') FROM twice_)
+      AND (embedding IS NULL
+           OR (SELECT ndcg_require(len(embedding) = f.width,
+                                   'items: embeddings have different lengths: item '
+                                   || ndcg_show(rows_.item_id) || ' has ' || len(embedding)
+                                   || ' numbers, item ' || ndcg_show(f.item_id) || ' has '
+                                   || f.width || ': give every item one length')
+               FROM first_ AS f))
       AND ndcg_require(embedding IS NULL
                        OR list_count(list_filter(embedding, lambda x: NOT isnan(x)))
                           = len(embedding),
                        'items: item ' || ndcg_show(item_id)
                        || ' has a NULL or NaN number in its embedding')
-      AND ndcg_require(embedding IS NULL OR list_dot_product(embedding, embedding) > 0,
+      AND ndcg_require(embedding IS NULL OR squared > 0,
                        'items: item ' || ndcg_show(item_id) || ' has an embedding of zeros, '
                        || 'which has no direction for a cosine')
       AND ndcg_require(category IS NULL OR len(category) > 0,
