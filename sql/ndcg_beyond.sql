@@ -153,8 +153,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                     GROUP BY item_id HAVING count(*) > 1 ORDER BY item_id::VARCHAR LIMIT 1),
     first_ AS (SELECT item_id, len(embedding::DOUBLE[]) AS width FROM query_table(items)
                WHERE embedding IS NOT NULL LIMIT 1),
-    rows_ AS (SELECT item_id, embedding, list_dot_product(embedding, embedding) AS squared,
-                     category
+    rows_ AS (SELECT item_id, embedding, category,
+                     CASE WHEN list_count(embedding) = len(embedding)  -- no NULL number
+                          THEN list_dot_product(embedding, embedding) END AS squared
               FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
                            list_distinct(category::VARCHAR[]) AS category
                     FROM query_table(items)))
@@ -175,7 +176,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                           = len(embedding),
                        'items: item ' || ndcg_show(item_id)
                        || ' has a NULL or NaN number in its embedding')
-      AND ndcg_require(embedding IS NULL OR squared > 0,
+      AND ndcg_require(embedding IS NULL OR squared IS NULL OR squared > 0,
                        'items: item ' || ndcg_show(item_id) || ' has an embedding of zeros, '
                        || 'which has no direction for a cosine')
       AND ndcg_require(category IS NULL OR len(category) > 0,
