@@ -127,7 +127,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
     GROUP BY t.user_id, t.k;
 
 -- ndcg_beyond_unit(embedding, squared): the embedding divided by its length, given its squared
--- length (list_dot_product(embedding, embedding), computed once, not once per number).
+-- length (the sum of its squares, computed once, not once per number).
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, squared) AS
     list_transform(embedding, lambda x: x / sqrt(squared));
 
@@ -154,8 +154,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     first_ AS (SELECT item_id, len(embedding::DOUBLE[]) AS width FROM query_table(items)
                WHERE embedding IS NOT NULL LIMIT 1),
     rows_ AS (SELECT item_id, embedding, category,
-                     CASE WHEN list_count(embedding) = len(embedding)  -- no NULL number
-                          THEN list_dot_product(embedding, embedding) END AS squared
+                     list_sum(list_transform(embedding, lambda x: x * x)) AS squared
               FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
                            list_distinct(category::VARCHAR[]) AS category
                     FROM query_table(items)))
