@@ -9,6 +9,12 @@ For U users it writes, into --out (default benchmarks/data/u{U}_s{seed}/):
                      user's recommended items (at a uniformly random rank), otherwise an item that
                      is not in the user's recommendations.
 
+With --trec it also writes the same data as TREC text files (write_trec):
+
+  run.trec           `user Q0 item rank score bench`, score = (1000 - rank) / 1000 (strictly
+                     decreasing with the rank, so trec_eval's tie rule never applies)
+  qrels.trec         `user 0 item relevance`
+
 Every user has both recommendations and judgments, so tools that skip users without
 recommendations (pytrec_eval, ranx) average over the same users as those that score them 0.
 User ids are 0..U-1 in file order; item ids are drawn from a catalogue of --catalog items.
@@ -18,6 +24,7 @@ numpy.random.default_rng([seed, b]); the same seed gives byte-identical data for
 the first U users of a larger run are the same users as in a smaller one.
 
     python benchmarks/generate.py --users 1000000 --seed 42
+    python benchmarks/generate.py --users 100000 --seed 42 --trec
 """
 
 from __future__ import annotations
@@ -156,6 +163,26 @@ def generate(users: int, seed: int, out: Path, catalog: int = 1_000_000, hit_rat
     return out
 
 
+def write_trec(out: Path) -> tuple:
+    """Write out/run.trec and out/qrels.trec from out's recs_long.parquet and rels.parquet (see
+    the module docstring), unless both exist. Returns their paths (run, qrels)."""
+    import duckdb
+    run, qrels = out / "run.trec", out / "qrels.trec"
+    if run.exists() and qrels.exists():
+        return run, qrels
+    con = duckdb.connect()
+    text = "(FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')"
+    for target, query in (
+            (run, f"SELECT user_id, 'Q0', item_id, rank, (1000 - rank) / 1000.0, 'bench' "
+                  f"FROM read_parquet('{out / 'recs_long.parquet'}')"),
+            (qrels, f"SELECT user_id, 0, item_id, relevance "
+                    f"FROM read_parquet('{out / 'rels.parquet'}')")):
+        tmp = target.with_name(f".{target.name}.tmp")
+        con.execute(f"COPY ({query}) TO '{tmp}' {text}")
+        os.replace(tmp, target)
+    return run, qrels
+
+
 def _check(ranked, ru, ri, ids, first):
     """Slow self-check of one block: distinct rankings, distinct judgments, hit rate sane."""
     for row in range(ranked.shape[0]):
@@ -182,11 +209,14 @@ def main(argv=None):
                     help="share of judged items drawn from the user's recommendations")
     ap.add_argument("--out", type=Path, help="output directory (default benchmarks/data/u{U}_s{seed})")
     ap.add_argument("--check", action="store_true", help="slow per-block self-checks")
+    ap.add_argument("--trec", action="store_true", help="also write run.trec and qrels.trec")
     args = ap.parse_args(argv)
     if args.catalog < LIST_LEN + MAX_JUDGED:
         ap.error("--catalog is too small")
-    generate(args.users, args.seed, args.out or default_dir(args.users, args.seed), args.catalog,
-             args.hit_rate, args.check)
+    out = generate(args.users, args.seed, args.out or default_dir(args.users, args.seed),
+                   args.catalog, args.hit_rate, args.check)
+    if args.trec:
+        write_trec(out)
 
 
 if __name__ == "__main__":

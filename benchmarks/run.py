@@ -108,7 +108,7 @@ def parse_result(tool: str, stdout: str) -> dict:
     return data
 
 
-def run_once(cmd: list, timeout: float) -> dict:
+def run_once(cmd: list, timeout: float, env: dict | None = None) -> dict:
     use_time = os.path.exists(TIME)
     full = [TIME, "-v"] + cmd if use_time else cmd
     load = loadavg()
@@ -117,7 +117,8 @@ def run_once(cmd: list, timeout: float) -> dict:
         # cwd: DuckDB spills to .tmp/ under the working directory; keep that in the ignored data dir
         work = HERE / "data" / "work"
         work.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=work)
+        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=work,
+                              env=env)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timeout after {timeout:.0f} s",
                 "wall": time.perf_counter() - start}

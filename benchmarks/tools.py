@@ -1,9 +1,11 @@
 """One benchmarked tool per process: `python benchmarks/tools.py TOOL RECS RELS [--threads N]
 [--memory-limit X]`. Prints one JSON line with the tool's mean NDCG@10 and user count.
 
-RECS is the nested Parquet file (user_id, items LIST in rank order); RELS is the long judgments
-file (user_id, item_id, relevance). Every peer loads its data from these files inside its
-timed process. The ndcg-duck CLI is run by run.py directly, not through this file.
+RECS is the nested Parquet file (user_id, items LIST in rank order), or for the *_long_* tools
+the long one (user_id, item_id, rank, and score for *_score: recs_long.parquet and
+recs_score.parquet of benchmarks/long_inputs.py); RELS is the long judgments file (user_id,
+item_id, relevance). Every peer loads its data from these files inside its timed process. The
+ndcg-duck CLI is run by run.py and long_inputs.py directly, not through this file.
 
 Tools:
   api          ndcg_duck.evaluate(recs, rels, k=[5,10,20], per_user=False)
@@ -16,6 +18,16 @@ Tools:
   pandas       hand-written NDCG@10 in pandas (pyarrow-backed lists, numpy for ranks)
   pytrec_eval  pytrec_eval ndcg_cut_10 on each ranking's top 10 (scores 10, 9, ..., 1)
   ranx         ranx ndcg@10 on each ranking's top 10
+
+Long rows (issue 20), the short script a user would write for each shape:
+  scan_long_rank   the long scan floor: DuckDB reads user_id, item_id, rank of RECS and the
+                   judgments' three columns into trivial aggregates
+  scan_long_score  the same with score in place of rank
+  duckdb_long_rank   duckdb_sql's query with the ranked rows `WHERE rank <= 10` of RECS
+  duckdb_long_score  duckdb_sql's query with row_number() OVER (PARTITION BY user_id ORDER BY
+                     score DESC) <= 10 (ties in any order: the benchmark's scores have none)
+  polars_long_rank   polars's query with the rows filtered on rank <= 10
+  polars_long_score  polars's query with rank("ordinal") over score descending within user <= 10
 
 NDCG@10 semantics for the hand-written peers (trec_eval's ndcg_cut_10): gain = relevance,
 discount 1/log2(rank+1); ideal DCG from all of the user's judged items with relevance > 0,
@@ -61,12 +73,10 @@ def tool_scan(recs, rels, threads=None, memory_limit=None):
     return None, users
 
 
-def tool_polars(recs, rels, threads=None, memory_limit=None):
+def _polars_ndcg(ranked, rels):
+    """(mean NDCG@10, users) from `ranked`, a polars LazyFrame of (user_id, item_id, rank) holding
+    each user's first K items, and the judgments file `rels`."""
     import polars as pl
-    ranked = (pl.scan_parquet(recs)
-              .select("user_id", pl.col("items").list.head(K).alias("item_id"))
-              .with_columns(rank=pl.int_ranges(1, pl.col("item_id").list.len() + 1))
-              .explode(["item_id", "rank"]))
     judged = pl.scan_parquet(rels).select("user_id", "item_id",
                                          pl.col("relevance").cast(pl.Float64))
     positive = judged.filter(pl.col("relevance") > 0)
@@ -85,10 +95,53 @@ def tool_polars(recs, rels, threads=None, memory_limit=None):
     return out["ndcg"][0], out["len"][0]
 
 
+def _scan_long(order, recs, rels, threads, memory_limit):
+    """The long scan floor: DuckDB reads user_id, item_id and `order` of the long file `recs`,
+    and the judgments' columns, into trivial aggregates. Returns (None, None)."""
+    con = _connect(threads, memory_limit)
+    con.execute(f"SELECT count(*), sum(user_id + item_id), sum({order}) FROM read_parquet(?)",
+                [recs]).fetchall()
+    con.execute("SELECT count(*), sum(user_id + item_id), sum(relevance) FROM read_parquet(?)",
+                [rels]).fetchall()
+    return None, None
+
+
+def tool_scan_long_rank(recs, rels, threads=None, memory_limit=None):
+    return _scan_long("rank", recs, rels, threads, memory_limit)
+
+
+def tool_scan_long_score(recs, rels, threads=None, memory_limit=None):
+    return _scan_long("score", recs, rels, threads, memory_limit)
+
+
+def tool_polars(recs, rels, threads=None, memory_limit=None):
+    import polars as pl
+    ranked = (pl.scan_parquet(recs)
+              .select("user_id", pl.col("items").list.head(K).alias("item_id"))
+              .with_columns(rank=pl.int_ranges(1, pl.col("item_id").list.len() + 1))
+              .explode(["item_id", "rank"]))
+    return _polars_ndcg(ranked, rels)
+
+
+def tool_polars_long_rank(recs, rels, threads=None, memory_limit=None):
+    import polars as pl
+    ranked = (pl.scan_parquet(recs).select("user_id", "item_id", "rank")
+              .filter(pl.col("rank") <= K))
+    return _polars_ndcg(ranked, rels)
+
+
+def tool_polars_long_score(recs, rels, threads=None, memory_limit=None):
+    import polars as pl
+    ranked = (pl.scan_parquet(recs)
+              .select("user_id", "item_id",
+                      rank=pl.col("score").rank("ordinal", descending=True).over("user_id"))
+              .filter(pl.col("rank") <= K))
+    return _polars_ndcg(ranked, rels)
+
+
+# The hand-written query; {ranked} gives each user's first 10 items as (user_id, item_id, rank).
 DUCKDB_SQL = """
-WITH ranked AS (
-    SELECT user_id, unnest(items[1:10]) AS item_id, generate_subscripts(items[1:10], 1) AS rank
-    FROM read_parquet($recs)),
+WITH ranked AS ({ranked}),
 judged AS (SELECT user_id, item_id, relevance::DOUBLE AS relevance FROM read_parquet($rels)),
 dcg AS (
     SELECT user_id, sum(relevance / log2(rank + 1)) AS dcg
@@ -108,10 +161,38 @@ FROM users LEFT JOIN dcg USING (user_id) LEFT JOIN idcg USING (user_id)
 """
 
 
-def tool_duckdb_sql(recs, rels, threads=None, memory_limit=None):
+RANKED = {
+    "nested": """
+    SELECT user_id, unnest(items[1:10]) AS item_id, generate_subscripts(items[1:10], 1) AS rank
+    FROM read_parquet($recs)""",
+    "long_rank": """
+    SELECT user_id, item_id, rank FROM read_parquet($recs) WHERE rank <= 10""",
+    "long_score": """
+    SELECT user_id, item_id, rank FROM (
+        SELECT user_id, item_id,
+               row_number() OVER (PARTITION BY user_id ORDER BY score DESC) AS rank
+        FROM read_parquet($recs))
+    WHERE rank <= 10""",
+}
+
+
+def _duckdb_ndcg(shape, recs, rels, threads, memory_limit):
     con = _connect(threads, memory_limit)
-    (mean, users), = con.execute(DUCKDB_SQL, {"recs": recs, "rels": rels}).fetchall()
+    (mean, users), = con.execute(DUCKDB_SQL.format(ranked=RANKED[shape]),
+                                 {"recs": recs, "rels": rels}).fetchall()
     return mean, users
+
+
+def tool_duckdb_sql(recs, rels, threads=None, memory_limit=None):
+    return _duckdb_ndcg("nested", recs, rels, threads, memory_limit)
+
+
+def tool_duckdb_long_rank(recs, rels, threads=None, memory_limit=None):
+    return _duckdb_ndcg("long_rank", recs, rels, threads, memory_limit)
+
+
+def tool_duckdb_long_score(recs, rels, threads=None, memory_limit=None):
+    return _duckdb_ndcg("long_score", recs, rels, threads, memory_limit)
 
 
 def tool_pandas(recs, rels, threads=None, memory_limit=None):
@@ -201,7 +282,7 @@ def main(argv=None):
     ap.add_argument("--memory-limit")
     args = ap.parse_args(argv)
     ndcg, users = TOOLS[args.tool](args.recs, args.rels, args.threads, args.memory_limit)
-    print(json.dumps({"ndcg@10": None if ndcg is None else float(ndcg), "users": int(users)}))
+    print(json.dumps({"ndcg@10": None if ndcg is None else float(ndcg), "users": None if users is None else int(users)}))
     sys.stdout.flush()
 
 

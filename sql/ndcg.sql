@@ -909,28 +909,33 @@ CREATE OR REPLACE TEMP MACRO ndcg_items(items, truth, k := 10, gain := 'linear')
 -- spaces or tabs. Paths may be globs. Blank lines are skipped; words after the fields named below
 -- are ignored (some runs carry comments there).
 
--- ndcg_trec_split(line): a line's words (VARCHAR list): its runs of characters other than spaces
--- and tabs.
-CREATE OR REPLACE TEMP MACRO ndcg_trec_split(line) AS regexp_extract_all(line, '\S+');
+-- ndcg_trec_split(line): a line's words (VARCHAR list): its runs of characters other than spaces,
+-- tabs, and the other ASCII white space of regular expressions' \s (line feed, form feed, carriage
+-- return). Splitting at spaces costs a third of regexp_extract_all(line, '\S+'), which gives the
+-- same words.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_split(line) AS
+    list_filter(string_split(replace(replace(replace(replace(
+        line, chr(9), ' '), chr(10), ' '), chr(12), ' '), chr(13), ' '), ' '), lambda w: w <> '');
+
+-- ndcg_trec_has_words(line): whether the line has a word (is not blank): a test on the line, so
+-- that a filter on it does not split every line twice.
+CREATE OR REPLACE TEMP MACRO ndcg_trec_has_words(line) AS regexp_matches(line, '\S');
 
 -- ndcg_trec_words(path): each non-blank line of the text file(s) at path, and its words.
 -- Returns filename, line (VARCHAR) and words (VARCHAR list).
 CREATE OR REPLACE TEMP MACRO ndcg_trec_words(path) AS TABLE
-    SELECT filename, line, words
-    FROM (
-        SELECT filename, line, ndcg_trec_split(line) AS words
-        -- chr(31), the unit separator, never occurs in a TREC file: each line is one value
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(31),
-                      quote = '', escape = '', auto_detect = false, filename = true)
-    )
-    WHERE len(words) > 0;
+    SELECT filename, line, ndcg_trec_split(line) AS words
+    -- chr(31), the unit separator, never occurs in a TREC file: each line is one value
+    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(31),
+                  quote = '', escape = '', auto_detect = false, filename = true)
+    WHERE ndcg_trec_has_words(line);
 
 -- ndcg_trec_lines(lines): as ndcg_trec_words, for lines already read: the table `lines`
 -- (filename, line), e.g. a Spark worker's share of the files.
 CREATE OR REPLACE TEMP MACRO ndcg_trec_lines(lines) AS TABLE
-    SELECT filename, line, words
-    FROM (SELECT filename, line, ndcg_trec_split(line) AS words FROM query_table(lines))
-    WHERE len(words) > 0;
+    SELECT filename, line, ndcg_trec_split(line) AS words
+    FROM query_table(lines)
+    WHERE ndcg_trec_has_words(line);
 
 -- ndcg_trec_number(words, n, filename, line, form): the n-th word of a line as a DOUBLE; stops,
 -- naming the file, the form its lines take and the line, when there is no such word or it is not

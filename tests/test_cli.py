@@ -175,6 +175,16 @@ def test_trec_files_and_ties(tmp_path, ties, expected):
     assert output == f"ndcg@all  {expected}\nusers     1\n"
 
 
+def test_trec_words_are_split_at_carriage_returns_and_form_feeds_too(tmp_path):
+    # TV10 without the map (0.8597) from files with Windows line ends and a form feed between two
+    # words: they separate words as spaces and tabs do (regular expressions' \s)
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_bytes(b"q1 Q0 a 1 2.0 t\r\nq1\x0cQ0 b 2 1.0 t\r\n\r\n")
+    qrels.write_bytes(b"q1 0 a 1\r\nq1 0 b 2\r\n")
+    assert run_cli_ok(["eval", str(run), str(qrels), *TREC_FLAGS]) == (
+        "ndcg@10  0.8597\nusers    1\n")
+
+
 def test_gain_map_option(tmp_path):
     # TV10: a=1, b=2 ranked a, b with gains 1 -> 3.5, 2 -> 3.0: the ranking is ideal, 1.0
     # (trec_eval prints 1.0354); without the map b should come first: 0.8597
