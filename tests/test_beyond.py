@@ -331,3 +331,20 @@ def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
     monkeypatch.setattr(batches, "user_ranges", lambda *a: calls.append(real(*a)) or calls[-1])
     evaluate(recs, rels, 3, metrics="ild", items=items)
     assert len(calls[-1]) > 3  # it did run in chunks
+
+
+def test_segments_give_per_run_metrics_per_segment(tmp_path):
+    """Catalogue = train's items a, b, c, e (n = 4). Segment x = u1 (a, b) and u3 (x, outside):
+    c = a:1, b:1: coverage 2/4, gini (0 + 0 + 1 + 3) / (4 * 2) = 0.5. y = u2 (a, d): coverage
+    1/4, gini 3 / 4. novelty per segment is the mean of its users' (u1 0.5, u3 2; u2 1)."""
+    segments = tmp_path / "segments.csv"
+    segments.write_text("user_id,group\nu1,x\nu2,y\nu3,x\n")
+    result = run("eval", EX + "recs.json", EX + "rels.csv", "-k", "2", "-m",
+                 "coverage,gini,novelty", "--train", EX + "train.csv", "--segments",
+                 str(segments), "--by", "group")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split("by group:\n", 1)[1] == (
+        "segment  users  novelty@2  coverage@2  gini@2\n"
+        "(all)        3     1.1667      0.5000  0.5833\n"
+        "x            2     1.2500      0.5000  0.5000\n"
+        "y            1     1.0000      0.2500  0.7500\n")

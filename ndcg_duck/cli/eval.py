@@ -154,9 +154,16 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     import duckdb
 
     con = duckdb.connect()
+    per_run = {}  # the per-run metrics of each segment's users, found in the run's cursor
+
+    def by_segment(work):
+        from ..evaluation.beyond import per_run_by_segment
+
+        per_run.update(per_run_by_segment(work, segments, by,
+                                          settings["user_col"] or "user_id"))
     with progress.shown(enabled=not quiet and _stderr_is_terminal()):
         result, notes = run(recs, relevance, per_user=bool(per_user or segments or plot),
-                            con=con, **settings)
+                            con=con, after=by_segment if segments else None, **settings)
         if per_user:
             progress.step("writing the per-user table")
             if per_user == "-":
@@ -167,7 +174,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         click.echo(f"Warning: {note}", err=True)
     summary = output.format_summary(result.summary, format, settings["missing"],
                                     settings["empty"])
-    click.echo(eval_extras(result, summary, settings, segments, by, plot, format), nl=False,
+    click.echo(eval_extras(result, summary, settings, segments, by, plot, format, per_run),
+               nl=False,
                err=per_user == "-")
 
 

@@ -31,9 +31,12 @@ def segment_options(fn):
     return SEGMENTS(BY(fn))
 
 
-def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> str:
+def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
+                per_run: dict = None) -> str:
     """eval's output `shown` with what --segments adds (in `fmt`: table, json or csv), after
-    drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment."""
+    drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment. per_run:
+    {segment: {'coverage@10': value, ...}}, the per-run metrics of each segment's users
+    (beyond.per_run_by_segment)."""
     if segments is None and not plot:
         return shown
     metrics = [c for c in result.per_user.column_names if c in result.summary]
@@ -43,15 +46,16 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt) -> 
         plotting.eval_figure(result.per_user, metrics, plot)
     if segments is None:
         return shown
-    from ..report.segments import by_segment
+    from ..report.segments import ALL, by_segment
 
     rows = by_segment(result.per_user, result.summary, segments, by,
                       settings.get("user_col") or "user_id")
-    per_run = [name for name in result.summary if is_metric(name)
-               and per_run_metric(name.partition("@")[0])]
-    if per_run:
-        click.echo(f"Warning: {', '.join(per_run)}: one value per run, for everyone only: not "
-                   f"given per segment", err=True)
+    for name in result.summary:  # coverage, gini, entropy: each segment's users' lists at once
+        if is_metric(name) and per_run_metric(name.partition("@")[0]):
+            metrics.append(name)
+            for row in rows:
+                row[name] = (result.summary[name] if row["segment"] == ALL
+                             else (per_run or {}).get(row["segment"], {}).get(name))
     return with_segments(shown, result.summary, rows, metrics, by, fmt)
 
 

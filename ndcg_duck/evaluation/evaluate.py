@@ -76,10 +76,11 @@ evaluate.__signature__ = inspect.Signature(
     return_annotation=Evaluation)
 
 
-def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, after=None,
         **given) -> tuple[Evaluation, list]:
     """evaluate() with its messages in the command line's words: returns the evaluation and the
-    notes (warnings) of the run."""
+    notes (warnings) of the run. `after(cursor)`, when given, runs in the run's cursor once
+    every user is scored (its tables, such as beyond.py's ndcg_tops_, still there)."""
     known = {p.name for p in registry.PYTHON}
     unknown = sorted(set(given) - known)
     if unknown:
@@ -106,6 +107,8 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
             result, said = _run(work, options, loaded, cols.user, per_user,
                                 settings["batch_users"], measures, extra)
             notes = _notes(work, options, loaded) + said
+            if after is not None:
+                after(work)
         except duckdb.Error as exc:
             raise InputError(_message(exc, loaded)) from None
     return result, notes
