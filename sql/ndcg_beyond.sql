@@ -80,34 +80,53 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share
     WHERE ndcg_require(head_share >= 0 AND head_share <= 1,
                        'head_share must be between 0 and 1, not ' || ndcg_show(head_share));
 
--- ndcg_beyond_run(tops, catalogue): the per-run metrics from ndcg_beyond_tops and
--- ndcg_beyond_catalogue: per cutoff k, coverage, gini, entropy (DOUBLEs) and users (how many
--- users' lists were read).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
+-- ndcg_beyond_exposure(tops): per cutoff k and shown item: k, item_id and c (how many users'
+-- top_k hold it), every shown item, inside the catalogue or not. One pass over the lists, read
+-- by ndcg_beyond_run_of and ndcg_beyond_outside_of.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_exposure(tops) AS TABLE
+    SELECT k, item_id, count(*) AS c
+    FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops))
+    GROUP BY k, item_id;
+
+-- ndcg_beyond_run_of(exposure, catalogue): the per-run metrics from ndcg_beyond_exposure and
+-- ndcg_beyond_catalogue: per cutoff k that shows a catalogue item, coverage, gini and entropy
+-- (DOUBLEs).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue) AS TABLE
     WITH n_ AS (SELECT count(*) AS n FROM query_table(catalogue)),
-    shown_ AS (SELECT t.k, t.item_id, count(*) AS c
-               FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops)) AS t
-               SEMI JOIN query_table(catalogue) AS c ON c.item_id = t.item_id
-               GROUP BY t.k, t.item_id),
+    shown_ AS (SELECT e.k, e.c FROM query_table(exposure) AS e
+               SEMI JOIN query_table(catalogue) AS c ON c.item_id = e.item_id),
     ranked_ AS (SELECT k, c, n, row_number() OVER (PARTITION BY k ORDER BY c) AS r,
                        count(*) OVER (PARTITION BY k) AS m, sum(c) OVER (PARTITION BY k) AS total
-                FROM shown_ CROSS JOIN n_),
-    run_ AS (SELECT k, count(*) / any_value(n) AS coverage,
-                    fsum((2 * (n - m + r) - n - 1) * c) / any_value(n * total) AS gini,
-                    -fsum(c / total * log2(c / total)) AS entropy
-             FROM ranked_ GROUP BY k),
+                FROM shown_ CROSS JOIN n_)
+    SELECT k, count(*) / any_value(n) AS coverage,
+           fsum((2 * (n - m + r) - n - 1) * c) / any_value(n * total) AS gini,
+           -fsum(c / total * log2(c / total)) AS entropy
+    FROM ranked_ GROUP BY k;
+
+-- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_of over the lists of ndcg_beyond_tops: per
+-- cutoff k, coverage, gini, entropy (0 when no catalogue item is shown) and users (how many
+-- users' lists were read).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
+    WITH exposure_ AS (FROM ndcg_beyond_exposure(tops)),
+    run_ AS (FROM ndcg_beyond_run_of('exposure_', catalogue)),
     users_ AS (SELECT k, count(DISTINCT user_id) AS users FROM query_table(tops) GROUP BY k)
     SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
            coalesce(r.entropy, 0.0) AS entropy, u.users
     FROM users_ AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
 
--- ndcg_beyond_outside(tops, catalogue): the recommended items outside the catalogue, over the
--- largest cutoff's lists: outside (how many distinct items) and example (one of them, the
--- smallest as text; NULL when none). One row.
+-- ndcg_beyond_outside_of(exposure, catalogue): the shown items outside the catalogue, over every
+-- cutoff's lists: outside (how many distinct items) and example (one of them, the smallest as
+-- text; NULL when none). One row.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside_of(exposure, catalogue) AS TABLE
+    SELECT count(DISTINCT e.item_id) AS outside, min(e.item_id::VARCHAR) AS example
+    FROM query_table(exposure) AS e
+    ANTI JOIN query_table(catalogue) AS c ON c.item_id = e.item_id;
+
+-- ndcg_beyond_outside(tops, catalogue): ndcg_beyond_outside_of over the lists of
+-- ndcg_beyond_tops.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside(tops, catalogue) AS TABLE
-    SELECT count(DISTINCT t.item_id) AS outside, min(t.item_id::VARCHAR) AS example
-    FROM (SELECT DISTINCT unnest(top) AS item_id FROM query_table(tops)) AS t
-    ANTI JOIN query_table(catalogue) AS c ON c.item_id = t.item_id;
+    WITH exposure_ AS (FROM ndcg_beyond_exposure(tops))
+    FROM ndcg_beyond_outside_of('exposure_', catalogue);
 
 -- ndcg_beyond_user(tops, popularity): the per-user metrics that read pop: per user and cutoff,
 -- user_id, k, novelty, popularity and tail (DOUBLEs; NULL for an empty list). popularity as

@@ -146,13 +146,15 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
                     "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
                     "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
         summary, notes = {}, []
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
+                    "FROM ndcg_beyond_exposure('ndcg_tops_')")
         if metrics & set(PER_RUN):
-            rows = con.sql("FROM ndcg_beyond_run('ndcg_tops_', 'ndcg_catalogue_')").fetchall()
-            found = {k: dict(zip(("coverage", "gini", "entropy"), values))
-                     for k, *values, _ in rows}
+            rows = con.sql("FROM ndcg_beyond_run_of('ndcg_exposure_', 'ndcg_catalogue_')"
+                           ).fetchall()
+            found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
             for m in chosen:
-                if m.metric in PER_RUN:
-                    summary[m.name] = found.get(m.k, {}).get(m.metric)
+                if m.metric in PER_RUN:  # a cutoff that shows no catalogue item: 0
+                    summary[m.name] = found.get(m.k, dict.fromkeys(PER_RUN, 0.0))[m.metric]
         columns = []
         if metrics & {"novelty", "popularity", "tail"}:
             con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
@@ -216,8 +218,8 @@ def _per_user_table(con, columns: list) -> None:
 
 def _outside(con, given: Inputs) -> list:
     """A warning when recommended items are outside the catalogue: how many, and one of them."""
-    (count, example), = con.sql("FROM ndcg_beyond_outside('ndcg_tops_', 'ndcg_catalogue_')"
-                                ).fetchall()
+    (count, example), = con.sql("FROM ndcg_beyond_outside_of('ndcg_exposure_', "
+                                "'ndcg_catalogue_')").fetchall()
     if not count:
         return []
     where = given.items or f"the items of the {given.train}"
