@@ -157,7 +157,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     per_run = {}  # the per-run metrics of each segment's users, found in the run's cursor
 
     def by_segment(work):
-        from ..evaluation.beyond import per_run_by_segment
+        from ..report.segments import per_run_by_segment
 
         per_run.update(per_run_by_segment(work, segments, by,
                                           settings["user_col"] or "user_id"))

@@ -19,7 +19,7 @@ from .. import interrupts, means, metrics as metric_names, options as registry
 from ..report import segments as segmenting
 from . import stats
 from ..errors import InputError, NdcgWarning
-from ..evaluation.evaluate import run
+from ..evaluation.evaluate import run as evaluate_run
 from ..evaluation.inputs import ident, literal
 from ..sqlfiles import register
 
@@ -108,7 +108,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
             where = segmenting.attach(con, segments, by, user_col, segments_format)
         tables, summaries, notes = [], [], []
         for name, recs in runs:
-            result, said = run(recs, rels, k, con=con, per_user=True, threads=threads,
+            result, said = evaluate_run(recs, rels, k, con=con, per_user=True, threads=threads,
                                memory_limit=memory_limit, temp_dir=temp_dir, **options)
             tables.append(result.per_user)
             summaries.append(result.summary)

@@ -237,28 +237,3 @@ def _message(exc: Exception, given: Inputs) -> str:
         return f"{what or found.group(1)}: {found.group(2)}"
     return f"evaluation failed: {text}"
 
-
-def per_run_by_segment(con, segments, by: str, user_col: str, fmt=None) -> dict:
-    """The per-run metrics (coverage, gini, entropy) of each segment's users, in the cursor of a
-    run that computed them (ndcg_tops_, ndcg_catalogue_): {segment: {'coverage@10': value,
-    ...}}, for the segments of report/segments.py (its checks; users it does not place are
-    '(unknown)'). {} when the run computed no per-run metric."""
-    from ..report import segments as segmenting
-
-    found = con.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ndcg_catalogue_' "
-                    "AND temporary").fetchall()[0][0]
-    if not found:
-        return {}
-    what = segmenting.attach(con, segments, by, user_col, fmt)
-    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_tops_users AS "
-                "SELECT DISTINCT user_id FROM ndcg_tops_")
-    segmenting.join(con, "ndcg_tops_users", "ndcg_tops_segments", what)
-    out = {}
-    for (segment,) in con.sql("SELECT DISTINCT segment FROM ndcg_tops_segments").fetchall():
-        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_segment AS FROM ndcg_tops_ SEMI JOIN "
-                    f"(FROM ndcg_tops_segments WHERE segment = {inputs.literal(segment)}) "
-                    f"USING (user_id)")
-        rows = con.sql("FROM ndcg_beyond_run('ndcg_tops_segment', 'ndcg_catalogue_')").fetchall()
-        out[segment] = {f"{name}@{'all' if k is None else k}": value for k, *values, _ in rows
-                        for name, value in zip(PER_RUN, values)}
-    return out
