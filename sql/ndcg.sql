@@ -1098,6 +1098,33 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
            coalesce(r.entropy, 0.0) AS entropy, u.users
     FROM users_ AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
 
+-- ndcg_beyond_poisson(u): a Poisson(1) draw from u, uniform in [0, 1): the smallest m with
+-- P(X <= m) > u, P(X <= m) = e^-1 sum_{i <= m} 1 / i!; 8 stands for 8 or more (P(X > 8) < 1e-6).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_poisson(u) AS
+    CASE WHEN u < exp(-1) THEN 0 WHEN u < 2 * exp(-1) THEN 1 WHEN u < 2.5 * exp(-1) THEN 2
+         WHEN u < 8 / 3 * exp(-1) THEN 3 WHEN u < 65 / 24 * exp(-1) THEN 4
+         WHEN u < 163 / 60 * exp(-1) THEN 5 WHEN u < 1957 / 720 * exp(-1) THEN 6
+         WHEN u < 685 / 252 * exp(-1) THEN 7 ELSE 8 END;
+
+-- ndcg_beyond_resampled(tops, catalogue, resamples, seed): the Poisson bootstrap of the per-run
+-- metrics (Hanley and MacGibbon 2006): per cutoff k and resample b (0 .. resamples - 1), k, b,
+-- coverage, gini and entropy of the lists with each user weighted by a Poisson(1) draw keyed by
+-- the user id as text, b and seed. The weights depend on nothing else, so two runs scored on
+-- the same users get the same weights: their resamples are paired.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples := 1000,
+        seed := 42) AS TABLE
+    WITH weights_ AS (SELECT u.user_id, r.b,
+                             ndcg_beyond_poisson((hash(u.user_id::VARCHAR, r.b, seed) >> 11)
+                                                 / 9007199254740992.0) AS w
+                      FROM (SELECT DISTINCT user_id FROM query_table(tops)) AS u
+                      CROSS JOIN range(resamples) AS r(b)),
+    exposure_ AS (SELECT {'k': t.k, 'b': w.b} AS k, t.item_id, sum(w.w) AS c
+                  FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
+                  JOIN weights_ AS w ON w.user_id = t.user_id AND w.w > 0
+                  GROUP BY ALL)
+    SELECT k.k AS k, k.b AS b, coverage, gini, entropy
+    FROM ndcg_beyond_run_of('exposure_', catalogue);
+
 -- ndcg_beyond_outside_of(exposure, catalogue): the shown items outside the catalogue, over every
 -- cutoff's lists: outside (how many distinct items) and example (one of them, the smallest as
 -- text; NULL when none). One row.

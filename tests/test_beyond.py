@@ -348,3 +348,71 @@ def test_segments_give_per_run_metrics_per_segment(tmp_path):
         "(all)        3     1.1667      0.5000  0.5833\n"
         "x            2     1.2500      0.5000  0.5000\n"
         "y            1     1.0000      0.2500  0.7500\n")
+
+
+def _random_runs(tmp_path, users=300, seed=3):
+    import json
+    import random
+    rng = random.Random(seed)
+    ids = [f"u{n:04d}" for n in range(users)]
+    a = [{"user_id": u, "items": rng.sample(range(200), 5)} for u in ids]
+    b = [{"user_id": u, "items": rng.sample(range(120), 5)} for u in ids]
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    (tmp_path / "rels.csv").write_text("user_id,item_id,relevance\n"
+                                       + "".join(f"{u},0,1\n" for u in ids))
+    (tmp_path / "items.csv").write_text("item_id\n" + "".join(f"{i}\n" for i in range(200)))
+    return a, b
+
+
+def test_compare_bootstrap_of_per_run_metrics(tmp_path):
+    """--test bootstrap gives per-run metrics percentile intervals over Poisson-weighted users:
+    the same run against itself differs by exactly 0 in every resample (the weights are keyed by
+    user, so runs are paired); the seed reproduces them; and the interval of coverage agrees with
+    a plain-Python Poisson bootstrap (numpy's generator, independent draws) within Monte Carlo
+    error."""
+    import numpy as np
+    from ndcg_duck import compare
+    a, b = _random_runs(tmp_path)
+    runs = {"a": str(tmp_path / "a.json"), "b": str(tmp_path / "b.json"),
+            "a2": str(tmp_path / "a.json")}
+
+    def rows(seed):
+        result = compare(str(tmp_path / "rels.csv"), runs, 5, metrics="coverage",
+                         items=str(tmp_path / "items.csv"), test="bootstrap", n_resamples=2000,
+                         seed=seed)
+        return {r["run"]: r for r in result.rows}
+    got = rows(1)
+    assert (got["a2"]["diff_ci_low"], got["a2"]["diff_ci_high"]) == (0.0, 0.0)
+    assert got["b"]["note"].endswith("Poisson bootstrap intervals over users, no test")
+    assert got["b"]["p_value"] is None
+    again = rows(1)
+    assert (again["b"]["diff_ci_low"], again["b"]["diff_ci_high"]) == (
+        got["b"]["diff_ci_low"], got["b"]["diff_ci_high"])
+    # the reference: coverage of a over 200 items with Poisson(1) user weights
+    rng = np.random.default_rng(0)
+    shown = [set(user["items"]) for user in a]
+    draws = []
+    for _ in range(2000):
+        weights = rng.poisson(1.0, len(shown))
+        covered = set().union(*(s for s, w in zip(shown, weights) if w > 0))
+        draws.append(len(covered) / 200)
+    low, high = np.percentile(draws, [2.5, 97.5])
+    width = high - low
+    assert got["a"]["ci_low"] == pytest.approx(low, abs=0.2 * width)
+    assert got["a"]["ci_high"] == pytest.approx(high, abs=0.2 * width)
+    assert got["a"]["mean"] == pytest.approx(len(set().union(*shown)) / 200)
+
+
+def test_compare_bootstrap_of_per_run_metrics_beyond_its_budget(tmp_path, monkeypatch):
+    from ndcg_duck import compare
+    from ndcg_duck.comparison import stats
+    _random_runs(tmp_path, users=40)
+    monkeypatch.setattr(stats, "BOOTSTRAP_DRAWS", 1000)  # 40 users x 5 items x 100 resamples
+    result = compare(str(tmp_path / "rels.csv"), {"a": str(tmp_path / "a.json"),
+                                                   "b": str(tmp_path / "b.json")}, 5,
+                     metrics="coverage", items=str(tmp_path / "items.csv"), test="bootstrap",
+                     n_resamples=100)
+    row = [r for r in result.rows if r["run"] == "b"][0]
+    assert row["diff_ci_low"] is None and row["ci_low"] is None
+    assert "no interval (users x resamples x items over" in row["note"]

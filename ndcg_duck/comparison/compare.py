@@ -106,10 +106,16 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         where = None
         if segments is not None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)
-        tables, summaries, notes = [], [], []
+        tables, summaries, notes, resampled = [], [], [], []
         for name, recs in runs:
+            found = {}
+            after = (lambda work, found=found: found.update(_resample_per_run(work, n_resamples,
+                                                                             seed))
+                     ) if test == "bootstrap" else None
             result, said = evaluate_run(recs, rels, k, con=con, per_user=True, threads=threads,
-                               memory_limit=memory_limit, temp_dir=temp_dir, **options)
+                                        memory_limit=memory_limit, temp_dir=temp_dir,
+                                        after=after, **options)
+            resampled.append(found)
             tables.append(result.per_user)
             summaries.append(result.summary)
             notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
@@ -124,7 +130,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                 "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
                 "n_resamples": n_resamples, "seed": seed, "by": by}
         rows = _rows(con, aggregates, names, pairs, metrics, info)
-        per_run = _per_run_rows(summaries, names, pairs, info)
+        per_run = _per_run_rows(summaries, names, pairs, info, dict(zip(names, resampled)))
         rows += per_run
         info["metrics"] = metrics + list(dict.fromkeys(
             row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
@@ -298,11 +304,48 @@ def _rows(con, aggregates, names, pairs, metrics, info) -> list:
 
 # the note of a metric that is one value per run (coverage, gini, entropy)
 PER_RUN = "one value per run (not a mean over users): no interval or test"
+PER_RUN_BOOTSTRAP = ("one value per run (not a mean over users): Poisson bootstrap intervals "
+                     "over users, no test")
+PER_RUN_TOO_MANY = ("one value per run (not a mean over users): no interval (users x resamples x "
+                    f"items over {stats.BOOTSTRAP_DRAWS:,}), no test")
 
 
-def _per_run_rows(summaries, names, pairs, info) -> list:
+def _resample_per_run(con, n_resamples: int, seed: int) -> dict:
+    """In a run's cursor (evaluation/beyond.py's ndcg_tops_, ndcg_catalogue_): {'coverage@10':
+    {b: value}, ...}, the per-run metrics of n_resamples Poisson bootstrap resamples of the users
+    (ndcg_beyond_resampled: weights keyed by user, so every run's resamples are paired), or
+    {'too many': True} beyond BOOTSTRAP_DRAWS users x resamples x shown items. {} when the run
+    has no per-run metric."""
+    found = con.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ndcg_exposure_' "
+                    "AND temporary").fetchall()[0][0]
+    if not found:
+        return {}
+    (items,), = con.sql("SELECT coalesce(sum(len(top)), 0) FROM ndcg_tops_").fetchall()
+    if items * n_resamples > stats.BOOTSTRAP_DRAWS:
+        return {"too many": True}
+    out: dict = {}
+    for k, b, *values in con.sql(f"FROM ndcg_beyond_resampled('ndcg_tops_', 'ndcg_catalogue_', "
+                                 f"resamples := {int(n_resamples)}, seed := {int(seed)})"
+                                 ).fetchall():
+        for metric, value in zip(("coverage", "gini", "entropy"), values):
+            out.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+    return out
+
+
+def _per_run_rows(summaries, names, pairs, info, resampled=None) -> list:
     """The rows of the metrics that are one value per run: each run's value and, against the
-    baseline (or per pair), the difference; no interval, no test (PER_RUN)."""
+    baseline (or per pair), the difference; no test. Under --test bootstrap (resampled: per run,
+    _resample_per_run's values), percentile intervals of the value and of the difference over
+    the resamples both runs have (a resample that draws no user has none)."""
+    import numpy as np
+
+    resampled = resampled or {}
+    level = info["ci"]
+    bounds = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
+
+    def interval(values):
+        low, high = np.percentile(values, bounds) if values else (None, None)
+        return (None, None) if low is None else (float(low), float(high))
     rows = []
     for name in summaries[0]:
         metric, cutoff = split_metric(name)
@@ -311,12 +354,20 @@ def _per_run_rows(summaries, names, pairs, info) -> list:
         value = {run: summary[name] for run, summary in zip(names, summaries)}
 
         def row(run, against):
-            out = _row(metric, cutoff, ALL, run, against, None, info["ci"], True, PER_RUN, info)
+            mine = resampled.get(run, {})
+            note = (PER_RUN if not mine else PER_RUN_TOO_MANY if mine.get("too many")
+                    else PER_RUN_BOOTSTRAP)
+            out = _row(metric, cutoff, ALL, run, against, None, info["ci"], True, note, info)
             out.update(users=info["runs"][run].get("users"), mean=value[run])
+            draws = mine.get(name, {}) if note == PER_RUN_BOOTSTRAP else {}
+            out["ci_low"], out["ci_high"] = interval(list(draws.values()))
             if against is not None:
                 out.update(diff=value[run] - value[against],
                            rel_diff=(value[run] - value[against]) / value[against]
                            if value[against] else None)
+                base = resampled.get(against, {}).get(name, {}) if draws else {}
+                out["diff_ci_low"], out["diff_ci_high"] = interval(
+                    [draws[b] - base[b] for b in sorted(draws) if b in base])
             return out
         against = {names[j]: names[i] for i, j in pairs} if info["baseline"] is not None else {}
         rows += [row(run, against.get(run)) for run in names]

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from .compare import NORMAL_BOOTSTRAP, PER_RUN, ROW_FIELDS
+from .compare import NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY, ROW_FIELDS
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -161,10 +161,11 @@ def _notes(rows, info) -> list:
             where = "" if row["segment"] == "(all)" else f" in {row['segment']}"
             metric = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
             same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
-    per_run = [row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in rows
-               if row["note"] == PER_RUN]
-    if per_run:
-        notes.append(f"{', '.join(dict.fromkeys(per_run))}: {PER_RUN}")
+    for note in (PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY):
+        per_run = [row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in rows
+                   if row["note"] == note]
+        if per_run:
+            notes.append(f"{', '.join(dict.fromkeys(per_run))}: {note}")
     if any(row["note"] == NORMAL_BOOTSTRAP for row in rows):
         notes.append(NORMAL_BOOTSTRAP)
     for why, cases in same.items():
