@@ -247,11 +247,9 @@ def test_against_reference(lists, judged, train, vectors, k, share, layout, judg
 
 
 def test_readme_example_prints_what_the_readme_shows():
-    from test_readme import README
-    text = README.split("## Beyond accuracy", 1)[1]
-    command = text.split("```sh\n", 1)[1].split("\n", 1)[0]
-    printed = text.split("prints (the warning on stderr)\n\n```\n", 1)[1].split("```", 1)[0]
-    result = run(*command.split("ndcg-duck ", 1)[1].split())
+    from test_readme import example
+    args, printed = example("## Beyond accuracy", "prints (the warning on stderr)")
+    result = run(*args)
     assert result.exit_code == 0
     assert result.stdout + result.stderr == printed
 

@@ -114,11 +114,9 @@ def test_help_says_which_options_each_metric_honours():
 
 
 def test_readme_metrics_example_prints_what_the_readme_shows():
-    from test_readme import README
-    text = README.split("## Metrics beside NDCG", 1)[1]
-    command = text.split("```sh\n", 1)[1].split("\n", 1)[0]
-    printed = text.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
-    result = run(*command.split("ndcg-duck ", 1)[1].split())
+    from test_readme import example
+    args, printed = example("## Metrics beside NDCG")
+    result = run(*args)
     assert result.exit_code == 0
     assert result.output == printed
 

@@ -107,6 +107,15 @@ def test_every_command_block_runs(tmp_path):
 
 # --- what the README claims of the Spark engine --------------------------------------------------
 
+def example(section: str, prints: str = "prints") -> tuple:
+    """The first `ndcg-duck` command of a README section (its words after `ndcg-duck`) and the
+    block after the line `prints`: (args, printed)."""
+    text = README.split(section, 1)[1]
+    command = text.split("```sh\n", 1)[1].split("\n", 1)[0]
+    printed = text.split(f"{prints}\n\n```\n", 1)[1].split("```", 1)[0]
+    return command.split("ndcg-duck ", 1)[1].split(), printed
+
+
 def spark_claim():
     """The README's sentence that every eval option works with --engine spark."""
     text = " ".join(README.split())
