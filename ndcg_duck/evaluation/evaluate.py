@@ -43,7 +43,11 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     ties, judged_only, missing, empty, idcg_cutoff, max_depth, unique_judgments, duplicates,
     the column names user_col, item_col, items_col, rank_col, score_col, relevance_col (a
     column named must exist), recs_format, rels_format, and threads, memory_limit (e.g. '4GB'),
-    temp_dir (an existing directory) and batch_users for DuckDB. per_user=False skips the
+    temp_dir (an existing directory) and batch_users for DuckDB. The beyond-accuracy metrics
+    (metrics='coverage', 'gini', 'entropy', 'novelty', 'popularity', 'tail', 'ild') read
+    train= (user and item rows the system learned from) and items= (the catalogue: item_id,
+    optionally category and embedding), paths or tables as recs; head_share= sets tail's head
+    (default 0.2). per_user=False skips the
     per-user table. Raises InputError for bad input or options, and warns (NdcgWarning) when
     ids are compared as text or a gain map level never occurs.
 
