@@ -231,8 +231,25 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
     return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()}, "
             f"ideal_depth := ndcg_width({options.ks_sql()}))) "
-            f"FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
+            f"SELECT {_asked(measures)} FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
             f"{options.user_scores_args(layout)})")
+
+
+# ndcg_user_metrics' metric columns beyond NDCG and its parts, and their types
+METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hit_rate": "DOUBLE",
+                  "mrr": "DOUBLE", "map": "DOUBLE", "r_precision": "DOUBLE", "num_rel": "BIGINT",
+                  "num_rel_ret": "BIGINT"}
+
+
+def _asked(measures: Optional[tuple]) -> str:
+    """The columns to keep of ndcg_user_metrics: every one, but a metric not asked for is NULL,
+    so DuckDB does not compute it (a typed NULL keeps the summary macros' columns)."""
+    if _core_only(measures):
+        return "*"
+    asked = {m.metric for m in measures}
+    return "* REPLACE (" + ", ".join(f"NULL::{kind} AS {name}" for name, kind in
+                                     METRIC_COLUMNS.items() if name not in asked) + ")" \
+        if set(METRIC_COLUMNS) - asked else "*"
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
