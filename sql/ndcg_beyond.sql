@@ -61,14 +61,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
 -- * n) most popular catalogue items, ties by item id ascending as text) and users (U, the same
 -- on every row). catalogue as ndcg_beyond_catalogue returns it.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2) AS TABLE
-    WITH pop_ AS (SELECT item_id, count(DISTINCT user_id) AS pop
-                  FROM query_table(train) GROUP BY item_id
-                  HAVING ndcg_require(item_id IS NOT NULL,
-                                      'train: ' || count(*) || ' row(s) have no item id (NULL)')
+    -- pop: the distinct (user, item) pairs counted per item (faster than count(DISTINCT))
+    WITH pop_ AS (SELECT item_id, count(user_id) AS pop
+                  FROM (SELECT DISTINCT user_id, item_id FROM query_table(train))
+                  GROUP BY item_id
+                  HAVING ndcg_require(item_id IS NOT NULL, 'train: rows have no item id (NULL)')
                      AND ndcg_require(count(*) = count(user_id),
-                                      'train: item ' || ndcg_show(item_id) || ' has '
-                                      || (count(*) - count(user_id))
-                                      || ' row(s) without a user id (NULL)')),
+                                      'train: item ' || ndcg_show(item_id)
+                                      || ' has rows without a user id (NULL)')),
     cat_ AS (SELECT c.item_id, coalesce(p.pop, 0) AS pop,
                     row_number() OVER (ORDER BY coalesce(p.pop, 0) DESC, c.item_id::VARCHAR)
                         AS place

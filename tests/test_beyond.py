@@ -96,7 +96,7 @@ CASES = [
     (["-m", "coverage", "--items", "{tmp}/twice.csv"], 1,
      "Error: items file {tmp}/twice.csv: item a has 2 rows: give each item one row\n"),
     (["-m", "novelty", "--train", "{tmp}/nouser.csv"], 1,
-     "Error: train file {tmp}/nouser.csv: item b has 1 row(s) without a user id (NULL)\n"),
+     "Error: train file {tmp}/nouser.csv: item b has rows without a user id (NULL)\n"),
     (["-m", "novelty", "--train", "{tmp}/noitem.csv"], 1,
      "Error: train file {tmp}/noitem.csv: no column 'item_id' (columns found: user_id, "
      "thing); name it with --item-col\n"),
