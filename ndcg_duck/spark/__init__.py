@@ -105,9 +105,12 @@ def measured(metric_options: dict, k) -> tuple:
 
 
 def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schema: pa.Schema,
-                   settings: tuple):
-    """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows."""
+                   settings: tuple, summed: bool = False):
+    """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows, or
+    with summed, the bucket's one row of partial sums (_partial_sums: no per-user row leaves the
+    worker, and no second pass reads them)."""
     given = dict(options._values)  # Options does not pickle: the worker makes its own
+    partial = _partial_sums(measures)[0] if summed else None
 
     def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
         options = Options(**given)
@@ -122,7 +125,8 @@ def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, sche
         finally:
             for name in ("ndcg_recs_src", "ndcg_rels_src"):
                 con.unregister(name)
-        return table.cast(schema)
+        table = table.cast(schema)
+        return pa.Table.from_batches(list(partial(table.to_batches()))) if summed else table
     return score
 
 
@@ -163,10 +167,11 @@ def _partial_sums(measures: tuple):
     return partial, ", ".join(fields)
 
 
-def _summary(scored, measures: tuple) -> tuple:
-    """Adds up the partial sums: (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
+def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
+    """Adds up the partial sums of the per-user rows `scored` (or, with summed, of the partial
+    sums `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
     partial, schema = _partial_sums(measures)
-    rows = scored.mapInArrow(partial, schema).collect()
+    rows = (scored if summed else scored.mapInArrow(partial, schema)).collect()
     users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
     summary = {}
     for i, measure in enumerate(measures):
@@ -323,11 +328,12 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
             return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
         scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
-            _bucket_scorer(options, measures, cols, schema, duckdb_settings),
-            from_arrow_schema(schema))
+            _bucket_scorer(options, measures, cols, schema, duckdb_settings,
+                           summed=not per_user),
+            from_arrow_schema(schema) if per_user else _partial_sums(measures)[1])
         if per_user:
             scored = scored.persist(StorageLevel.DISK_ONLY)
-        summary, users = _summary(scored, measures)
+        summary, users = _summary(scored, measures, summed=not per_user)
         # whole-dataset checks, on the sums of every bucket's users
         problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
                         ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]), None)
