@@ -414,3 +414,22 @@ def test_compare_bootstrap_of_per_run_metrics_beyond_its_budget(tmp_path, monkey
     row = [r for r in result.rows if r["run"] == "b"][0]
     assert row["diff_ci_low"] is None and row["ci_low"] is None
     assert "no interval (users x resamples x items over" in row["note"]
+
+
+def test_compare_segments_give_per_run_metrics_per_segment(tmp_path):
+    """Segment x = u1, u3; y = u2; catalogue a..e (n = 5). Run a in x shows a, b (u3's x is
+    outside): c sorted 0,0,0,1,1, gini (2 + 4) / (5 * 2) = 0.6. Run b in x shows u1's c, b and
+    u3's b: c 0,0,0,1,2, gini (2 + 8) / (5 * 3) = 2/3: the difference 1/15."""
+    import json
+    from ndcg_duck import compare
+    (tmp_path / "b.json").write_text(json.dumps(RECS_B))
+    (tmp_path / "segments.csv").write_text("user_id,group\nu1,x\nu2,y\nu3,x\n")
+    result = compare(EX + "rels.csv", {"a": EX + "recs.json", "b": str(tmp_path / "b.json")}, 2,
+                     metrics="gini", items=EX + "items.json",
+                     segments=str(tmp_path / "segments.csv"), by="group", min_users=1)
+    rows = {(r["segment"], r["run"]): r for r in result.rows}
+    assert rows[("x", "a")]["mean"] == pytest.approx(0.6)
+    assert rows[("x", "b")]["mean"] == pytest.approx(2 / 3)
+    assert rows[("x", "b")]["diff"] == pytest.approx(1 / 15)
+    assert rows[("x", "b")]["users"] == 2 and rows[("y", "b")]["users"] == 1
+    assert [r["segment"] for r in result.rows if r["run"] == "a"] == ["(all)", "x", "y"]

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import interrupts, means, metrics as metric_names, options as registry
+from .. import interrupts, means, options as registry
 from ..report import segments as segmenting
 from . import stats
 from ..errors import InputError, NdcgWarning
+from ..evaluation import beyond
 from ..evaluation.evaluate import run as evaluate_run
 from ..evaluation.inputs import ident, literal
 from ..sqlfiles import register
@@ -106,16 +107,17 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         where = None
         if segments is not None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)
-        tables, summaries, notes, resampled = [], [], [], []
+        tables, summaries, notes, per_run_found = [], [], [], []
         for name, recs in runs:
             found = {}
-            after = (lambda work, found=found: found.update(_resample_per_run(work, n_resamples,
-                                                                             seed))
-                     ) if test == "bootstrap" else None
+
+            def after(work, found=found):
+                found.update(_per_run_values(work, segments, by, user_col, segments_format,
+                                             n_resamples if test == "bootstrap" else 0, seed))
             result, said = evaluate_run(recs, rels, k, con=con, per_user=True, threads=threads,
                                         memory_limit=memory_limit, temp_dir=temp_dir,
                                         after=after, **options)
-            resampled.append(found)
+            per_run_found.append(found)
             tables.append(result.per_user)
             summaries.append(result.summary)
             notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
@@ -130,7 +132,10 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                 "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
                 "n_resamples": n_resamples, "seed": seed, "by": by}
         rows = _rows(con, aggregates, names, pairs, metrics, info)
-        per_run = _per_run_rows(summaries, names, pairs, info, dict(zip(names, resampled)))
+        asked = [name for name in summaries[0] if name in per_run_found[0].get(ALL, {}).get(
+            "values", {})]  # the per-run metrics asked for, in their order
+        per_run = _per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                                [segment for segment, _ in aggregates], asked)
         rows += per_run
         info["metrics"] = metrics + list(dict.fromkeys(
             row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
@@ -310,69 +315,71 @@ PER_RUN_TOO_MANY = ("one value per run (not a mean over users): no interval (use
                     f"items over {stats.BOOTSTRAP_DRAWS:,}), no test")
 
 
-def _resample_per_run(con, n_resamples: int, seed: int) -> dict:
-    """In a run's cursor (evaluation/beyond.py's ndcg_tops_, ndcg_catalogue_): {'coverage@10':
-    {b: value}, ...}, the per-run metrics of n_resamples Poisson bootstrap resamples of the users
-    (ndcg_beyond_resampled: weights keyed by user, so every run's resamples are paired), or
-    {'too many': True} beyond BOOTSTRAP_DRAWS users x resamples x shown items. {} when the run
-    has no per-run metric."""
-    found = con.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ndcg_exposure_' "
-                    "AND temporary").fetchall()[0][0]
-    if not found:
+def _per_run_values(con, segments, by, user_col: str, fmt, n_resamples: int, seed: int) -> dict:
+    """In a run's cursor: {segment (ALL first): {'users': how many users' lists count, 'values':
+    {'coverage@10': value, ...}, 'resampled': beyond.resampled_values(...) or {}}} for the
+    metrics that are one value per run; {} when the run has none. n_resamples 0: none."""
+    if not beyond.kept_lists(con):
         return {}
-    (items,), = con.sql("SELECT coalesce(sum(len(top)), 0) FROM ndcg_tops_").fetchall()
-    if items * n_resamples > stats.BOOTSTRAP_DRAWS:
-        return {"too many": True}
-    out: dict = {}
-    for k, b, *values in con.sql(f"FROM ndcg_beyond_resampled('ndcg_tops_', 'ndcg_catalogue_', "
-                                 f"resamples := {int(n_resamples)}, seed := {int(seed)})"
-                                 ).fetchall():
-        for metric, value in zip(("coverage", "gini", "entropy"), values):
-            out.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+
+    def of(tops):
+        (users,), = con.sql(f"SELECT count(DISTINCT user_id) FROM {tops}").fetchall()
+        return {"users": users, "values": beyond.per_run_values(con, tops),
+                "resampled": beyond.resampled_values(con, tops, n_resamples, seed,
+                                                     stats.BOOTSTRAP_DRAWS)
+                if n_resamples else {}}
+    out = {ALL: of("ndcg_tops_")}
+    if segments is not None:
+        for segment in segmenting.segment_lists(con, segments, by, user_col, fmt):
+            out[segment] = of("ndcg_tops_segment")
     return out
 
 
-def _per_run_rows(summaries, names, pairs, info, resampled=None) -> list:
-    """The rows of the metrics that are one value per run: each run's value and, against the
-    baseline (or per pair), the difference; no test. Under --test bootstrap (resampled: per run,
-    _resample_per_run's values), percentile intervals of the value and of the difference over
+def _per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
+    """The rows of the metrics that are one value per run (`asked`, e.g. ['coverage@10']; found:
+    per run, _per_run_values'), per segment: each run's value and, against the baseline (or per pair), the difference; no
+    test. Under --test bootstrap, percentile intervals of the value and of the difference over
     the resamples both runs have (a resample that draws no user has none)."""
     import numpy as np
 
-    resampled = resampled or {}
     level = info["ci"]
     bounds = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
 
     def interval(values):
-        low, high = np.percentile(values, bounds) if values else (None, None)
-        return (None, None) if low is None else (float(low), float(high))
-    rows = []
-    for name in summaries[0]:
-        metric, cutoff = split_metric(name)
-        if metric not in metric_names.BY_NAME or not metric_names.per_run(metric):
-            continue
-        value = {run: summary[name] for run, summary in zip(names, summaries)}
+        if not values:
+            return None, None
+        low, high = np.percentile(values, bounds)
+        return float(low), float(high)
 
-        def row(run, against):
-            mine = resampled.get(run, {})
-            note = (PER_RUN if not mine else PER_RUN_TOO_MANY if mine.get("too many")
-                    else PER_RUN_BOOTSTRAP)
-            out = _row(metric, cutoff, ALL, run, against, None, info["ci"], True, note, info)
-            out.update(users=info["runs"][run].get("users"), mean=value[run])
-            draws = mine.get(name, {}) if note == PER_RUN_BOOTSTRAP else {}
-            out["ci_low"], out["ci_high"] = interval(list(draws.values()))
-            if against is not None:
-                out.update(diff=value[run] - value[against],
-                           rel_diff=(value[run] - value[against]) / value[against]
-                           if value[against] else None)
-                base = resampled.get(against, {}).get(name, {}) if draws else {}
-                out["diff_ci_low"], out["diff_ci_high"] = interval(
-                    [draws[b] - base[b] for b in sorted(draws) if b in base])
-            return out
-        against = {names[j]: names[i] for i, j in pairs} if info["baseline"] is not None else {}
-        rows += [row(run, against.get(run)) for run in names]
-        if info["baseline"] is None:
-            rows += [row(names[j], names[i]) for i, j in pairs]
+    def part(run, segment, key):
+        return found.get(run, {}).get(segment, {}).get(key, {})
+    rows = []
+    for name in asked:
+        metric, cutoff = split_metric(name)
+        for segment in segments:
+            def row(run, against):
+                draws = part(run, segment, "resampled")
+                note = (PER_RUN if not draws else PER_RUN_TOO_MANY if draws.get("too many")
+                        else PER_RUN_BOOTSTRAP)
+                value = part(run, segment, "values").get(name)
+                out = _row(metric, cutoff, segment, run, against, None, level, True, note, info)
+                out.update(mean=value, users=found.get(run, {}).get(segment, {}).get("users"))
+                mine = draws.get(name, {}) if note == PER_RUN_BOOTSTRAP else {}
+                out["ci_low"], out["ci_high"] = interval(list(mine.values()))
+                if against is not None:
+                    base = part(against, segment, "values").get(name)
+                    if value is not None and base is not None:
+                        out.update(diff=value - base, rel_diff=(value - base) / base
+                                   if base else None)
+                    theirs = part(against, segment, "resampled").get(name, {}) if mine else {}
+                    out["diff_ci_low"], out["diff_ci_high"] = interval(
+                        [mine[b] - theirs[b] for b in sorted(mine) if b in theirs])
+                return out
+            against = {names[j]: names[i] for i, j in pairs} if info["baseline"] is not None \
+                else {}
+            rows += [row(run, against.get(run)) for run in names]
+            if info["baseline"] is None:
+                rows += [row(names[j], names[i]) for i, j in pairs]
     return rows
 
 

@@ -237,3 +237,35 @@ def _message(exc: Exception, given: Inputs) -> str:
         return f"{what or found.group(1)}: {found.group(2)}"
     return f"evaluation failed: {text}"
 
+
+def kept_lists(con) -> bool:
+    """Whether this cursor's run computed per-run metrics (it kept ndcg_tops_ and
+    ndcg_catalogue_)."""
+    (found,), = con.sql("SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = "
+                        "'ndcg_exposure_'").fetchall()
+    return bool(found)
+
+
+def per_run_values(con, tops: str) -> dict:
+    """{'coverage@10': value, ...}: the per-run metrics of the lists `tops` (a relation like
+    ndcg_tops_) over the run's catalogue."""
+    rows = con.sql(f"FROM ndcg_beyond_run('{tops}', 'ndcg_catalogue_')").fetchall()
+    return {f"{name}@{'all' if k is None else k}": value for k, *values, _ in rows
+            for name, value in zip(PER_RUN, values)}
+
+
+def resampled_values(con, tops: str, n_resamples: int, seed: int, budget: int) -> dict:
+    """{'coverage@10': {b: value}, ...}: the per-run metrics of n_resamples Poisson bootstrap
+    resamples of the users of `tops` (ndcg_beyond_resampled: weights keyed by user, so every
+    run's resamples are paired), or {'too many': True} beyond `budget` users x resamples x shown
+    items."""
+    (items,), = con.sql(f"SELECT coalesce(sum(len(top)), 0) FROM {tops}").fetchall()
+    if items * n_resamples > budget:
+        return {"too many": True}
+    out: dict = {}
+    for k, b, *values in con.sql(f"FROM ndcg_beyond_resampled('{tops}', 'ndcg_catalogue_', "
+                                 f"resamples := {int(n_resamples)}, seed := {int(seed)})"
+                                 ).fetchall():
+        for metric, value in zip(PER_RUN, values):
+            out.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+    return out

@@ -110,25 +110,27 @@ def by_segment(per_user, summary: dict, segments, by: str, user_col: str = "user
     return rows
 
 
-def per_run_by_segment(con, segments, by: str, user_col: str, fmt=None) -> dict:
-    """The per-run metrics (coverage, gini, entropy) of each segment's users, in the cursor of a
-    run that computed them (evaluation/beyond.py's ndcg_tops_ and ndcg_catalogue_): {segment:
-    {'coverage@10': value, ...}}, with attach's checks (users it does not place are
-    '(unknown)'). {} when the run computed no per-run metric."""
-    found = con.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ndcg_catalogue_' "
-                    "AND temporary").fetchall()[0][0]
-    if not found:
-        return {}
+def segment_lists(con, segments, by: str, user_col: str, fmt=None):
+    """In the cursor of a run that kept top_k lists (evaluation/beyond.py's ndcg_tops_): for each
+    segment of `segments` (attach's checks; users it does not place are '(unknown)'), make the
+    view ndcg_tops_segment of its users' lists and yield the segment's name."""
     what = attach(con, segments, by, user_col, fmt)
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_tops_users AS "
                 "SELECT DISTINCT user_id FROM ndcg_tops_")
     join(con, "ndcg_tops_users", "ndcg_tops_segments", what)
-    out = {}
-    for (segment,) in con.sql("SELECT DISTINCT segment FROM ndcg_tops_segments").fetchall():
+    for (segment,) in con.sql("SELECT DISTINCT segment FROM ndcg_tops_segments "
+                              "ORDER BY segment").fetchall():
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_segment AS FROM ndcg_tops_ SEMI JOIN "
                     f"(FROM ndcg_tops_segments WHERE segment = {literal(segment)}) "
                     f"USING (user_id)")
-        rows = con.sql("FROM ndcg_beyond_run('ndcg_tops_segment', 'ndcg_catalogue_')").fetchall()
-        out[segment] = {f"{name}@{'all' if k is None else k}": value for k, *values, _ in rows
-                        for name, value in zip(beyond.PER_RUN, values)}
-    return out
+        yield segment
+
+
+def per_run_by_segment(con, segments, by: str, user_col: str, fmt=None) -> dict:
+    """The per-run metrics (coverage, gini, entropy) of each segment's users, in the cursor of a
+    run that computed them (evaluation/beyond.py's ndcg_tops_ and ndcg_catalogue_): {segment:
+    {'coverage@10': value, ...}}. {} when the run computed no per-run metric."""
+    if not beyond.kept_lists(con):
+        return {}
+    return {segment: beyond.per_run_values(con, "ndcg_tops_segment")
+            for segment in segment_lists(con, segments, by, user_col, fmt)}
