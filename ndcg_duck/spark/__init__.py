@@ -168,8 +168,8 @@ def _partial_sums(measures: tuple):
 
 
 def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
-    """Adds up the partial sums of the per-user rows `scored` (or, with summed, of the partial
-    sums `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
+    """Adds up the partial sums of the per-user rows `scored` (or, with summed, the partial sums
+    `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
     partial, schema = _partial_sums(measures)
     rows = (scored if summed else scored.mapInArrow(partial, schema)).collect()
     users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
