@@ -49,3 +49,13 @@ def spark():
     session.sparkContext.setLogLevel("OFF")
     yield session
     session.stop()
+
+
+def pytest_collection_modifyitems(items):
+    """Mark every test that starts Spark (the `spark` fixture, test_spark.py, or a run with
+    --engine spark in a subprocess: test names ending in spark_run) with `spark`, so that CI's
+    second pass (.ci/run, duckdb 1.5) can choose among them."""
+    for item in items:
+        if ("spark" in getattr(item, "fixturenames", ()) or item.module.__name__ == "test_spark"
+                or item.name.endswith("spark_run")):
+            item.add_marker(pytest.mark.spark)
