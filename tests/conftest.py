@@ -54,8 +54,10 @@ def spark():
 def pytest_collection_modifyitems(items):
     """Mark every test that starts Spark (the `spark` fixture, test_spark.py, or a run with
     --engine spark in a subprocess: test names ending in spark_run) with `spark`, so that CI's
-    second pass (.ci/run, duckdb 1.5) can choose among them."""
+    second pass (.ci/run, duckdb 1.5) can choose among them, and put them in one xdist group:
+    one worker runs them all, with one Spark session."""
     for item in items:
         if ("spark" in getattr(item, "fixturenames", ()) or item.module.__name__ == "test_spark"
                 or item.name.endswith("spark_run")):
             item.add_marker(pytest.mark.spark)
+            item.add_marker(pytest.mark.xdist_group("spark"))

@@ -116,7 +116,7 @@ def test_a_signal_stops_a_spark_run(data, tmp_path):
     status, stdout, stderr, seconds = interrupted(args, signal.SIGINT, tmp_path, cpu=10.0,
                                                   measure=_tree_cpu_seconds)
     assert (status, stdout, stderr) == (130, "", "ndcg-duck: interrupted\n")
-    assert seconds < 2 * PROMPT
+    assert seconds < 4 * PROMPT  # the JVM's shutdown shares 2 cores with the other test worker
     assert out.read_bytes() == b"the user's own file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["per_user.parquet"]
 
