@@ -19,7 +19,6 @@ from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
 from ..options import Options
 
-PER_USER = ("novelty", "popularity", "tail", "ild")
 PER_RUN = ("coverage", "gini", "entropy")
 NEEDS = {"train": "--train, the interactions the system learned from (rows of user and item)",
          "items": "--items, the catalogue (rows of item, and embedding or category)",
