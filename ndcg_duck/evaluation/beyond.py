@@ -145,8 +145,11 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
                     "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
                     "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
         summary, notes = {}, []
+        # the lists' items, unnested once for the exposure and the per-user metrics
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
+                    "FROM ndcg_beyond_entries('ndcg_tops_')")
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
-                    "FROM ndcg_beyond_exposure('ndcg_tops_')")
+                    "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
         if metrics & set(PER_RUN):
             rows = con.sql("FROM ndcg_beyond_run_of('ndcg_exposure_', 'ndcg_catalogue_')"
                            ).fetchall()
@@ -160,7 +163,8 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
                         f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
                         f"head_share := {options.head_share!r})")
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                        "FROM ndcg_beyond_user('ndcg_tops_', 'ndcg_popularity_')")
+                        "FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
+                        "'ndcg_popularity_')")
             columns += [m for m in ("novelty", "popularity", "tail") if m in metrics]
         if "ild" in metrics:
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
