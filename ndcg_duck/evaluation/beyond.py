@@ -178,18 +178,23 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     return Results(summary, tuple(columns), notes)
 
 
-# ild gathers each list's unit vectors: DuckDB holds about this many bytes per number gathered
-# (measured: 16 GB for 1M users x 10 items x 64 numbers), so it runs on chunks of users that
-# fill at most a quarter of the memory limit
+# ild sums each list's unit vectors, one sum() per number: DuckDB holds about this many bytes per
+# number summed per user and cutoff (with the embeddings' hash table), so it runs on chunks of
+# users that fill at most a quarter of the memory limit
 BYTES_PER_NUMBER = 25
 
 
 def _ild(con) -> None:
-    """ndcg_beyond_ild_users: ild per user and cutoff, chunk by chunk of users (ndcg_tops_)."""
-    (width,), = con.sql("SELECT coalesce(max(len(unit)), 1) FROM ndcg_features_").fetchall()
-    (numbers,), = con.sql("SELECT coalesce(avg(len(top)), 0) * count(DISTINCT k) FROM ndcg_tops_"
-                          ).fetchall()
-    per_user = max(1.0, BYTES_PER_NUMBER * width * numbers)
+    """ndcg_beyond_ild_users: ild per user and cutoff, chunk by chunk of users (ndcg_tops_). With
+    embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
+    statement written per embedding length) for ndcg_beyond_ild_vectors; else categories."""
+    (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
+                                "(SELECT count(DISTINCT k) FROM ndcg_tops_)").fetchall()
+    if width:
+        columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_vectors_ AS SELECT item_id, {columns} "
+                    f"FROM ndcg_features_ WHERE unit IS NOT NULL")
+    per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
     size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
                                          / 4 / per_user))
     ranges = batches.user_ranges(con, "ndcg_tops_", size)
@@ -199,7 +204,9 @@ def _ild(con) -> None:
                 "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_users AS")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_chunk AS FROM ndcg_tops_ "
                     f"WHERE {users}")
-        con.execute(f"{into} FROM ndcg_beyond_ild('ndcg_tops_chunk', 'ndcg_features_')")
+        con.execute(f"{into} " + (
+            "FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', 'ndcg_vectors_')"
+            if width else "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
 
 
 def _per_user_table(con, columns: list) -> None:
