@@ -148,9 +148,11 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
         # the lists' items, unnested once for the exposure and the per-user metrics
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
                     "FROM ndcg_beyond_entries('ndcg_tops_')")
-        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
-                    "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
+        shown = "ndcg_entries_"  # what the outside-catalogue count reads
         if metrics & set(PER_RUN):
+            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
+                        "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
+            shown = "ndcg_exposure_"
             rows = con.sql("FROM ndcg_beyond_run_of('ndcg_exposure_', 'ndcg_catalogue_')"
                            ).fetchall()
             found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
@@ -172,7 +174,7 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
             _ild(con)
             columns.append("ild")
         _per_user_table(con, columns)
-        notes += ([given.as_text] if given.as_text else []) + _outside(con, given)
+        notes += ([given.as_text] if given.as_text else []) + _outside(con, given, shown)
     except duckdb.Error as exc:
         raise InputError(_message(exc, given)) from None
     return Results(summary, tuple(columns), notes)
@@ -226,10 +228,11 @@ def _per_user_table(con, columns: list) -> None:
                 f"FROM ndcg_tops_ AS t{joins}")
 
 
-def _outside(con, given: Inputs) -> list:
-    """A warning when recommended items are outside the catalogue: how many, and one of them."""
-    (count, example), = con.sql("FROM ndcg_beyond_outside_of('ndcg_exposure_', "
-                                "'ndcg_catalogue_')").fetchall()
+def _outside(con, given: Inputs, shown: str) -> list:
+    """A warning when recommended items are outside the catalogue: how many, and one of them.
+    shown: a relation with the shown items' item_id (ndcg_exposure_ or ndcg_entries_)."""
+    (count, example), = con.sql(f"FROM ndcg_beyond_outside_of('{shown}', "
+                                f"'ndcg_catalogue_')").fetchall()
     if not count:
         return []
     where = given.items or f"the items of the {given.train}"
