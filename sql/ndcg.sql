@@ -1048,7 +1048,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
 -- ndcg_beyond_popularity(train, catalogue, head_share): every catalogue item and every train
 -- item with item_id, pop (distinct train users; 0 for none), head (true for the floor(head_share
 -- * n) most popular catalogue items, ties by item id ascending as text) and users (U, the same
--- on every row). catalogue as ndcg_beyond_catalogue returns it.
+-- on every row). catalogue as ndcg_beyond_catalogue returns it. The head is found without
+-- sorting the catalogue: the pop level where it ends (edge) comes from the count of items per
+-- pop level, and only that level's items are ordered by id to fill its remaining places (quota).
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2) AS TABLE
     -- pop: the distinct (user, item) pairs counted per item (faster than count(DISTINCT))
     WITH pop_ AS (SELECT item_id, count(user_id) AS pop
@@ -1058,38 +1060,80 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share
                      AND ndcg_require(count(*) = count(user_id),
                                       'train: item ' || ndcg_show(item_id)
                                       || ' has rows without a user id (NULL)')),
-    cat_ AS (SELECT c.item_id, coalesce(p.pop, 0) AS pop,
-                    row_number() OVER (ORDER BY coalesce(p.pop, 0) DESC, c.item_id::VARCHAR)
-                        AS place
-             FROM query_table(catalogue) AS c LEFT JOIN pop_ AS p ON p.item_id = c.item_id)
-    SELECT coalesce(c.item_id, p.item_id) AS item_id, coalesce(p.pop, 0) AS pop,
-           coalesce(c.place <= floor(head_share * (SELECT count(*) FROM cat_)), false) AS head,
+    items_ AS (SELECT coalesce(c.item_id, p.item_id) AS item_id, coalesce(p.pop, 0) AS pop,
+                      c.item_id IS NOT NULL AS listed
+               FROM query_table(catalogue) AS c FULL OUTER JOIN pop_ AS p ON p.item_id = c.item_id),
+    levels_ AS (SELECT pop, count(*) AS items,
+                       sum(count(*)) OVER (ORDER BY pop DESC) AS through
+                FROM items_ WHERE listed GROUP BY pop),
+    size_ AS (SELECT floor(head_share * coalesce(sum(items), 0)) AS size FROM levels_),
+    edge_ AS (SELECT l.pop AS edge, s.size - (l.through - l.items) AS quota
+              FROM levels_ AS l CROSS JOIN size_ AS s
+              WHERE l.through >= s.size AND l.through - l.items < s.size),
+    ties_ AS (SELECT item_id FROM items_
+              WHERE listed AND pop = (SELECT edge FROM edge_)
+              QUALIFY row_number() OVER (ORDER BY item_id::VARCHAR) <= (SELECT quota FROM edge_))
+    SELECT i.item_id, i.pop,
+           (i.listed AND coalesce(i.pop > (SELECT edge FROM edge_), false))
+           OR i.item_id IN (SELECT item_id FROM ties_) AS head,
            (SELECT count(DISTINCT user_id) FROM query_table(train)) AS users
-    FROM cat_ AS c FULL OUTER JOIN pop_ AS p ON p.item_id = c.item_id
+    FROM items_ AS i
     WHERE ndcg_require(head_share >= 0 AND head_share <= 1,
                        'head_share must be between 0 and 1, not ' || ndcg_show(head_share));
+
+-- ndcg_beyond_entries(tops): the items of each user's deepest top_k, one row each: user_id,
+-- position (1 for the first) and item_id. Every user of tops has a list at every cutoff, and a
+-- cutoff's list is the deepest list's first k items (k NULL: the deepest itself), so the item at
+-- position p is in top_k when p <= k: one unnest serves every cutoff.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_entries(tops) AS TABLE
+    SELECT user_id, generate_subscripts(top, 1) AS position, unnest(top) AS item_id
+    FROM query_table(tops)
+    WHERE k IS NOT DISTINCT FROM (SELECT CASE WHEN count(k) < count(*) THEN NULL ELSE max(k) END
+                                  FROM query_table(tops));
+
+-- ndcg_beyond_cutoffs_of(tops): the cutoffs of tops (k, NULL for no cutoff) with depth, the
+-- deepest position each one holds.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_cutoffs_of(tops) AS TABLE
+    SELECT k, coalesce(k, 9223372036854775807) AS depth
+    FROM (SELECT DISTINCT k FROM query_table(tops));
+
+-- ndcg_beyond_exposure_of(entries, tops): ndcg_beyond_exposure from the entries of tops
+-- (ndcg_beyond_entries).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_exposure_of(entries, tops) AS TABLE
+    SELECT c.k, e.item_id, count(*) AS c
+    FROM query_table(entries) AS e
+    JOIN ndcg_beyond_cutoffs_of(tops) AS c ON e.position <= c.depth
+    GROUP BY c.k, e.item_id;
 
 -- ndcg_beyond_exposure(tops): per cutoff k and shown item: k, item_id and c (how many users'
 -- top_k hold it), every shown item, inside the catalogue or not. One pass over the lists, read
 -- by ndcg_beyond_run_of and ndcg_beyond_outside_of.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_exposure(tops) AS TABLE
-    SELECT k, item_id, count(*) AS c
-    FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops))
-    GROUP BY k, item_id;
+    WITH entries_ AS (FROM ndcg_beyond_entries(tops))
+    FROM ndcg_beyond_exposure_of('entries_', tops);
 
 -- ndcg_beyond_run_of(exposure, catalogue): the per-run metrics from ndcg_beyond_exposure and
 -- ndcg_beyond_catalogue: per cutoff k that shows a catalogue item, coverage, gini and entropy
--- (DOUBLEs).
+-- (DOUBLEs). They read how many catalogue items share each count c (items), not each item: the
+-- t items of count c that follow b items of smaller counts hold places j = n - m + b + 1 ..
+-- n - m + b + t of gini's sum, whose (2j - n - 1) c terms add up to t (n - 2m + 2b + t) c, an
+-- integer summed exactly.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue) AS TABLE
     WITH n_ AS (SELECT count(*) AS n FROM query_table(catalogue)),
-    shown_ AS (SELECT e.k, e.c FROM query_table(exposure) AS e
-               SEMI JOIN query_table(catalogue) AS c ON c.item_id = e.item_id),
-    ranked_ AS (SELECT k, c, n, row_number() OVER (PARTITION BY k ORDER BY c) AS r,
-                       count(*) OVER (PARTITION BY k) AS m, sum(c) OVER (PARTITION BY k) AS total
-                FROM shown_ CROSS JOIN n_)
-    SELECT k, count(*) / any_value(n) AS coverage,
-           fsum((2 * (n - m + r) - n - 1) * c) / any_value(n * total) AS gini,
-           -fsum(c / total * log2(c / total)) AS entropy
+    counts_ AS (SELECT e.k, e.c, count(*) AS items
+                FROM query_table(exposure) AS e
+                SEMI JOIN query_table(catalogue) AS c ON c.item_id = e.item_id
+                GROUP BY e.k, e.c),
+    ranked_ AS (SELECT k, c, items, n,
+                       coalesce(sum(items) OVER (PARTITION BY k ORDER BY c ROWS BETWEEN
+                                                 UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS b,
+                       sum(items) OVER (PARTITION BY k) AS m,
+                       sum(items * c) OVER (PARTITION BY k) AS total
+                FROM counts_ CROSS JOIN n_)
+    SELECT k, any_value(m) / any_value(n) AS coverage,
+           sum(items::HUGEINT * (n - 2 * m + 2 * b + items) * c)::DOUBLE / any_value(n * total)
+               AS gini,
+           -fsum(items * (c / total * log2(c / total))) AS entropy
     FROM ranked_ GROUP BY k;
 
 -- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_of over the lists of ndcg_beyond_tops: per
@@ -1132,7 +1176,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples :=
 
 -- ndcg_beyond_outside_of(exposure, catalogue): the shown items outside the catalogue, over every
 -- cutoff's lists: outside (how many distinct items) and example (one of them, the smallest as
--- text; NULL when none). One row.
+-- text; NULL when none). One row. It reads exposure's item_id alone, so the entries of
+-- ndcg_beyond_entries serve as well.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside_of(exposure, catalogue) AS TABLE
     SELECT count(DISTINCT e.item_id) AS outside, min(e.item_id::VARCHAR) AS example
     FROM query_table(exposure) AS e
@@ -1144,22 +1189,29 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside(tops, catalogue) AS TABLE
     WITH exposure_ AS (FROM ndcg_beyond_exposure(tops))
     FROM ndcg_beyond_outside_of('exposure_', catalogue);
 
--- ndcg_beyond_user(tops, popularity): the per-user metrics that read pop: per user and cutoff,
--- user_id, k, novelty, popularity and tail (DOUBLEs; NULL for an empty list). popularity as
--- ndcg_beyond_popularity returns it; an item it lacks has pop 0 and is not in the head. Each
--- item's three values are computed once, then averaged over the lists.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
+-- ndcg_beyond_user_of(entries, tops, popularity): the per-user metrics that read pop: per user
+-- and cutoff, user_id, k, novelty, popularity and tail (DOUBLEs; no row for an empty list).
+-- entries as ndcg_beyond_entries returns it for tops; popularity as ndcg_beyond_popularity
+-- returns it: an item it lacks has pop 0 and is not in the head. Each item's three values are
+-- computed once, joined to the entries once, then averaged per cutoff.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_user_of(entries, tops, popularity) AS TABLE
     WITH users_ AS (SELECT any_value(users) AS users FROM query_table(popularity)),
     values_ AS (SELECT item_id, -log2((pop + 1) / (users + 1)) AS novelty,
                        pop::DOUBLE AS popularity, CASE WHEN head THEN 0.0 ELSE 1.0 END AS tail
                 FROM query_table(popularity))
-    SELECT t.user_id, t.k,
+    SELECT e.user_id, c.k,
            avg(coalesce(v.novelty, -log2(1 / (users_.users + 1)))) AS novelty,
            avg(coalesce(v.popularity, 0.0)) AS popularity, avg(coalesce(v.tail, 1.0)) AS tail
-    FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
-    LEFT JOIN values_ AS v ON v.item_id = t.item_id
+    FROM query_table(entries) AS e
+    LEFT JOIN values_ AS v ON v.item_id = e.item_id
+    JOIN ndcg_beyond_cutoffs_of(tops) AS c ON e.position <= c.depth
     CROSS JOIN users_
-    GROUP BY t.user_id, t.k;
+    GROUP BY e.user_id, c.k;
+
+-- ndcg_beyond_user(tops, popularity): ndcg_beyond_user_of over the entries of tops.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
+    WITH entries_ AS (FROM ndcg_beyond_entries(tops))
+    FROM ndcg_beyond_user_of('entries_', tops, popularity);
 
 -- ndcg_beyond_unit(embedding, squared): the embedding divided by its length, given its squared
 -- length (the sum of its squares, computed once, not once per number).
@@ -1182,39 +1234,38 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 -- twice, embeddings of different lengths (each against one item's length), a NULL or NaN
 -- number in an embedding, an embedding of zeros (it has no direction), an empty category list.
 -- items has item_id and the columns embedding and category (either may be all NULL). The
--- repeat check reads the ids alone; the others are folded into the one pass over the rows.
+-- repeat check reads the ids alone; the others are folded into the one pass over the rows:
+-- NULL numbers are counted (list_count skips them), NaN ones found in the squared length,
+-- and the one item whose length every other is checked against is joined to every row.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     WITH twice_ AS (SELECT count(*) AS times, item_id FROM query_table(items)
                     GROUP BY item_id HAVING count(*) > 1 ORDER BY item_id::VARCHAR LIMIT 1),
     first_ AS (SELECT item_id, len(embedding::DOUBLE[]) AS width FROM query_table(items)
                WHERE embedding IS NOT NULL LIMIT 1),
+    read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding,
+                     list_distinct(category::VARCHAR[]) AS category
+              FROM query_table(items)),
     rows_ AS (SELECT item_id, embedding, category,
                      list_sum(list_transform(embedding, lambda x: x * x)) AS squared
-              FROM (SELECT item_id, embedding::DOUBLE[] AS embedding,
-                           list_distinct(category::VARCHAR[]) AS category
-                    FROM query_table(items)))
-    SELECT item_id, ndcg_beyond_unit(embedding, squared) AS unit, category
-    FROM rows_
+              FROM read_)
+    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.squared) AS unit, r.category
+    FROM rows_ AS r LEFT JOIN first_ AS f ON true
     WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
                                              || ' has ' || any_value(times)
                                              || ' rows: give each item one row') FROM twice_)
-      AND (embedding IS NULL
-           OR (SELECT ndcg_require(len(embedding) = f.width,
-                                   'items: embeddings have different lengths: item '
-                                   || ndcg_show(rows_.item_id) || ' has ' || len(embedding)
-                                   || ' numbers, item ' || ndcg_show(f.item_id) || ' has '
-                                   || f.width || ': give every item one length')
-               FROM first_ AS f))
-      AND ndcg_require(embedding IS NULL
-                       OR list_count(list_filter(embedding, lambda x: NOT isnan(x)))
-                          = len(embedding),
-                       'items: item ' || ndcg_show(item_id)
+      AND ndcg_require(r.embedding IS NULL OR len(r.embedding) = f.width,
+                       'items: embeddings have different lengths: item ' || ndcg_show(r.item_id)
+                       || ' has ' || len(r.embedding) || ' numbers, item ' || ndcg_show(f.item_id)
+                       || ' has ' || f.width || ': give every item one length')
+      AND ndcg_require(r.embedding IS NULL OR (list_count(r.embedding) = len(r.embedding)
+                                               AND NOT coalesce(isnan(r.squared), false)),
+                       'items: item ' || ndcg_show(r.item_id)
                        || ' has a NULL or NaN number in its embedding')
-      AND ndcg_require(embedding IS NULL OR squared IS NULL OR squared > 0,
-                       'items: item ' || ndcg_show(item_id) || ' has an embedding of zeros, '
+      AND ndcg_require(r.embedding IS NULL OR r.squared IS NULL OR r.squared > 0,
+                       'items: item ' || ndcg_show(r.item_id) || ' has an embedding of zeros, '
                        || 'which has no direction for a cosine')
-      AND ndcg_require(category IS NULL OR len(category) > 0,
-                       'items: item ' || ndcg_show(item_id) || ' has an empty category list');
+      AND ndcg_require(r.category IS NULL OR len(r.category) > 0,
+                       'items: item ' || ndcg_show(r.item_id) || ' has an empty category list');
 
 -- ndcg_beyond_cosine_mode(features): true when any item of features has an embedding: ild then
 -- reads embeddings (and every shown item needs one), else categories.
@@ -1249,7 +1300,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_cosine(tops, features) AS TABLE
            ndcg_beyond_cosine_ild(count(*), list_transform(range(1, max(len(unit)) + 1),
                lambda d: list_sum(list_transform(list(unit), lambda u: u[d])))) AS ild
     FROM ndcg_beyond_shown(tops, features, true) AS s
-    JOIN query_table(features) AS f ON f.item_id = s.item_id
+    LEFT JOIN query_table(features) AS f ON f.item_id = s.item_id
     GROUP BY user_id, k;
 
 -- ndcg_beyond_ild_jaccard(tops, features): ild by categories per user and cutoff (when no item
@@ -1262,6 +1313,20 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_jaccard(tops, features) AS TABLE
     FROM shown_ AS a JOIN shown_ AS b
       ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
     GROUP BY a.user_id, a.k;
+
+-- ndcg_beyond_ild_vectors(tops, features, vectors): ild by embeddings as ndcg_beyond_ild_cosine
+-- computes it, from vectors: item_id and the numbers of each item's unit vector (features'
+-- unit) as DOUBLE columns named d1, d2, ... (one per number). Each list's sum of unit vectors
+-- is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each list's vectors
+-- with list() (about 3x the time). Both join the vectors with a LEFT JOIN (every shown item has
+-- one: ndcg_beyond_shown checks): with an inner one DuckDB 2.0 sums the vectors per item below
+-- the join first (its partial aggregate pushdown), 2-3x slower.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_vectors(tops, features, vectors) AS TABLE
+    WITH sums_ AS (SELECT s.user_id, s.k, count(*) AS n, sum(COLUMNS(v.* EXCLUDE (item_id)))
+                   FROM ndcg_beyond_shown(tops, features, true) AS s
+                   LEFT JOIN query_table(vectors) AS v ON v.item_id = s.item_id
+                   GROUP BY s.user_id, s.k)
+    SELECT user_id, k, ndcg_beyond_cosine_ild(n, [*COLUMNS('^d[0-9]+$')]) AS ild FROM sums_;
 
 -- ndcg_beyond_ild(tops, features): ild per user and cutoff (users with two items or more):
 -- user_id, k, ild. features as ndcg_beyond_features returns it. Embeddings when any item has

@@ -145,9 +145,14 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
                     "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
                     "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
         summary, notes = {}, []
-        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
-                    "FROM ndcg_beyond_exposure('ndcg_tops_')")
+        # the lists' items, unnested once for the exposure and the per-user metrics
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
+                    "FROM ndcg_beyond_entries('ndcg_tops_')")
+        shown = "ndcg_entries_"  # what the outside-catalogue count reads
         if metrics & set(PER_RUN):
+            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
+                        "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
+            shown = "ndcg_exposure_"
             rows = con.sql("FROM ndcg_beyond_run_of('ndcg_exposure_', 'ndcg_catalogue_')"
                            ).fetchall()
             found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
@@ -160,7 +165,8 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
                         f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
                         f"head_share := {options.head_share!r})")
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                        "FROM ndcg_beyond_user('ndcg_tops_', 'ndcg_popularity_')")
+                        "FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
+                        "'ndcg_popularity_')")
             columns += [m for m in ("novelty", "popularity", "tail") if m in metrics]
         if "ild" in metrics:
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
@@ -168,24 +174,29 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
             _ild(con)
             columns.append("ild")
         _per_user_table(con, columns)
-        notes += ([given.as_text] if given.as_text else []) + _outside(con, given)
+        notes += ([given.as_text] if given.as_text else []) + _outside(con, given, shown)
     except duckdb.Error as exc:
         raise InputError(_message(exc, given)) from None
     return Results(summary, tuple(columns), notes)
 
 
-# ild gathers each list's unit vectors: DuckDB holds about this many bytes per number gathered
-# (measured: 16 GB for 1M users x 10 items x 64 numbers), so it runs on chunks of users that
-# fill at most a quarter of the memory limit
+# ild sums each list's unit vectors, one sum() per number: DuckDB holds about this many bytes per
+# number summed per user and cutoff (with the embeddings' hash table), so it runs on chunks of
+# users that fill at most a quarter of the memory limit
 BYTES_PER_NUMBER = 25
 
 
 def _ild(con) -> None:
-    """ndcg_beyond_ild_users: ild per user and cutoff, chunk by chunk of users (ndcg_tops_)."""
-    (width,), = con.sql("SELECT coalesce(max(len(unit)), 1) FROM ndcg_features_").fetchall()
-    (numbers,), = con.sql("SELECT coalesce(avg(len(top)), 0) * count(DISTINCT k) FROM ndcg_tops_"
-                          ).fetchall()
-    per_user = max(1.0, BYTES_PER_NUMBER * width * numbers)
+    """ndcg_beyond_ild_users: ild per user and cutoff, chunk by chunk of users (ndcg_tops_). With
+    embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
+    statement written per embedding length) for ndcg_beyond_ild_vectors; else categories."""
+    (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
+                                "(SELECT count(DISTINCT k) FROM ndcg_tops_)").fetchall()
+    if width:
+        columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_vectors_ AS SELECT item_id, {columns} "
+                    f"FROM ndcg_features_ WHERE unit IS NOT NULL")
+    per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
     size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
                                          / 4 / per_user))
     ranges = batches.user_ranges(con, "ndcg_tops_", size)
@@ -195,7 +206,9 @@ def _ild(con) -> None:
                 "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_users AS")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_chunk AS FROM ndcg_tops_ "
                     f"WHERE {users}")
-        con.execute(f"{into} FROM ndcg_beyond_ild('ndcg_tops_chunk', 'ndcg_features_')")
+        con.execute(f"{into} " + (
+            "FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', 'ndcg_vectors_')"
+            if width else "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
 
 
 def _per_user_table(con, columns: list) -> None:
@@ -215,10 +228,11 @@ def _per_user_table(con, columns: list) -> None:
                 f"FROM ndcg_tops_ AS t{joins}")
 
 
-def _outside(con, given: Inputs) -> list:
-    """A warning when recommended items are outside the catalogue: how many, and one of them."""
-    (count, example), = con.sql("FROM ndcg_beyond_outside_of('ndcg_exposure_', "
-                                "'ndcg_catalogue_')").fetchall()
+def _outside(con, given: Inputs, shown: str) -> list:
+    """A warning when recommended items are outside the catalogue: how many, and one of them.
+    shown: a relation with the shown items' item_id (ndcg_exposure_ or ndcg_entries_)."""
+    (count, example), = con.sql(f"FROM ndcg_beyond_outside_of('{shown}', "
+                                f"'ndcg_catalogue_')").fetchall()
     if not count:
         return []
     where = given.items or f"the items of the {given.train}"
