@@ -1087,16 +1087,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue) AS TABLE
            -fsum(c / total * log2(c / total)) AS entropy
     FROM ranked_ GROUP BY k;
 
--- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_of over the lists of ndcg_beyond_tops: per
+-- ndcg_beyond_run_at(exposure, keys, catalogue): ndcg_beyond_run_of at every k of `keys` (a
+-- relation with k and users: the cutoffs, or groups, whose lists were read, and how many users'
+-- lists): k, coverage, gini, entropy (0 when no catalogue item is shown) and users.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_at(exposure, keys, catalogue) AS TABLE
+    WITH run_ AS (FROM ndcg_beyond_run_of(exposure, catalogue))
+    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
+           coalesce(r.entropy, 0.0) AS entropy, u.users
+    FROM query_table(keys) AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
+
+-- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_at over the lists of ndcg_beyond_tops: per
 -- cutoff k, coverage, gini, entropy (0 when no catalogue item is shown) and users (how many
 -- users' lists were read).
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
     WITH exposure_ AS (FROM ndcg_beyond_exposure(tops)),
-    run_ AS (FROM ndcg_beyond_run_of('exposure_', catalogue)),
     users_ AS (SELECT k, count(DISTINCT user_id) AS users FROM query_table(tops) GROUP BY k)
-    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
-           coalesce(r.entropy, 0.0) AS entropy, u.users
-    FROM users_ AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
+    FROM ndcg_beyond_run_at('exposure_', 'users_', catalogue);
 
 -- ndcg_beyond_poisson(u): a Poisson(1) draw from u, uniform in [0, 1): the smallest m with
 -- P(X <= m) > u, P(X <= m) = e^-1 sum_{i <= m} 1 / i!; 8 stands for 8 or more (P(X > 8) < 1e-6).

@@ -1,0 +1,197 @@
+"""The beyond-accuracy metrics on Spark: evaluation/beyond.py's steps, shared between the driver
+and the workers, each step the default engine's.
+
+Driver: reads --train and --items with DuckDB as the default engine does (beyond.load: the same
+checks, messages and notes) and makes the per-item tables (beyond.prepare: the catalogue, and
+with their checks the popularity and the features). The two the workers read go to every
+worker as Arrow (a Spark broadcast), loaded once into each worker process's DuckDB.
+Workers: each bucket's evaluated users' top_k lists (beyond.add_tops), their per-user metrics
+by the same macros (beyond.per_user), beside the other metrics; the lists themselves go in the
+hidden column TOPS of the per-user rows.
+Per-run metrics and the items outside the catalogue: each partition counts the exposure of its
+users' lists with ndcg_beyond_exposure; Spark adds the counts per cutoff and item; the driver
+runs ndcg_beyond_run_of and ndcg_beyond_outside_of over the sums (beyond.per_run). Per segment,
+the same with the segment in the key (ndcg_beyond_run_at).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import NamedTuple, Optional
+
+import duckdb
+import pyarrow as pa
+
+from ..errors import InputError
+from ..evaluation import beyond, inputs
+from ..evaluation.evaluate import _item_type, _with_beyond
+from ..options import Options
+from ..sqlfiles import register
+
+TOPS = "__ndcg_tops"  # per user: the top_k lists, [{k, top}], for the per-run metrics
+SHIPPED = ("ndcg_popularity_", "ndcg_features_")  # beyond.prepare's tables the workers read
+
+
+class Shipped(NamedTuple):
+    """What a worker needs for the beyond-accuracy metrics: the driver's Inputs (as_text), a
+    token naming this run's tables, and {table name: Spark broadcast of Arrow IPC bytes, or an
+    Arrow table}."""
+
+    given: beyond.Inputs
+    token: str
+    tables: dict
+
+
+_LOADED = {}  # worker process: {connection key: the token of the tables it holds}
+
+
+def _load(con, shipped: Shipped, key=None) -> None:
+    """Create the shipped tables in `con` (once per token for a cached connection `key`)."""
+    if key is not None and _LOADED.get(key) == shipped.token:
+        return
+    for name, table in shipped.tables.items():
+        if not isinstance(table, pa.Table):
+            table = pa.ipc.open_stream(table.value).read_all()
+        con.register("ndcg_shipped_in", table)
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS FROM ndcg_shipped_in")
+        finally:
+            con.unregister("ndcg_shipped_in")
+    if key is not None:
+        _LOADED[key] = shipped.token
+
+
+def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
+          key=None) -> str:
+    """On a worker, after the bucket's users are scored (evaluate.score_users into ndcg_all, the
+    view ndcg_result of the evaluated users): their top_k lists (ndcg_tops_) and per-user
+    beyond-accuracy metrics (ndcg_beyond_users), as the default engine's run makes them.
+    Returns the relation of per-user rows with those metrics (evaluate._with_beyond)."""
+    _load(con, shipped, key)
+    beyond.start_tops(con, shipped.given, _item_type(con, layout))
+    beyond.add_tops(con, options, layout, "ndcg_recs", "ndcg_rels", measures)
+    beyond.evaluated_tops(con, "ndcg_result")
+    return _with_beyond(con, beyond.per_user(con, measures))
+
+
+TOPS_SQL = ("(SELECT user_id, list({'k': k, 'top': top} ORDER BY k NULLS LAST) AS tops "
+            "FROM ndcg_tops_ GROUP BY user_id)")  # the TOPS column's values, per user
+
+
+class Driver:
+    """The driver's side of a run's beyond-accuracy metrics: its DuckDB (the per-item tables),
+    what the workers need (shipped) and the per-run steps. close() when done."""
+
+    def __init__(self, spark, options: Options, measures: tuple, settings: dict, cols,
+                 item_type: str):
+        """Read and check train and items (settings' train and items) as the default engine
+        does, for recommended item ids of SQL type `item_type`, and make the per-item tables;
+        raises InputError with the default engine's messages."""
+        self.measures, self.con = measures, duckdb.connect()
+        try:
+            register(self.con)
+            self.given = beyond.load(self.con, measures, settings["train"], settings["items"],
+                                     cols, item_type)
+            try:
+                beyond.prepare(self.con, options, measures, self.given)
+            except duckdb.Error as exc:
+                raise InputError(beyond._message(exc, self.given)) from None
+            tables = {}
+            for name in SHIPPED:
+                if self.con.sql(f"SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
+                                f"table_name = '{name}'").fetchall()[0][0]:
+                    tables[name] = self.con.sql(f"FROM {name}").to_arrow_table()
+            self.empty = Shipped(self.given, "plan", {name: table.schema.empty_table()
+                                                       for name, table in tables.items()})
+            shipped = {}
+            for name, table in tables.items():
+                sink = pa.BufferOutputStream()
+                with pa.ipc.new_stream(sink, table.schema) as writer:
+                    writer.write_table(table)
+                shipped[name] = spark.sparkContext.broadcast(sink.getvalue().to_pybytes())
+            self.shipped = Shipped(self.given, uuid.uuid4().hex, shipped)
+        except BaseException:
+            self.con.close()
+            raise
+
+    def close(self) -> None:
+        """Closes the driver's DuckDB. The broadcasts stay (not destroyed): the per-user rows,
+        if Spark recomputes them, read them again."""
+        self.con.close()
+
+    def per_run(self, tops) -> tuple[dict, list]:
+        """The per-run measures and the notes (beyond.per_run) of the lists in `tops` (a Spark
+        DataFrame with the column TOPS, a row per evaluated user)."""
+        self._exposure(tops, None)
+        self.con.execute("CREATE OR REPLACE TEMP VIEW ndcg_exposure_ AS "
+                         "SELECT k.k AS k, item_id, c FROM ndcg_exposure_in "
+                         "WHERE item_id IS NOT NULL")
+        return beyond.per_run(self.con, self.measures, self.given)
+
+    def per_run_by_segment(self, tops, segment: str) -> dict:
+        """{segment: {'coverage@10': value, ...}}: the per-run metrics of each segment's users'
+        lists (tops: a Spark DataFrame with TOPS and the segment column `segment`), as
+        segments.per_run_by_segment gives them; {} when the run has no per-run metric."""
+        names = {m.name: m for m in self.measures if m.metric in beyond.PER_RUN}
+        if not names:
+            return {}
+        self._exposure(tops, segment)
+        rows = self.con.sql(
+            "WITH exposure_ AS (SELECT k, item_id, c FROM ndcg_exposure_in "
+            "                   WHERE item_id IS NOT NULL), "
+            "keys_ AS (SELECT DISTINCT k, NULL AS users FROM ndcg_exposure_in) "
+            "SELECT k.segment, k.k, coverage, gini, entropy "
+            "FROM ndcg_beyond_run_at('exposure_', 'keys_', 'ndcg_catalogue_')").fetchall()
+        out: dict = {}
+        for segment, k, *values in rows:
+            for metric, value in zip(beyond.PER_RUN, values):
+                out.setdefault(segment, {})[f"{metric}@{'all' if k is None else k}"] = value
+        return out
+
+    def _exposure(self, tops, segment: Optional[str]) -> None:
+        """ndcg_exposure_in in the driver's DuckDB: k ({k, segment}), item_id and c, the
+        exposure of the lists in `tops` added up over the partitions, and for every k a row
+        with item_id NULL (the keys whose lists were read)."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+        element = tops.schema[TOPS].dataType.elementType["top"].dataType.elementType
+        schema = StructType([StructField("segment", StringType()), StructField("k", LongType()),
+                             StructField("item_id", element), StructField("c", LongType())])
+        columns = [TOPS] + ([segment] if segment else [])
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        summed = (tops.select(*columns).mapInArrow(_exposure(segment, to_arrow_schema(schema)),
+                                                   schema)
+                  .groupBy("segment", "k", "item_id").agg(F.sum("c").alias("c")))
+        self.con.register("ndcg_exposure_arrow", summed.toArrow())
+        self.con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_in AS "
+                         "SELECT {'k': k, 'segment': segment} AS k, item_id, c "
+                         "FROM ndcg_exposure_arrow")
+        self.con.unregister("ndcg_exposure_arrow")
+
+
+def _exposure(segment: Optional[str], schema: pa.Schema):
+    """mapInArrow function over rows with TOPS (and the column `segment`): per batch, the rows
+    (segment, k, item_id, c) of ndcg_beyond_exposure over its lists, per segment, and a row
+    with item_id NULL and c 0 for each (segment, k) whose lists it read; in `schema`."""
+    def partial(batches):
+        from .workers import connection
+
+        con = connection(())
+        group = inputs.ident(segment) + "::VARCHAR" if segment else "NULL::VARCHAR"
+        for batch in batches:
+            con.register("ndcg_tops_batch", batch)
+            try:
+                con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_in AS "
+                            f"SELECT {{'k': t.k, 'segment': g}} AS k, t.top "
+                            f"FROM (SELECT {group} AS g, unnest({TOPS}) AS t "
+                            f"      FROM ndcg_tops_batch WHERE {TOPS} IS NOT NULL)")
+                table = con.sql("SELECT k.segment AS segment, k.k AS k, item_id, c "
+                                "FROM ndcg_beyond_exposure('ndcg_tops_in') "
+                                "UNION ALL SELECT DISTINCT k.segment, k.k, NULL, 0 "
+                                "FROM ndcg_tops_in").to_arrow_table().cast(schema)
+            finally:
+                con.unregister("ndcg_tops_batch")
+            yield from table.to_batches()
+    return partial
