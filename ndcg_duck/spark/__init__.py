@@ -376,7 +376,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 if rows_kept:
                     scored.unpersist()
                 raise InputError(problem)
-            evaluated = scored.filter(_col(FLAGS[2]))
+            evaluated = scored.filter(_col(FLAGS[2])) if rows_kept else None
             rows = evaluated.drop(*FLAGS, spark_beyond.TOPS) if per_user else None
             notes = _notes(rels, cols, options, loaded, users)
             if driver is not None:
