@@ -1222,26 +1222,41 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_mode(features) AS TABLE
     SELECT coalesce(bool_or(unit IS NOT NULL), false) AS cosine FROM query_table(features);
 
--- ndcg_beyond_shown(tops, features, cosine): the items of every top_k of two items or more, when
+-- ndcg_beyond_at(tops, features, cosine): the items of every top_k of two items or more, when
 -- ild reads embeddings (cosine true) or categories (false), else none: user_id, k, position,
--- item_id. Stops when a shown item lacks what ild reads, naming one and the count (the check
--- joins the ids alone, never the embeddings).
+-- item_id.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_at(tops, features, cosine) AS TABLE
+    WITH mode_ AS (FROM ndcg_beyond_cosine_mode(features))
+    SELECT user_id, k, generate_subscripts(top, 1) AS position, unnest(top) AS item_id
+    FROM query_table(tops)
+    WHERE len(top) >= 2 AND (SELECT mode_.cosine = cosine FROM mode_);
+
+-- ndcg_beyond_missing(shown, features, cosine): the items of `shown` (ndcg_beyond_at's rows, by
+-- name)
+-- without what ild reads (an embedding when cosine, else a category): item_id, each once. The
+-- check joins the ids alone, never the embeddings.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_missing(shown, features, cosine) AS TABLE
+    SELECT DISTINCT a.item_id
+    FROM query_table(shown) AS a
+    ANTI JOIN (SELECT item_id FROM query_table(features)
+               WHERE CASE WHEN cosine THEN unit IS NOT NULL ELSE category IS NOT NULL END) AS f
+      ON f.item_id = a.item_id;
+
+-- ndcg_beyond_missing_check(n, example, cosine): true, or stops when n (> 0) shown items lack
+-- what ild reads, naming the count and one of them (example, as text).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_missing_check(n, example, cosine) AS
+    ndcg_require(n = 0, 'items: ' || n || ' recommended item(s) have no '
+                        || CASE WHEN cosine THEN 'embedding' ELSE 'category' END
+                        || ' for ild, e.g. item ' || ndcg_show(example));
+
+-- ndcg_beyond_shown(tops, features, cosine): ndcg_beyond_at's rows; stops when a shown item
+-- lacks what ild reads, naming one (the smallest as text) and the count.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_shown(tops, features, cosine) AS TABLE
-    WITH mode_ AS (FROM ndcg_beyond_cosine_mode(features)),
-    at_ AS (SELECT user_id, k, generate_subscripts(top, 1) AS position, unnest(top) AS item_id
-            FROM query_table(tops)
-            WHERE len(top) >= 2 AND (SELECT mode_.cosine = cosine FROM mode_)),
-    missing_ AS (SELECT count(DISTINCT a.item_id) AS n, min(a.item_id::VARCHAR) AS example
-                 FROM at_ AS a
-                 ANTI JOIN (SELECT item_id FROM query_table(features)
-                            WHERE CASE WHEN cosine THEN unit IS NOT NULL
-                                       ELSE category IS NOT NULL END) AS f
-                   ON f.item_id = a.item_id)
+    WITH at_ AS (FROM ndcg_beyond_at(tops, features, cosine)),
+    missing_ AS (SELECT count(*) AS n, min(item_id::VARCHAR) AS example
+                 FROM ndcg_beyond_missing('at_', features, cosine))
     SELECT * FROM at_
-    WHERE (SELECT ndcg_require(n = 0, 'items: ' || n || ' recommended item(s) have no '
-                                      || CASE WHEN cosine THEN 'embedding' ELSE 'category' END
-                                      || ' for ild, e.g. item ' || ndcg_show(example))
-           FROM missing_);
+    WHERE (SELECT ndcg_beyond_missing_check(n, example, cosine) FROM missing_);
 
 -- ndcg_beyond_ild_cosine(tops, features): ild by embeddings per user and cutoff (when any item
 -- has one): user_id, k, ild, in one pass per list (ndcg_beyond_cosine_ild).
