@@ -691,14 +691,16 @@ def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
     assert '"gini@3": 0.' in want.stdout.split('"segments"')[1]  # per run, per segment
     assert (got.exit_code, got.stdout, got.stderr) == (0, want.stdout, want.stderr)
     assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
-    lacking = tmp_path / "items.json"  # b has no embedding: u1's list needs it
-    lacking.write_text((ex / "items.json").read_text().replace(', "embedding": [0.0, 1.0]', ""))
+    lacking = tmp_path / "items.json"  # b and d have no embedding: u1's and u2's lists need
+    lacking.write_text((ex / "items.json").read_text().replace(', "embedding": [0.0, 1.0]', "")
+                       .replace('"u"], "embedding": [1.0, 0.0]', '"u"]'))  # them: 2 items
     for case in ([ex / "recs.json", ex / "rels.csv", "-m", "novelty", "--items", lacking],
                  [ex / "recs.json", ex / "rels.csv", "-m", "ild", "--items", lacking]):
         want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
         assert want.exit_code in (1, 2) and want.output.startswith("Usage") == \
             (want.exit_code == 2)
         assert (got.exit_code, got.output) == (want.exit_code, want.output), case
+    assert "2 recommended item(s) have no embedding for ild, e.g. item b" in got.output
 
 
 # --- the README's Spark examples run as written -------------------------------------------------

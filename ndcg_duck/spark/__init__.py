@@ -88,6 +88,8 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)
         tops = f", t.tops AS {inputs.ident(spark_beyond.TOPS)}"
         lists = f" LEFT JOIN {spark_beyond.TOPS_SQL} AS t ON t.user_id = u.user_id"
+        if any(m.metric == "ild" for m in measures):
+            tops += f", {spark_beyond.LACKING_SQL} AS {inputs.ident(spark_beyond.LACKING)}"
     judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
@@ -376,8 +378,15 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 if rows_kept:
                     scored.unpersist()
                 raise InputError(problem)
+            if driver is not None:
+                try:
+                    driver.check_lacking(scored)
+                except InputError:
+                    scored.unpersist()
+                    raise
             evaluated = scored.filter(_col(FLAGS[2])) if rows_kept else None
-            rows = evaluated.drop(*FLAGS, spark_beyond.TOPS) if per_user else None
+            hidden = (*FLAGS, spark_beyond.TOPS, spark_beyond.LACKING)
+            rows = evaluated.drop(*hidden) if per_user else None
             notes = _notes(rels, cols, options, loaded, users)
             if driver is not None:
                 values, said = driver.per_run(evaluated)

@@ -29,6 +29,7 @@ from ..options import Options
 from ..sqlfiles import register
 
 TOPS = "__ndcg_tops"  # per user: the top_k lists, [{k, top}], for the per-run metrics
+LACKING = "__ndcg_lacking"  # with ild: the bucket's shown items without features (as text)
 SHIPPED = ("ndcg_popularity_", "ndcg_features_")  # beyond.prepare's tables the workers read
 
 
@@ -71,7 +72,25 @@ def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
     beyond.start_tops(con, shipped.given, _item_type(con, layout))
     beyond.add_tops(con, options, layout, "ndcg_recs", "ndcg_rels", measures)
     beyond.evaluated_tops(con, "ndcg_result")
-    return _with_beyond(con, beyond.per_user(con, measures))
+    if not any(m.metric == "ild" for m in measures):
+        return _with_beyond(con, beyond.per_user(con, measures))
+    # ild's check counts the shown items without features over every bucket (the driver's
+    # check_lacking): a bucket that has some leaves ild out
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_lacking_ AS "
+                "WITH true_ AS (FROM ndcg_beyond_at('ndcg_tops_', 'ndcg_features_', true)), "
+                "false_ AS (FROM ndcg_beyond_at('ndcg_tops_', 'ndcg_features_', false)) "
+                "SELECT item_id::VARCHAR AS item_id "
+                "FROM ndcg_beyond_missing('true_', 'ndcg_features_', true) UNION "
+                "SELECT item_id::VARCHAR FROM ndcg_beyond_missing('false_', 'ndcg_features_', "
+                "false)")
+    if not con.sql("SELECT 1 FROM ndcg_lacking_ LIMIT 1").fetchall():
+        return _with_beyond(con, beyond.per_user(con, measures))
+    columns = beyond.per_user(con, tuple(m for m in measures if m.metric != "ild"))
+    con.execute("ALTER TABLE ndcg_beyond_users ADD COLUMN ild DOUBLE")
+    return _with_beyond(con, columns + ("ild",))
+
+
+LACKING_SQL = "(SELECT list(item_id ORDER BY item_id) FROM ndcg_lacking_)"  # LACKING's value
 
 
 TOPS_SQL = ("(SELECT user_id, list({'k': k, 'top': top} ORDER BY k NULLS LAST) AS tops "
@@ -118,6 +137,25 @@ class Driver:
         """Closes the driver's DuckDB. The broadcasts stay (not destroyed): the per-user rows,
         if Spark recomputes them, read them again."""
         self.con.close()
+
+    def check_lacking(self, rows) -> None:
+        """ild's check over every bucket (ndcg_beyond_missing_check): stops, as the default
+        engine does, when shown items lack features, naming how many (distinct over the
+        buckets' LACKING lists of the per-user `rows`) and the smallest as text."""
+        from pyspark.sql import functions as F
+
+        if LACKING not in rows.columns:
+            return
+        (n, example), = (rows.select(F.explode(LACKING).alias("item")).distinct()
+                         .agg(F.count("item"), F.min("item")).collect())
+        if not n:
+            return
+        try:
+            self.con.execute(f"SELECT ndcg_beyond_missing_check({int(n)}, "
+                             f"{inputs.literal(example)}, (SELECT cosine FROM "
+                             f"ndcg_beyond_cosine_mode('ndcg_features_')))")
+        except duckdb.Error as exc:
+            raise InputError(beyond._message(exc, self.given)) from None
 
     def per_run(self, tops) -> tuple[dict, list]:
         """The per-run measures and the notes (beyond.per_run) of the lists in `tops` (a Spark
