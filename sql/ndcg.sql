@@ -1112,22 +1112,32 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_poisson(u) AS
          WHEN u < 163 / 60 * exp(-1) THEN 5 WHEN u < 1957 / 720 * exp(-1) THEN 6
          WHEN u < 685 / 252 * exp(-1) THEN 7 ELSE 8 END;
 
--- ndcg_beyond_resampled(tops, catalogue, resamples, seed): the Poisson bootstrap of the per-run
--- metrics (Hanley and MacGibbon 2006): per cutoff k and resample b (0 .. resamples - 1), k, b,
--- coverage, gini and entropy of the lists with each user weighted by a Poisson(1) draw keyed by
--- the user id as text, b and seed. The weights depend on nothing else, so two runs scored on
--- the same users get the same weights: their resamples are paired.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples := 1000,
+-- ndcg_beyond_resampled_exposure(tops, resamples, seed): ndcg_beyond_exposure of the Poisson
+-- bootstrap's resamples: k ({'k': cutoff, 'b': resample}), item_id and c, the sum over the
+-- users whose top_k holds the item of their weight in resample b (0 .. resamples - 1), a
+-- Poisson(1) draw keyed by the user id as text, b and seed. The weights depend on nothing else,
+-- so two runs scored on the same users get the same weights (their resamples are paired), and
+-- the users may be split into groups whose rows are added up.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled_exposure(tops, resamples := 1000,
         seed := 42) AS TABLE
     WITH weights_ AS (SELECT u.user_id, r.b,
                              ndcg_beyond_poisson((hash(u.user_id::VARCHAR, r.b, seed) >> 11)
                                                  / 9007199254740992.0) AS w
                       FROM (SELECT DISTINCT user_id FROM query_table(tops)) AS u
-                      CROSS JOIN range(resamples) AS r(b)),
-    exposure_ AS (SELECT {'k': t.k, 'b': w.b} AS k, t.item_id, sum(w.w) AS c
-                  FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
-                  JOIN weights_ AS w ON w.user_id = t.user_id AND w.w > 0
-                  GROUP BY ALL)
+                      CROSS JOIN range(resamples) AS r(b))
+    SELECT {'k': t.k, 'b': w.b} AS k, t.item_id, sum(w.w)::BIGINT AS c
+    FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
+    JOIN weights_ AS w ON w.user_id = t.user_id AND w.w > 0
+    GROUP BY ALL;
+
+-- ndcg_beyond_resampled(tops, catalogue, resamples, seed): the Poisson bootstrap of the per-run
+-- metrics (Hanley and MacGibbon 2006): per cutoff k and resample b (0 .. resamples - 1), k, b,
+-- coverage, gini and entropy of the lists with each user weighted by a Poisson(1) draw
+-- (ndcg_beyond_resampled_exposure).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples := 1000,
+        seed := 42) AS TABLE
+    WITH exposure_ AS (FROM ndcg_beyond_resampled_exposure(tops, resamples := resamples,
+                                                           seed := seed))
     SELECT k.k AS k, k.b AS b, coverage, gini, entropy
     FROM ndcg_beyond_run_of('exposure_', catalogue);
 

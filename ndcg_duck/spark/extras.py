@@ -159,15 +159,14 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
     seg, _, _, unknown = segment_table(spark, segments, by, user_col)
     tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"), TOPS)
     try:
-        found = lists["driver"].per_run_by_segment(join_segments(tops, seg, unknown),
-                                                   "__segment")
+        found = lists["driver"].per_run_found(join_segments(tops, seg, unknown), "__segment")
     finally:
         lists["scored"].unpersist()
     for name in summary:
         if metric_names.is_metric(name) and metric_names.per_run(name.partition("@")[0]):
             for row in rows:
                 row[name] = (summary[name] if row["segment"] == segmenting.ALL
-                             else found.get(row["segment"], {}).get(name))
+                             else found.get(row["segment"], {}).get("values", {}).get(name))
 
 
 def _bins(metrics: list, ranges: list):
