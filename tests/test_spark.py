@@ -3,6 +3,8 @@ random data for every option, the same refusals, results that do not depend on t
 buckets or partitions, and the CLI's --engine spark. One local Spark session serves every test;
 the tests skip only where no Java runtime is installed."""
 
+import csv
+import io
 import math
 import os
 import random
@@ -701,6 +703,28 @@ def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
             (want.exit_code == 2)
         assert (got.exit_code, got.output) == (want.exit_code, want.output), case
     assert "2 recommended item(s) have no embedding for ild, e.g. item b" in got.output
+    # compare: per-user ones paired, per-run ones per segment with the Poisson bootstrap's
+    # intervals, which key each user's weights by its id: the default engine's, exactly
+    b = tmp_path / "b.json"
+    b.write_text('[{"user_id": "u1", "items": ["c", "b", "a"]}, {"user_id": "u2", '
+                 '"items": ["e", "d"]}, {"user_id": "u3", "items": ["b"]}]')
+    args = ["compare", ex / "rels.csv", "--run", f"a={ex / 'recs.json'}", "--run", f"b={b}",
+            *args[2:], "--min-users", "1", "--test", "bootstrap", "--n-resamples", "50",
+            "--format", "csv"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and (got.exit_code, got.stderr) == (0, want.stderr)
+    want_rows, got_rows = (list(csv.DictReader(io.StringIO(r.stdout))) for r in (want, got))
+    assert len(got_rows) == len(want_rows) > 90
+    for got_row, want_row in zip(got_rows, want_rows):
+        if want_row["metric"] in ("coverage", "gini", "entropy"):
+            assert got_row == want_row
+            continue
+        for name in ("metric", "cutoff", "segment", "run", "users", "mean", "diff"):
+            if want_row[name] and name in ("mean", "diff"):
+                assert float(got_row[name]) == pytest.approx(float(want_row[name]), rel=1e-12,
+                                                             abs=1e-15), (name, want_row)
+            else:
+                assert got_row[name] == want_row[name], (name, want_row)
 
 
 # --- the README's Spark examples run as written -------------------------------------------------

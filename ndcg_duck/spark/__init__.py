@@ -150,7 +150,7 @@ def _partial_sums(measures: tuple):
     names = [measure.name for measure in measures]
 
     def partial(batches):
-        judged = ranked = unranked = unjudged = zero = evaluated = 0
+        judged = ranked = unranked = unjudged = zero = evaluated = lacking = 0
         counts, sums = [0] * len(names), [0] * len(names)
         for batch in batches:
             j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
@@ -160,19 +160,22 @@ def _partial_sums(measures: tuple):
             unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
             zero += pc.sum(batch.column(FLAGS[3])).as_py() or 0
             evaluated += pc.sum(batch.column(FLAGS[2])).as_py() or 0
+            if spark_beyond.LACKING in batch.schema.names:  # ild's items without features
+                lacking += batch.num_rows - batch.column(spark_beyond.LACKING).null_count
             for i, name in enumerate(names):
                 values = batch.column(name).drop_null().cast(pa.float64())
                 values = values.to_numpy(zero_copy_only=False)
                 counts[i] += len(values)
                 sums[i] += exact_sum(values)
         row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
-               "unjudged": [unjudged], "zero": [zero], "evaluated": [evaluated]}
+               "unjudged": [unjudged], "zero": [zero], "evaluated": [evaluated],
+               "lacking": [lacking]}
         for i in range(len(names)):
             row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
         yield pa.RecordBatch.from_pydict(row)
 
     fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long",
-              "evaluated long"]
+              "evaluated long", "lacking long"]
     fields += [f"n{i} long, s{i} string" for i in range(len(names))]
     return partial, ", ".join(fields)
 
@@ -183,7 +186,8 @@ def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
     {measure name: how many users have a value})."""
     partial, schema = _partial_sums(measures)
     rows = (scored if summed else scored.mapInArrow(partial, schema)).collect()
-    users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
+    users_of = {name: sum(row[name] for row in rows)
+                for name in ("judged", "ranked", "unranked", "lacking")}
     summary, counts = {}, {}
     for i, measure in enumerate(measures):
         count = counts[measure.name] = sum(row[f"n{i}"] for row in rows)
@@ -378,7 +382,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 if rows_kept:
                     scored.unpersist()
                 raise InputError(problem)
-            if driver is not None:
+            if driver is not None and users["lacking"]:
                 try:
                     driver.check_lacking(scored)
                 except InputError:

@@ -106,7 +106,7 @@ class Driver:
         """Read and check train and items (settings' train and items) as the default engine
         does, for recommended item ids of SQL type `item_type`, and make the per-item tables;
         raises InputError with the default engine's messages."""
-        self.measures, self.con = measures, duckdb.connect()
+        self.measures, self.con, self.exposed = measures, duckdb.connect(), None
         try:
             register(self.con)
             self.given = beyond.load(self.con, measures, settings["train"], settings["items"],
@@ -161,20 +161,28 @@ class Driver:
         """The per-run measures and the notes (beyond.per_run) of the lists in `tops` (a Spark
         DataFrame with the column TOPS, a row per evaluated user)."""
         self._exposure(tops)
+        self.exposed = tops  # per_run_found reads the same exposure again for every user
         self.con.execute("CREATE OR REPLACE TEMP VIEW ndcg_exposure_ AS "
                          "SELECT k.k AS k, item_id, c FROM ndcg_exposure_in "
                          "WHERE item_id IS NOT NULL")
         return beyond.per_run(self.con, self.measures, self.given)
 
     def per_run_found(self, tops, segment: Optional[str] = None, user: Optional[str] = None,
-                      n_resamples: int = 0, seed: int = 0, budget: int = 0) -> dict:
-        """{segment (None without `segment`): {'users': how many users' lists count, 'values':
-        {'coverage@10': value, ...}, 'resampled': {}, or as beyond.resampled_values gives it
-        with n_resamples}}, as comparison.compare's _per_run_values (and segments'
-        per_run_by_segment) find them in a default engine's run: `tops` has TOPS, the segment
-        column `segment` and the user id column `user` (for the resamples' weights)."""
+                      n_resamples: int = 0, seed: int = 0, budget: int = 0,
+                      everyone: bool = False) -> dict:
+        """{segment (None: every user; without `segment` only it): {'users': how many users'
+        lists count, 'values': {'coverage@10': value, ...}, 'resampled': {}, or as
+        beyond.resampled_values gives it with n_resamples}}, as comparison.compare's
+        _per_run_values (and segments' per_run_by_segment) find them in a default engine's
+        run: `tops` has TOPS, the segment column `segment` and the user id column `user` (for
+        the resamples' weights). everyone: every user's too, with segments (their exposure
+        added up over the segments)."""
         found: dict = {}
-        self._exposure(tops, segment)
+        if segment is not None or self.exposed is None:
+            self._exposure(tops, segment)
+            self.exposed = None
+        if segment is not None and everyone:
+            self._add_everyone()
         for group, k, *values, users in self.con.sql(
                 "WITH exposure_ AS (SELECT k, item_id, c FROM ndcg_exposure_in "
                 "                   WHERE item_id IS NOT NULL), "
@@ -194,7 +202,11 @@ class Driver:
             if group not in drawn:
                 found[group]["resampled"] = {"too many": True}
         if drawn:
-            self._exposure(tops, segment, user, n_resamples, seed, drawn)
+            self._exposure(tops, segment, user, n_resamples, seed,
+                           [group for group in drawn if group is not None]
+                           if segment is not None and None not in drawn else drawn)
+            if segment is not None and None in drawn:
+                self._add_everyone()
             for group, k, b, *values in self.con.sql(
                     "SELECT k.k.segment, k.k.k, k.b, coverage, gini, entropy "
                     "FROM ndcg_beyond_run_of('ndcg_exposure_in', 'ndcg_catalogue_')"
@@ -203,6 +215,16 @@ class Driver:
                 for metric, value in zip(beyond.PER_RUN, values):
                     into.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
         return found
+
+    def _add_everyone(self) -> None:
+        """Adds to ndcg_exposure_in every user's rows (segment NULL): each item's exposure, the
+        users and the shown items added up over the segments."""
+        if "'b'" in self._key:  # the resamples'
+            key, keys = "{'k': {'k': k.k.k, 'segment': NULL::VARCHAR}, 'b': k.b}", "k.k.k, k.b"
+        else:
+            key, keys = "{'k': k.k, 'segment': NULL::VARCHAR}", "k.k"
+        self.con.execute(f"INSERT INTO ndcg_exposure_in SELECT {key}, item_id, sum(c)::BIGINT, "
+                         f"sum(shown)::BIGINT FROM ndcg_exposure_in GROUP BY {keys}, item_id")
 
     def _exposure(self, tops, segment: Optional[str] = None, user: Optional[str] = None,
                   n_resamples: int = 0, seed: int = 0, drawn: tuple = ()) -> None:
@@ -225,10 +247,10 @@ class Driver:
                   .groupBy("segment", "k", "b", "item_id")
                   .agg(F.sum("c").alias("c"), F.sum("shown").alias("shown")))
         self.con.register("ndcg_exposure_arrow", summed.toArrow())
-        key = ("{'k': {'k': k, 'segment': segment}, 'b': b}" if n_resamples else
-               "{'k': k, 'segment': segment}")
+        self._key = ("{'k': {'k': k, 'segment': segment}, 'b': b}" if n_resamples else
+                     "{'k': k, 'segment': segment}")
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_exposure_in AS "
-                         f"SELECT {key} AS k, item_id, c, shown FROM ndcg_exposure_arrow")
+                         f"SELECT {self._key} AS k, item_id, c, shown FROM ndcg_exposure_arrow")
         self.con.unregister("ndcg_exposure_arrow")
 
 

@@ -264,12 +264,13 @@ def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
     try:
         tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"),
                                     _col(user_col).alias("__ndcg_weighed"), TOPS)
-        found = driver.per_run_found(tops, user="__ndcg_weighed", **draws)
-        out = {comparing.ALL: found.get(None, {"users": 0, "values": {}, "resampled": {}})}
-        if seg is not None:
-            out.update(driver.per_run_found(join_segments(tops, seg, unknown), "__segment",
-                                            "__ndcg_weighed", **draws))
-        return out
+        if seg is None:
+            found = driver.per_run_found(tops, user="__ndcg_weighed", **draws)
+        else:  # every user's from the segments' exposure, added up
+            found = driver.per_run_found(join_segments(tops, seg, unknown), "__segment",
+                                         "__ndcg_weighed", everyone=True, **draws)
+        empty = {"users": 0, "values": {}, "resampled": {}}
+        return {comparing.ALL: found.pop(None, empty), **found}
     finally:
         driver.close()
 
