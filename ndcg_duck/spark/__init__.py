@@ -289,7 +289,9 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     the Spark session `spark`. The keyword options are ndcg_duck.evaluate's (gain=, ties=,
     judged_only=, user_col=, ...; threads, memory_limit and temp_dir apply to each worker's
     DuckDB, one thread by default since Spark runs a task per core; batch_users sets about how
-    many users a worker scores at once).
+    many users a worker scores at once). The beyond-accuracy metrics' train= and items= are
+    read on the driver, as ndcg_duck.evaluate reads them (paths or in-memory tables, not Spark
+    DataFrames), and their per-item tables are broadcast to the workers.
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
     DataFrame (persisted on the workers' disks: unpersist it when done), or None with
