@@ -74,9 +74,10 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     evaluated). The default engine's per-batch step (evaluate.score_users, with the metrics
     macros beyond NDCG) and its ndcg_evaluated, without the whole-dataset steps. `options` has
     the cutoffs the measures need (metrics.cutoffs), as evaluate.run makes them. With the
-    beyond-accuracy measures, `shipped` (spark.beyond.Shipped) has the per-item tables they
-    read (kept in the worker's connection `key`), the per-user ones are columns too, and the
-    column TOPS has each evaluated user's top_k lists (spark.beyond.score)."""
+    beyond-accuracy measures, `shipped` (beyond_accuracy.Shipped) has the per-item tables
+    they read (kept in the worker's connection `key`), the per-user ones are columns too, the
+    column TOPS has each evaluated user's top_k lists (beyond_accuracy.score) and, with ild,
+    LACKING the shown items without features."""
     accuracy = metric_names.accuracy(measures)
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
               measures=accuracy)
@@ -214,7 +215,7 @@ def _arrow_schema(df) -> pa.Schema:
 def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None) -> tuple:
     """Check the columns and layouts as the default engine does, on empty tables with the inputs'
     schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema, and
-    with beyond-accuracy measures the spark.beyond.Driver that `driver(item type)` makes, or
+    with beyond-accuracy measures the beyond_accuracy.Driver that `driver(item type)` makes, or
     None)."""
     con = duckdb.connect()
     made = None
@@ -317,9 +318,10 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
               buckets=None, recs_what="recommendations (DataFrame)",
               rels_what="relevance (DataFrame)", lists=None, **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
-    per-run beyond-accuracy measures, receives 'driver' (the run's spark.beyond.Driver) and
-    'tops' (a DataFrame of the evaluated users' ids and lists, TOPS), for per-segment values:
-    the caller closes the one and unpersists the other."""
+    per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
+    'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
+    persisted rows it comes from), for per-segment values: the caller closes the driver and
+    unpersists the rows."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -757,7 +759,7 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     recs_format, rels_format = settings["recs_format"], settings["rels_format"]
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
-    spark, owned, keep_log = None, False, False
+    spark, owned, keep_log, lists = None, False, False, None
     try:
         spark, owned = session(master, conf, show_progress, log)
         cols = inputs.Columns.given(**{name: settings.get(name) for name in
@@ -771,7 +773,7 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         with _refusals(recs_what, rels_what):
             _one_file_per_user(recs_df, recs_what, settings["user_col"]
                                or registry.BY_NAME["user_col"].shown)
-        lists = {} if segments is not None else None
+        lists = {} if segments is not None else None  # the per-run metrics per segment
         result, notes = _evaluate(spark, recs_df, rels_df,
                                   per_user=bool(per_user or segments or plot),
                                   recs_what=recs_what, rels_what=rels_what, lists=lists,
