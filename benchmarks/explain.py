@@ -1,7 +1,7 @@
 """Where ndcg-duck's time goes: run the real evaluate() on a connection that times and profiles
 every statement it executes, then list the statements by time and the hottest operators.
 
-    /work/venv20/bin/python benchmarks/explain.py --users 1000000 [--k 5,10,20] [--rev HEAD]
+    python benchmarks/explain.py --users 1000000 [--k 5,10,20 | --k all] [--metrics ndcg,mrr,map] [--rev HEAD]
 
 evaluate() is called as the benchmarks call it (per_user=False). Each statement runs with
 DuckDB's JSON profiler on (the same information as EXPLAIN ANALYZE); this script prints and
@@ -124,7 +124,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--users", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--k", default="5,10,20")
+    ap.add_argument("--k", default="5,10,20", help="cutoffs, as eval's -k takes them ('all' too)")
+    ap.add_argument("--metrics", default="ndcg", help="as eval's -m (e.g. ndcg,mrr,map)")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--rev", default="HEAD", help="git revision to measure, or 'worktree'")
     ap.add_argument("--data-dir", type=Path, help="where data sets live (default benchmarks/data)")
@@ -138,7 +139,7 @@ def main(argv=None):
             else generate.default_dir(args.users, args.seed))
     data = generate.generate(args.users, args.seed, data, quiet=True)
     recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
-    ks = [int(k) for k in args.k.split(",")]
+    ks = [k if k == "all" else int(k) for k in args.k.split(",")]
     folder = HERE / "results" / f".profiles_u{args.users}"
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.json"):
@@ -146,18 +147,21 @@ def main(argv=None):
 
     # Unprofiled first, for the plain time; then the recorded run.
     start = time.perf_counter()
-    plain = ndcg_duck.evaluate(recs, rels, k=ks, per_user=False,
+    plain = ndcg_duck.evaluate(recs, rels, k=ks, metrics=args.metrics, per_user=False,
                                con=duckdb.connect(config={"threads": args.threads} if args.threads else {}))
     plain_wall = time.perf_counter() - start
     con = duckdb.connect(config={"threads": args.threads} if args.threads else {})
     rec = Recorder(con, folder)
     start = time.perf_counter()
-    summary = ndcg_duck.evaluate(recs, rels, k=ks, per_user=False, con=rec).summary
+    summary = ndcg_duck.evaluate(recs, rels, k=ks, metrics=args.metrics, per_user=False,
+                                 con=rec).summary
     wall = time.perf_counter() - start
-    assert all(abs(summary[m] - plain.summary[m]) < 1e-12 for m in summary), (summary, plain.summary)
+    assert all(abs(summary[m] - plain.summary[m]) < 1e-12 for m in summary
+               if summary[m] is not None), (summary, plain.summary)
     threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
 
-    lines = [f"# evaluate({args.users:,} users, k={ks}, per_user=False): ndcg-duck {code}",
+    lines = [f"# evaluate({args.users:,} users, k={ks}, metrics={args.metrics}, per_user=False): "
+             f"ndcg-duck {code}",
              f"# duckdb {duckdb.__version__}, {threads} threads; ndcg@10 = {summary.get('ndcg@10')}",
              "",
              f"evaluate() in process: {plain_wall:.2f} s without profiling, {wall:.2f} s profiled; "

@@ -617,8 +617,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_first_positions(ranks) AS
 -- ndcg_relevant_ranks(found, relevant): the positions (1-based, ascending) of the ranked items
 -- that are relevant (relevant: the judged items' flags, in their order).
 CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
-    coalesce(list_filter(list_transform(found, lambda p, i: CASE WHEN relevant[p] THEN i END),
-                         lambda i: i IS NOT NULL), []);
+    coalesce(list_filter(range(1, len(found) + 1), lambda i: coalesce(relevant[found[i]], false)),
+             []);
 
 -- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
 -- as it is; a NULL list: all zeros). A list that has width items already is not copied.
@@ -670,9 +670,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)
     WHERE ndcg_option('ties', ties, ['trec', 'average']);
 
--- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position.
+-- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position: the dot
+-- product with the discounts of its positions, cut from those of positions 1 .. 1024 (a constant
+-- DuckDB computes once: a log per position and row cost 8x as much; BENCHMARKS.md, "Whole
+-- rankings"); a longer list is discounted position by position.
 CREATE OR REPLACE TEMP MACRO ndcg_dcg_all(gains) AS
-    coalesce(list_sum(list_transform(gains, lambda gain, i: ndcg_dcg(gain, i))), 0.0);
+    coalesce(CASE WHEN len(gains) <= 1024
+                  THEN list_dot_product(gains, list_resize(ndcg_discounts(1024, 1024), len(gains)))
+                  ELSE list_sum(list_transform(gains, lambda gain, i: ndcg_dcg(gain, i))) END, 0.0);
 
 -- ndcg_dcg_at(gains, discounts, depth, width): DCG@k of a list of gains, with the cutoff's
 -- discounts (ndcg_discounts) and depth (k; no cutoff: the largest BIGINT). width is what

@@ -135,3 +135,19 @@ def test_reference_tie_average_matches_scikit_learn_on_tv1():
     dcg, idcg, ndcg = reference.user_scores(["d3", "d2", "d1"], {"d3": 1}, None,
                                             scores=[1.0, 1.0, 1.0], ties="average")
     assert ndcg == pytest.approx(0.7103, abs=5e-5)
+
+
+@pytest.mark.parametrize("length", [1023, 1024, 1025, 1500])
+def test_whole_rankings_on_both_sides_of_the_precomputed_discounts(length):
+    # without a cutoff, rankings of up to 1024 items take their discounts from a constant list
+    # and longer ones are discounted position by position: both must give the reference's DCG
+    ranking = list(range(length))
+    judged = {0: 3, 511: 1, 1022: 2, 1023: 2, 1024: 1, length - 1: 3, 99999: 2}
+    per_user = ndcg_duck.evaluate(pa.table({"user_id": [1], "items": [ranking]}),
+                                  pa.table({"user_id": [1] * len(judged), "item_id": list(judged),
+                                            "relevance": list(judged.values())}),
+                                  k="all", per_user=True).per_user.to_pylist()[0]
+    dcg, idcg, ndcg = reference.user_scores(ranking, judged, None)
+    assert per_user["dcg@all"] == pytest.approx(dcg, rel=1e-13)
+    assert per_user["idcg@all"] == pytest.approx(idcg, rel=1e-13)
+    assert per_user["ndcg@all"] == pytest.approx(ndcg, rel=1e-13)
