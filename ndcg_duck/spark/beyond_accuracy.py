@@ -108,6 +108,7 @@ class Driver:
         raises InputError with the default engine's messages."""
         self.measures, self.con, self.exposed = measures, duckdb.connect(), None
         try:
+            self.con.execute("SET enable_progress_bar = false")  # stdout may carry the result
             register(self.con)
             self.given = beyond.load(self.con, measures, settings["train"], settings["items"],
                                      cols, item_type)
