@@ -1136,16 +1136,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue) AS TABLE
            -fsum(items * (c / total * log2(c / total))) AS entropy
     FROM ranked_ GROUP BY k;
 
--- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_of over the lists of ndcg_beyond_tops: per
+-- ndcg_beyond_run_at(exposure, keys, catalogue): ndcg_beyond_run_of at every k of `keys` (a
+-- relation with k and users: the cutoffs, or groups, whose lists were read, and how many users'
+-- lists): k, coverage, gini, entropy (0 when no catalogue item is shown) and users.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_at(exposure, keys, catalogue) AS TABLE
+    WITH run_ AS (FROM ndcg_beyond_run_of(exposure, catalogue))
+    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
+           coalesce(r.entropy, 0.0) AS entropy, u.users
+    FROM query_table(keys) AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
+
+-- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_at over the lists of ndcg_beyond_tops: per
 -- cutoff k, coverage, gini, entropy (0 when no catalogue item is shown) and users (how many
 -- users' lists were read).
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
     WITH exposure_ AS (FROM ndcg_beyond_exposure(tops)),
-    run_ AS (FROM ndcg_beyond_run_of('exposure_', catalogue)),
     users_ AS (SELECT k, count(DISTINCT user_id) AS users FROM query_table(tops) GROUP BY k)
-    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
-           coalesce(r.entropy, 0.0) AS entropy, u.users
-    FROM users_ AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
+    FROM ndcg_beyond_run_at('exposure_', 'users_', catalogue);
 
 -- ndcg_beyond_poisson(u): a Poisson(1) draw from u, uniform in [0, 1): the smallest m with
 -- P(X <= m) > u, P(X <= m) = e^-1 sum_{i <= m} 1 / i!; 8 stands for 8 or more (P(X > 8) < 1e-6).
@@ -1155,22 +1161,32 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_poisson(u) AS
          WHEN u < 163 / 60 * exp(-1) THEN 5 WHEN u < 1957 / 720 * exp(-1) THEN 6
          WHEN u < 685 / 252 * exp(-1) THEN 7 ELSE 8 END;
 
--- ndcg_beyond_resampled(tops, catalogue, resamples, seed): the Poisson bootstrap of the per-run
--- metrics (Hanley and MacGibbon 2006): per cutoff k and resample b (0 .. resamples - 1), k, b,
--- coverage, gini and entropy of the lists with each user weighted by a Poisson(1) draw keyed by
--- the user id as text, b and seed. The weights depend on nothing else, so two runs scored on
--- the same users get the same weights: their resamples are paired.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples := 1000,
+-- ndcg_beyond_resampled_exposure(tops, resamples, seed): ndcg_beyond_exposure of the Poisson
+-- bootstrap's resamples: k ({'k': cutoff, 'b': resample}), item_id and c, the sum over the
+-- users whose top_k holds the item of their weight in resample b (0 .. resamples - 1), a
+-- Poisson(1) draw keyed by the user id as text, b and seed. The weights depend on nothing else,
+-- so two runs scored on the same users get the same weights (their resamples are paired), and
+-- the users may be split into groups whose rows are added up.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled_exposure(tops, resamples := 1000,
         seed := 42) AS TABLE
     WITH weights_ AS (SELECT u.user_id, r.b,
                              ndcg_beyond_poisson((hash(u.user_id::VARCHAR, r.b, seed) >> 11)
                                                  / 9007199254740992.0) AS w
                       FROM (SELECT DISTINCT user_id FROM query_table(tops)) AS u
-                      CROSS JOIN range(resamples) AS r(b)),
-    exposure_ AS (SELECT {'k': t.k, 'b': w.b} AS k, t.item_id, sum(w.w) AS c
-                  FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
-                  JOIN weights_ AS w ON w.user_id = t.user_id AND w.w > 0
-                  GROUP BY ALL)
+                      CROSS JOIN range(resamples) AS r(b))
+    SELECT {'k': t.k, 'b': w.b} AS k, t.item_id, sum(w.w)::BIGINT AS c
+    FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
+    JOIN weights_ AS w ON w.user_id = t.user_id AND w.w > 0
+    GROUP BY ALL;
+
+-- ndcg_beyond_resampled(tops, catalogue, resamples, seed): the Poisson bootstrap of the per-run
+-- metrics (Hanley and MacGibbon 2006): per cutoff k and resample b (0 .. resamples - 1), k, b,
+-- coverage, gini and entropy of the lists with each user weighted by a Poisson(1) draw
+-- (ndcg_beyond_resampled_exposure).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples := 1000,
+        seed := 42) AS TABLE
+    WITH exposure_ AS (FROM ndcg_beyond_resampled_exposure(tops, resamples := resamples,
+                                                           seed := seed))
     SELECT k.k AS k, k.b AS b, coverage, gini, entropy
     FROM ndcg_beyond_run_of('exposure_', catalogue);
 
@@ -1272,26 +1288,41 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_mode(features) AS TABLE
     SELECT coalesce(bool_or(unit IS NOT NULL), false) AS cosine FROM query_table(features);
 
--- ndcg_beyond_shown(tops, features, cosine): the items of every top_k of two items or more, when
+-- ndcg_beyond_at(tops, features, cosine): the items of every top_k of two items or more, when
 -- ild reads embeddings (cosine true) or categories (false), else none: user_id, k, position,
--- item_id. Stops when a shown item lacks what ild reads, naming one and the count (the check
--- joins the ids alone, never the embeddings).
+-- item_id.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_at(tops, features, cosine) AS TABLE
+    WITH mode_ AS (FROM ndcg_beyond_cosine_mode(features))
+    SELECT user_id, k, generate_subscripts(top, 1) AS position, unnest(top) AS item_id
+    FROM query_table(tops)
+    WHERE len(top) >= 2 AND (SELECT mode_.cosine = cosine FROM mode_);
+
+-- ndcg_beyond_missing(shown, features, cosine): the items of `shown` (ndcg_beyond_at's rows, by
+-- name)
+-- without what ild reads (an embedding when cosine, else a category): item_id, each once. The
+-- check joins the ids alone, never the embeddings.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_missing(shown, features, cosine) AS TABLE
+    SELECT DISTINCT a.item_id
+    FROM query_table(shown) AS a
+    ANTI JOIN (SELECT item_id FROM query_table(features)
+               WHERE CASE WHEN cosine THEN unit IS NOT NULL ELSE category IS NOT NULL END) AS f
+      ON f.item_id = a.item_id;
+
+-- ndcg_beyond_missing_check(n, example, cosine): true, or stops when n (> 0) shown items lack
+-- what ild reads, naming the count and one of them (example, as text).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_missing_check(n, example, cosine) AS
+    ndcg_require(n = 0, 'items: ' || n || ' recommended item(s) have no '
+                        || CASE WHEN cosine THEN 'embedding' ELSE 'category' END
+                        || ' for ild, e.g. item ' || ndcg_show(example));
+
+-- ndcg_beyond_shown(tops, features, cosine): ndcg_beyond_at's rows; stops when a shown item
+-- lacks what ild reads, naming one (the smallest as text) and the count.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_shown(tops, features, cosine) AS TABLE
-    WITH mode_ AS (FROM ndcg_beyond_cosine_mode(features)),
-    at_ AS (SELECT user_id, k, generate_subscripts(top, 1) AS position, unnest(top) AS item_id
-            FROM query_table(tops)
-            WHERE len(top) >= 2 AND (SELECT mode_.cosine = cosine FROM mode_)),
-    missing_ AS (SELECT count(DISTINCT a.item_id) AS n, min(a.item_id::VARCHAR) AS example
-                 FROM at_ AS a
-                 ANTI JOIN (SELECT item_id FROM query_table(features)
-                            WHERE CASE WHEN cosine THEN unit IS NOT NULL
-                                       ELSE category IS NOT NULL END) AS f
-                   ON f.item_id = a.item_id)
+    WITH at_ AS (FROM ndcg_beyond_at(tops, features, cosine)),
+    missing_ AS (SELECT count(*) AS n, min(item_id::VARCHAR) AS example
+                 FROM ndcg_beyond_missing('at_', features, cosine))
     SELECT * FROM at_
-    WHERE (SELECT ndcg_require(n = 0, 'items: ' || n || ' recommended item(s) have no '
-                                      || CASE WHEN cosine THEN 'embedding' ELSE 'category' END
-                                      || ' for ild, e.g. item ' || ndcg_show(example))
-           FROM missing_);
+    WHERE (SELECT ndcg_beyond_missing_check(n, example, cosine) FROM missing_);
 
 -- ndcg_beyond_ild_cosine(tops, features): ild by embeddings per user and cutoff (when any item
 -- has one): user_id, k, ild, in one pass per list (ndcg_beyond_cosine_ild).

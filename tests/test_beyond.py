@@ -118,9 +118,6 @@ CASES = [
     (["-m", "ild", "--items", "{tmp}/scalar.json"], 1,
      "Error: items file {tmp}/scalar.json: column 'embedding' is DOUBLE, not a list of "
      "numbers\n"),
-    (["-m", "coverage", "--train", EX + "train.csv", "--engine", "spark"], 2,
-     "Error: coverage@10 (beyond accuracy) runs on the default engine only for now: drop "
-     "--engine spark\n"),
 ]
 
 

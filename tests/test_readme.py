@@ -136,15 +136,9 @@ def test_every_option_is_tested_with_spark():
     assert spark_claim(), "the README's sentence on what works with --engine spark"
     tested = (ROOT / "tests" / "test_spark.py").read_text() + " ".join(SPARK_RUN + SPARK_SCORES)
     untested = [flag for flag, name in eval_options().items()
-                if flag not in tested and f"{name}=" not in tested and flag not in BEYOND]
+                if flag not in tested and f"{name}=" not in tested]
     assert not untested, f"claimed to work with --engine spark but never run with it: {untested}"
 
-
-# the beyond-accuracy options, which the README names as the default engine's only (with Spark:
-# tests/test_beyond.py::test_spark_refuses_beyond_accuracy)
-BEYOND = ("--train", "--items", "--head-share")
-assert all(f"`{flag}`" in README.split("## Beyond one machine")[1].split("\n## ")[0]
-           for flag in BEYOND)
 
 SPARK_RUN = ["-k", "3,10", "--user-col", "who", "--item-col", "what", "--rank-col", "place",
              "--relevance-col", "grade", "--min-relevance", "2", "--rels-format", "csv",

@@ -3,6 +3,8 @@ random data for every option, the same refusals, results that do not depend on t
 buckets or partitions, and the CLI's --engine spark. One local Spark session serves every test;
 the tests skip only where no Java runtime is installed."""
 
+import csv
+import io
 import math
 import os
 import random
@@ -646,6 +648,83 @@ def test_an_unactivated_venv_runs_its_own_python_on_the_workers(tmp_path):
                              env={**env, "PYSPARK_PYTHON": other})
     assert lacking.returncode == 1 and lacking.stdout == ""
     assert lacking.stderr == f"Error: {engine.SHIP.format(module='duckdb')}\n"
+
+
+# --- beyond accuracy: the default engine's values, warnings and messages -----------------------
+
+BEYOND = "ndcg,coverage,gini,entropy,novelty,popularity,tail,ild"
+
+
+def test_beyond_accuracy_matches_the_default_engine(spark):
+    """Every beyond-accuracy metric, per user and per run, with judged_only and max_depth
+    cutting the lists, against the default engine on random data: a train file that lacks some
+    recommended items (pop 0), a catalogue (items) wider than what is shown, embeddings."""
+    rankings, judgments = dataset(21, users=120)
+    scores = scores_of(rankings, 21, ties=False)
+    rng = random.Random(21)
+    train = [(f"t{rng.randrange(40)}", f"doc-{rng.randrange(12)}") for _ in range(150)]
+    train = pa.table({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
+    items = pa.table({"item_id": [f"doc-{n}" for n in range(18)],
+                      "embedding": [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(18)]})
+    options = dict(k=[3, "all"], metrics=BEYOND, judged_only=True, max_depth=6, train=train,
+                   items=items, head_share=0.3)
+    recs, rels = recs_table(rankings, "scores", scores), rels_table(judgments)
+    want, summary, rows = both_engines(spark, recs, rels, **options)
+    assert summary["users"] > 50 and summary["users_without_ild@3"] > 0
+    assert 0 < summary["coverage@3"] < 1 and summary["users_without_novelty@3"] > 0
+    assert_same(want, summary, rows)
+
+
+def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
+    """The README's worked example (examples/beyond) on Spark: the same summary, per-user file,
+    warning (an item outside the catalogue), per-user and per-run metrics per segment; a
+    missing --train is the default engine's usage error (exit 2), and a recommended item
+    without an embedding the default engine's data error (exit 1), naming the file."""
+    ex = ROOT / "examples/beyond"
+    segments = tmp_path / "segments.csv"
+    segments.write_text("user_id,group\nu1,x\nu2,y\nu3,x\nu9,z\n")
+    args = [ex / "recs.json", ex / "rels.csv", "--train", ex / "train.csv", "--items",
+            ex / "items.json", "-k", "2,3", "-m", BEYOND, "--head-share", "0.4", "--segments",
+            segments, "--by", "group"]
+    want = invoke("eval", *args, "--format", "json", "--per-user", tmp_path / "want.csv")
+    got = invoke("eval", *args, "--format", "json", "--per-user", tmp_path / "got.csv",
+                 "--engine", "spark")
+    assert want.exit_code == 0 and "not in the catalogue" in want.stderr
+    assert '"gini@3": 0.' in want.stdout.split('"segments"')[1]  # per run, per segment
+    assert (got.exit_code, got.stdout, got.stderr) == (0, want.stdout, want.stderr)
+    assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
+    lacking = tmp_path / "items.json"  # b and d have no embedding: u1's and u2's lists need
+    lacking.write_text((ex / "items.json").read_text().replace(', "embedding": [0.0, 1.0]', "")
+                       .replace('"u"], "embedding": [1.0, 0.0]', '"u"]'))  # them: 2 items
+    for case in ([ex / "recs.json", ex / "rels.csv", "-m", "novelty", "--items", lacking],
+                 [ex / "recs.json", ex / "rels.csv", "-m", "ild", "--items", lacking]):
+        want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
+        assert want.exit_code in (1, 2) and want.output.startswith("Usage") == \
+            (want.exit_code == 2)
+        assert (got.exit_code, got.output) == (want.exit_code, want.output), case
+    assert "2 recommended item(s) have no embedding for ild, e.g. item b" in got.output
+    # compare: per-user ones paired, per-run ones per segment with the Poisson bootstrap's
+    # intervals, which key each user's weights by its id: the default engine's, exactly
+    b = tmp_path / "b.json"
+    b.write_text('[{"user_id": "u1", "items": ["c", "b", "a"]}, {"user_id": "u2", '
+                 '"items": ["e", "d"]}, {"user_id": "u3", "items": ["b"]}]')
+    args = ["compare", ex / "rels.csv", "--run", f"a={ex / 'recs.json'}", "--run", f"b={b}",
+            *args[2:], "--min-users", "1", "--test", "bootstrap", "--n-resamples", "50",
+            "--format", "csv"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and (got.exit_code, got.stderr) == (0, want.stderr)
+    want_rows, got_rows = (list(csv.DictReader(io.StringIO(r.stdout))) for r in (want, got))
+    assert len(got_rows) == len(want_rows) > 90
+    for got_row, want_row in zip(got_rows, want_rows):
+        if want_row["metric"] in ("coverage", "gini", "entropy"):
+            assert got_row == want_row
+            continue
+        for name in ("metric", "cutoff", "segment", "run", "users", "mean", "diff"):
+            if want_row[name] and name in ("mean", "diff"):
+                assert float(got_row[name]) == pytest.approx(float(want_row[name]), rel=1e-12,
+                                                             abs=1e-15), (name, want_row)
+            else:
+                assert got_row[name] == want_row[name], (name, want_row)
 
 
 # --- the README's Spark examples run as written -------------------------------------------------

@@ -20,6 +20,7 @@ from ..errors import InputError, duckdb_message
 from ..options import Options
 
 PER_RUN = ("coverage", "gini", "entropy")
+POPULAR = ("novelty", "popularity", "tail")  # the per-user metrics that read pop
 NEEDS = {"train": "--train, the interactions the system learned from (rows of user and item)",
          "items": "--items, the catalogue (rows of item, and embedding or category)",
          "catalogue": "--items (the catalogue) or --train (its items are then the catalogue)"}
@@ -39,19 +40,24 @@ def wanted(measures: tuple) -> tuple:
     return tuple(m for m in measures if metric_names.beyond(m))
 
 
+def require(measures: tuple, train, items) -> None:
+    """A usage error naming the option to give when a beyond-accuracy measure lacks what it
+    reads (train, items: as given, or None)."""
+    for measure in wanted(measures):
+        need = metric_names.BY_NAME[measure.metric].needs
+        if (need == "train" and train is None) or (need == "items" and items is None) or \
+                (need == "catalogue" and train is None and items is None):
+            raise InputError(f"{measure.name} needs {NEEDS[need]}", usage=True)
+
+
 def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_type: str
          ) -> Optional[Inputs]:
     """Check that every beyond-accuracy measure has what it reads (a usage error names the
     option to give), and make the views ndcg_train and ndcg_items over the inputs given. None
     when no beyond-accuracy measure is asked for (train and items are then not read)."""
-    chosen = wanted(measures)
-    if not chosen:
+    if not wanted(measures):
         return None
-    for measure in chosen:
-        need = metric_names.BY_NAME[measure.metric].needs
-        if (need == "train" and train is None) or (need == "items" and items is None) or \
-                (need == "catalogue" and train is None and items is None):
-            raise InputError(f"{measure.name} needs {NEEDS[need]}", usage=True)
+    require(measures, train, items)
     types = []
     train_what = items_what = None
     if train is not None:
@@ -88,10 +94,15 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
         embedding = "embedding" if "embedding" in schema else "NULL::DOUBLE[]"
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_items AS SELECT {item} AS item_id, "
                     f"{category} AS category, {embedding} AS embedding FROM ndcg_items_src")
+    return Inputs(train_what, items_what, as_text)
+
+
+def start_tops(con, given: Inputs, recs_item_type: str) -> None:
+    """The empty table ndcg_tops (user_id, k, top), typed as the recommendations (ndcg_recs) and,
+    when item ids are compared as text, with top a list of texts: add_tops fills it."""
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_tops (user_id "
                 f"{_column_type(con, 'ndcg_recs', 'user_id')}, k BIGINT, "
-                f"top {'VARCHAR' if as_text else recs_item_type}[])")
-    return Inputs(train_what, items_what, as_text)
+                f"top {'VARCHAR' if given.as_text else recs_item_type}[])")
 
 
 def _column_type(con, relation: str, column: str) -> str:
@@ -132,52 +143,84 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     evaluated users: a relation with user_id). Makes ndcg_beyond_users (user_id, k and a column
     per per-user metric asked for) for the per-user table; per-run metrics and the users without
     a value go to the summary."""
-    chosen = wanted(measures)
-    metrics = {m.metric for m in chosen}
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_tops_ AS FROM ndcg_tops "
-                f"SEMI JOIN (SELECT DISTINCT user_id FROM {evaluated}) AS e USING (user_id)")
-    con.execute("DROP TABLE ndcg_tops")  # every later step reads the evaluated users' lists
-    catalogue = "'ndcg_items'" if given.items else "NULL"
+    evaluated_tops(con, evaluated)
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
-                    f"FROM ndcg_beyond_catalogue({catalogue}, 'ndcg_train')"
-                    if given.train else
-                    "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
-                    "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
-        summary, notes = {}, []
-        # the lists' items, unnested once for the exposure and the per-user metrics
-        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
-                    "FROM ndcg_beyond_entries('ndcg_tops_')")
+        prepare(con, options, measures, given)
         shown = "ndcg_entries_"  # what the outside-catalogue count reads
-        if metrics & set(PER_RUN):
+        if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
                         "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
             shown = "ndcg_exposure_"
-            rows = con.sql("FROM ndcg_beyond_run_of('ndcg_exposure_', 'ndcg_catalogue_')"
-                           ).fetchall()
-            found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
-            for m in chosen:
-                if m.metric in PER_RUN:  # a cutoff that shows no catalogue item: 0
-                    summary[m.name] = found.get(m.k, dict.fromkeys(PER_RUN, 0.0))[m.metric]
-        columns = []
-        if metrics & {"novelty", "popularity", "tail"}:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
-                        f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
-                        f"head_share := {options.head_share!r})")
-            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                        "FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
-                        "'ndcg_popularity_')")
-            columns += [m for m in ("novelty", "popularity", "tail") if m in metrics]
-        if "ild" in metrics:
-            con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
-                        "FROM ndcg_beyond_features('ndcg_items')")
-            _ild(con)
-            columns.append("ild")
-        _per_user_table(con, columns)
-        notes += ([given.as_text] if given.as_text else []) + _outside(con, given, shown)
+        summary, notes = per_run(con, measures, given, shown)
+        columns = per_user(con, measures)
     except duckdb.Error as exc:
         raise InputError(_message(exc, given)) from None
-    return Results(summary, tuple(columns), notes)
+    return Results(summary, columns, notes)
+
+
+def evaluated_tops(con, evaluated: str) -> None:
+    """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes), and
+    ndcg_entries_: their items, unnested once (ndcg_beyond_entries) for the exposure, the
+    per-user metrics and the outside-catalogue count."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_tops_ AS FROM ndcg_tops "
+                f"SEMI JOIN (SELECT DISTINCT user_id FROM {evaluated}) AS e USING (user_id)")
+    con.execute("DROP TABLE ndcg_tops")  # every later step reads the evaluated users' lists
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
+                "FROM ndcg_beyond_entries('ndcg_tops_')")
+
+
+def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
+    """The per-item tables the measures read, from ndcg_train and ndcg_items (load's views),
+    with their checks: ndcg_catalogue_ (item_id), and as the measures need them
+    ndcg_popularity_ (ndcg_beyond_popularity) and ndcg_features_ (ndcg_beyond_features)."""
+    metrics = {m.metric for m in wanted(measures)}
+    catalogue = "'ndcg_items'" if given.items else "NULL"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
+                f"FROM ndcg_beyond_catalogue({catalogue}, 'ndcg_train')"
+                if given.train else
+                "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
+                "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
+    if metrics & set(POPULAR):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
+                    f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
+                    f"head_share := {options.head_share!r})")
+    if "ild" in metrics:
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
+                    "FROM ndcg_beyond_features('ndcg_items')")
+
+
+def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_"
+            ) -> tuple[dict, list]:
+    """The per-run measures from the relation `exposure` (ndcg_beyond_exposure's rows over the
+    evaluated users' lists; when no per-run measure is asked, any relation of the shown items'
+    item_id) and ndcg_catalogue_: ({'coverage@10': value, ...}, the notes: item ids compared as
+    text, recommended items outside the catalogue)."""
+    summary = {}
+    chosen = [m for m in wanted(measures) if m.metric in PER_RUN]
+    if chosen:
+        rows = con.sql(f"FROM ndcg_beyond_run_of('{exposure}', 'ndcg_catalogue_')").fetchall()
+        found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
+        for m in chosen:  # a cutoff that shows no catalogue item: 0
+            summary[m.name] = found.get(m.k, dict.fromkeys(PER_RUN, 0.0))[m.metric]
+    return summary, ([given.as_text] if given.as_text else []) + _outside(con, given, exposure)
+
+
+def per_user(con, measures: tuple) -> tuple:
+    """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops)
+    and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics among `measures`, in
+    the order of their columns."""
+    metrics = {m.metric for m in wanted(measures)}
+    columns = []
+    if metrics & set(POPULAR):
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
+                    "FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
+                    "'ndcg_popularity_')")
+        columns += [m for m in POPULAR if m in metrics]
+    if "ild" in metrics:
+        _ild(con)
+        columns.append("ild")
+    _per_user_table(con, columns)
+    return tuple(columns)
 
 
 # ild sums each list's unit vectors, one sum() per number: DuckDB holds about this many bytes per
@@ -228,7 +271,7 @@ def _per_user_table(con, columns: list) -> None:
                 f"FROM ndcg_tops_ AS t{joins}")
 
 
-def _outside(con, given: Inputs, shown: str) -> list:
+def _outside(con, given: Inputs, shown: str = "ndcg_exposure_") -> list:
     """A warning when recommended items are outside the catalogue: how many, and one of them.
     shown: a relation with the shown items' item_id (ndcg_exposure_ or ndcg_entries_)."""
     (count, example), = con.sql(f"FROM ndcg_beyond_outside_of('{shown}', "

@@ -105,8 +105,11 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
         progress.step("reading the inputs")
         loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
                              settings["rels_format"])
+        item_type = _item_type(work, loaded.layout)
         extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
-                            _item_type(work, loaded.layout))
+                            item_type)
+        if extra:
+            beyond.start_tops(work, extra, item_type)
         try:
             result, said = _run(work, options, loaded, cols.user, per_user,
                                 settings["batch_users"], measures, extra)

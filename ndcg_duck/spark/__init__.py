@@ -34,11 +34,13 @@ from ..report import output
 from .. import options as registry
 from ..errors import InputError
 from .. import metrics as metric_names
-from ..evaluation.evaluate import (_core_only, _no_overlap, _wide_sql,
+from ..evaluation import beyond
+from ..evaluation.evaluate import (_core_only, _item_type, _no_overlap, _wide_sql,
                                    score_users as score_all)
 from ..options import Options
 from ..sqlfiles import register
 from .exact import SCALE, exact_sum, mean_of  # noqa: F401 (SCALE and exact_sum: the API)
+from . import beyond_accuracy as spark_beyond
 from .workers import connection as _connection
 
 INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
@@ -65,29 +67,42 @@ class SparkEvaluation(NamedTuple):
 # --- the worker: one bucket of users, scored by the macros --------------------------------------
 
 def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
-                user_col: str) -> pa.Table:
+                user_col: str, shipped=None, key=None) -> pa.Table:
     """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
     judged, ranked, evaluated and of zero ideal DCG (as evaluate._zero_ideal counts them), and
     the default engine's per-user columns of `measures` (metrics.per_user_columns; NULL unless
     evaluated). The default engine's per-batch step (evaluate.score_users, with the metrics
     macros beyond NDCG) and its ndcg_evaluated, without the whole-dataset steps. `options` has
-    the cutoffs the measures need (metrics.cutoffs), as evaluate.run makes them."""
+    the cutoffs the measures need (metrics.cutoffs), as evaluate.run makes them. With the
+    beyond-accuracy measures, `shipped` (beyond_accuracy.Shipped) has the per-item tables
+    they read (kept in the worker's connection `key`), the per-user ones are columns too, the
+    column TOPS has each evaluated user's top_k lists (beyond_accuracy.score) and, with ild,
+    LACKING the shown items without features."""
+    accuracy = metric_names.accuracy(measures)
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
-              measures=measures)
-    evaluated = "ndcg_evaluated" if _core_only(measures) else "ndcg_metrics_evaluated"
+              measures=accuracy)
+    evaluated = "ndcg_evaluated" if _core_only(accuracy) else "ndcg_metrics_evaluated"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
+    relation, tops, lists = "ndcg_result", "", ""
+    if shipped is not None:
+        relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)
+        tops = f", t.tops AS {inputs.ident(spark_beyond.TOPS)}"
+        lists = f" LEFT JOIN {spark_beyond.TOPS_SQL} AS t ON t.user_id = u.user_id"
+        if any(m.metric == "ild" for m in measures):
+            tops += f", {spark_beyond.LACKING_SQL} AS {inputs.ident(spark_beyond.LACKING)}"
     judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
-        f"WITH wide AS ({_wide_sql(measures, '__ndcg_user')}), "
+        f"WITH wide AS ({_wide_sql(measures, '__ndcg_user', relation)}), "
         f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
         f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
         f"SELECT u.user_id AS {inputs.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
         f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
-        f"       w.* EXCLUDE (__ndcg_user) "
-        f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id").to_arrow_table()
+        f"       w.* EXCLUDE (__ndcg_user){tops} "
+        f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
+    ).to_arrow_table()
 
 
 def measured(metric_options: dict, k) -> tuple:
@@ -97,18 +112,14 @@ def measured(metric_options: dict, k) -> tuple:
     k = metric_options.pop("k", k)
     options = Options(k=k, **metric_options)
     measures = metric_names.parse_metrics(options.metrics, options.k)
-    beyond = [m.name for m in measures if metric_names.beyond(m)]
-    if beyond:  # they need every user's lists at once (coverage) or train's counts on workers
-        raise InputError(f"{beyond[0]} (beyond accuracy) runs on the default engine only for "
-                         f"now: drop --engine spark", usage=True)
     return Options(**{**metric_options, "k": metric_names.cutoffs(measures)}), measures
 
 
 def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schema: pa.Schema,
-                   settings: tuple, summed: bool = False):
+                   settings: tuple, summed: bool = False, shipped=None):
     """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows, or
     with summed, the bucket's one row of partial sums (_partial_sums: no per-user row leaves the
-    worker, and no second pass reads them)."""
+    worker, and no second pass reads them). shipped: as score_users takes it."""
     given = dict(options._values)  # Options does not pickle: the worker makes its own
     partial = _partial_sums(measures)[0] if summed else None
 
@@ -118,7 +129,7 @@ def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, sche
         recs, rels = recs.drop_columns([BUCKET]), rels.drop_columns([BUCKET])
         try:
             loaded = inputs.load(con, recs, rels, cols, require_rows=False)
-            table = score_users(con, options, measures, loaded, cols.user)
+            table = score_users(con, options, measures, loaded, cols.user, shipped, settings)
         except duckdb.Error as exc:
             # the macros' own message, one line; the driver names the input it came from
             raise RuntimeError(str(exc).strip().splitlines()[0]) from None
@@ -140,7 +151,7 @@ def _partial_sums(measures: tuple):
     names = [measure.name for measure in measures]
 
     def partial(batches):
-        judged = ranked = unranked = unjudged = zero = evaluated = 0
+        judged = ranked = unranked = unjudged = zero = evaluated = lacking = 0
         counts, sums = [0] * len(names), [0] * len(names)
         for batch in batches:
             j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
@@ -150,32 +161,37 @@ def _partial_sums(measures: tuple):
             unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
             zero += pc.sum(batch.column(FLAGS[3])).as_py() or 0
             evaluated += pc.sum(batch.column(FLAGS[2])).as_py() or 0
+            if spark_beyond.LACKING in batch.schema.names:  # ild's items without features
+                lacking += batch.num_rows - batch.column(spark_beyond.LACKING).null_count
             for i, name in enumerate(names):
                 values = batch.column(name).drop_null().cast(pa.float64())
                 values = values.to_numpy(zero_copy_only=False)
                 counts[i] += len(values)
                 sums[i] += exact_sum(values)
         row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
-               "unjudged": [unjudged], "zero": [zero], "evaluated": [evaluated]}
+               "unjudged": [unjudged], "zero": [zero], "evaluated": [evaluated],
+               "lacking": [lacking]}
         for i in range(len(names)):
             row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
         yield pa.RecordBatch.from_pydict(row)
 
     fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long",
-              "evaluated long"]
+              "evaluated long", "lacking long"]
     fields += [f"n{i} long, s{i} string" for i in range(len(names))]
     return partial, ", ".join(fields)
 
 
 def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
     """Adds up the partial sums of the per-user rows `scored` (or, with summed, the partial sums
-    `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..})."""
+    `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..},
+    {measure name: how many users have a value})."""
     partial, schema = _partial_sums(measures)
     rows = (scored if summed else scored.mapInArrow(partial, schema)).collect()
-    users_of = {name: sum(row[name] for row in rows) for name in ("judged", "ranked", "unranked")}
-    summary = {}
+    users_of = {name: sum(row[name] for row in rows)
+                for name in ("judged", "ranked", "unranked", "lacking")}
+    summary, counts = {}, {}
     for i, measure in enumerate(measures):
-        count = sum(row[f"n{i}"] for row in rows)
+        count = counts[measure.name] = sum(row[f"n{i}"] for row in rows)
         total = sum(int(row[f"s{i}"]) for row in rows)
         if metric_names.counts(measure.metric):  # summed over users, as trec_eval does
             summary[measure.name] = total >> (SCALE + 53) if count else None
@@ -185,7 +201,7 @@ def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
                    users_without_recommendations=users_of["unranked"],
                    users_only_in_recommendations=sum(row["unjudged"] for row in rows),
                    users_with_zero_ideal_dcg=sum(row["zero"] for row in rows))
-    return summary, users_of
+    return summary, users_of, counts
 
 
 # --- the driver ---------------------------------------------------------------------------------
@@ -196,18 +212,26 @@ def _arrow_schema(df) -> pa.Schema:
     return to_arrow_schema(df.schema)
 
 
-def _plan(recs, rels, cols, options, measures, recs_what, rels_what) -> tuple:
+def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None) -> tuple:
     """Check the columns and layouts as the default engine does, on empty tables with the inputs'
-    schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema)."""
+    schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema, and
+    with beyond-accuracy measures the beyond_accuracy.Driver that `driver(item type)` makes, or
+    None)."""
     con = duckdb.connect()
+    made = None
     try:
         register(con)
         empty_recs = _arrow_schema(recs).empty_table()
         empty_rels = _arrow_schema(rels).empty_table()
         loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
         loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
-        schema = score_users(con, options, measures, loaded, cols.user).schema
+        if metric_names.accuracy(measures) != measures:
+            made = driver(_item_type(con, loaded.layout))
+        schema = score_users(con, options, measures, loaded, cols.user,
+                             made.empty if made else None).schema
     except InputError as exc:  # named as the input the caller gave, not as the empty table
+        if made is not None:
+            made.close()
         text = str(exc)
         for generic, what in (("recommendations (Table)", recs_what),
                               ("relevance (Table)", rels_what)):
@@ -215,6 +239,8 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what) -> tuple:
                 text = what + text[len(generic):]
         raise InputError(text, usage=exc.usage) from None
     except duckdb.Error as exc:
+        if made is not None:
+            made.close()
         raise InputError(f"cannot evaluate these inputs: {str(exc).strip().splitlines()[0]}") \
             from None
     finally:
@@ -222,7 +248,7 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what) -> tuple:
     # strings as Spark hands them over (DuckDB may give string views)
     schema = pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
                                  else f.type) for f in schema])
-    return loaded, schema
+    return loaded, schema, made
 
 
 def _columns(df, cols: inputs.Columns, role: str, layout: str):
@@ -264,7 +290,9 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     the Spark session `spark`. The keyword options are ndcg_duck.evaluate's (gain=, ties=,
     judged_only=, user_col=, ...; threads, memory_limit and temp_dir apply to each worker's
     DuckDB, one thread by default since Spark runs a task per core; batch_users sets about how
-    many users a worker scores at once).
+    many users a worker scores at once). The beyond-accuracy metrics' train= and items= are
+    read on the driver, as ndcg_duck.evaluate reads them (paths or in-memory tables, not Spark
+    DataFrames), and their per-item tables are broadcast to the workers.
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
     DataFrame (persisted on the workers' disks: unpersist it when done), or None with
@@ -288,8 +316,12 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
 
 def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
               buckets=None, recs_what="recommendations (DataFrame)",
-              rels_what="relevance (DataFrame)", **given) -> SparkEvaluation:
-    """evaluate() with its messages in the command line's words."""
+              rels_what="relevance (DataFrame)", lists=None, **given) -> SparkEvaluation:
+    """evaluate() with its messages in the command line's words. lists: a dict that, with
+    per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
+    'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
+    persisted rows it comes from), for per-segment values: the caller closes the driver and
+    unpersists the rows."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -310,43 +342,89 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
     duckdb_settings = tuple((name, value) for name, value in (
         ("threads", settings["threads"] or 1), ("memory_limit", settings["memory_limit"]),
         ("temp_directory", settings["temp_dir"])) if value is not None)
-    with _refusals(recs_what, rels_what):
-        loaded, schema = _plan(recs, rels, cols, options, measures, recs_what, rels_what)
-        recs = _columns(recs, cols, "recommendations", loaded.layout)
-        rels = _columns(rels, cols, "relevance", loaded.layout)
-        user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
-        if buckets is None and batch_users is not None:
-            (users,), = recs.agg(F.approx_count_distinct(_col(cols.user))).collect()
-            buckets = max(1, math.ceil(users / batch_users))
-        count = buckets or bucket_count(spark, recs, rels)
+    beyond.require(measures, settings["train"], settings["items"])
+    driver = None
+    try:
+        with _refusals(recs_what, rels_what):
+            loaded, schema, driver = _plan(
+                recs, rels, cols, options, measures, recs_what, rels_what,
+                lambda item_type: spark_beyond.Driver(spark, options, measures, settings, cols,
+                                                      item_type))
+        # the beyond-accuracy measures read each user's lists from the per-user rows (TOPS)
+        rows_kept = per_user or driver is not None
+        with _refusals(recs_what, rels_what, driver and driver.given):
+            recs = _columns(recs, cols, "recommendations", loaded.layout)
+            rels = _columns(rels, cols, "relevance", loaded.layout)
+            user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
+            if buckets is None and batch_users is not None:
+                (users,), = recs.agg(F.approx_count_distinct(_col(cols.user))).collect()
+                buckets = max(1, math.ceil(users / batch_users))
+            count = buckets or bucket_count(spark, recs, rels)
 
-        tasks = math.ceil(count / BUCKETS_PER_TASK)
+            tasks = math.ceil(count / BUCKETS_PER_TASK)
 
-        def bucketed(df):
-            # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
-            bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
-            return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
+            def bucketed(df):
+                # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
+                bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
+                return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
-        scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
-            _bucket_scorer(options, measures, cols, schema, duckdb_settings,
-                           summed=not per_user),
-            from_arrow_schema(schema) if per_user else _partial_sums(measures)[1])
-        if per_user:
-            scored = scored.persist(StorageLevel.DISK_ONLY)
-        summary, users = _summary(scored, measures, summed=not per_user)
-        # whole-dataset checks, on the sums of every bucket's users
-        problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
-                        ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]), None)
-        if problem is None and users["judged"] == users["unranked"]:
-            problem = _no_common_user(recs, rels, cols, user_type, loaded)
-        if problem is not None:
-            if per_user:
-                scored.unpersist()
-            raise InputError(problem)
-    rows = scored.filter(_col(FLAGS[2])).drop(*FLAGS) if per_user else None
-    with _refusals(recs_what, rels_what):
-        notes = _notes(rels, cols, options, loaded, users)
+            means = tuple(m for m in measures if not metric_names.per_run(m.metric))
+            scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
+                _bucket_scorer(options, measures, cols, schema, duckdb_settings,
+                               summed=not rows_kept, shipped=driver and driver.shipped),
+                from_arrow_schema(schema) if rows_kept else _partial_sums(means)[1])
+            if rows_kept:
+                scored = scored.persist(StorageLevel.DISK_ONLY)
+            summary, users, counts = _summary(scored, means, summed=not rows_kept)
+            # whole-dataset checks, on the sums of every bucket's users
+            problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
+                            ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]),
+                           None)
+            if problem is None and users["judged"] == users["unranked"]:
+                problem = _no_common_user(recs, rels, cols, user_type, loaded)
+            if problem is not None:
+                if rows_kept:
+                    scored.unpersist()
+                raise InputError(problem)
+            if driver is not None and users["lacking"]:
+                try:
+                    driver.check_lacking(scored)
+                except InputError:
+                    scored.unpersist()
+                    raise
+            evaluated = scored.filter(_col(FLAGS[2])) if rows_kept else None
+            hidden = (*FLAGS, spark_beyond.TOPS, spark_beyond.LACKING)
+            rows = evaluated.drop(*hidden) if per_user else None
+            notes = _notes(rels, cols, options, loaded, users)
+            if driver is not None:
+                values, said = driver.per_run(evaluated)
+                summary = _beyond_summary(summary, measures, values, counts)
+                notes += said
+                if lists is not None and set(values):
+                    lists.update(driver=driver, tops=evaluated.select(
+                        _col(cols.user), spark_beyond.TOPS), scored=scored)
+                    driver = None  # the caller's now
+                elif not per_user:
+                    scored.unpersist()
+    finally:
+        if driver is not None:
+            driver.close()
     return SparkEvaluation(summary, rows), notes
+
+
+def _beyond_summary(summary: dict, measures: tuple, per_run: dict, counts: dict) -> dict:
+    """The summary as the default engine gives it with beyond-accuracy measures
+    (evaluate._beyond_summary): the measures in order, the per-run ones from `per_run`, then
+    users, users_without_NAME@K for each per-user beyond-accuracy measure (the evaluated users
+    without a value: counts has how many have one), then the other counts of users."""
+    out = {m.name: per_run[m.name] if metric_names.per_run(m.metric) else summary[m.name]
+           for m in measures}
+    out["users"] = summary["users"]
+    for m in measures:
+        if metric_names.beyond(m) and not metric_names.per_run(m.metric):
+            out[f"users_without_{m.name}"] = summary["users"] - counts[m.name]
+    out.update((name, value) for name, value in summary.items() if name not in out)
+    return out
 
 
 def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> list:
@@ -396,9 +474,10 @@ def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
 
 
 @contextlib.contextmanager
-def _refusals(recs_what: str, rels_what: str):
+def _refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = None):
     """A check that stopped a worker reaches the caller as the default engine's one-line
-    message, naming the input; any other Spark failure as its first line."""
+    message, naming the input (given: how the beyond-accuracy inputs are named); any other
+    Spark failure as its first line."""
     try:
         yield
     except InputError:
@@ -407,9 +486,12 @@ def _refusals(recs_what: str, rels_what: str):
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         text = str(exc)
-        found = re.search(r"ndcg-duck: (recommendations|relevance): ([^\n]*)", text)
+        found = re.search(r"ndcg-duck: (recommendations|relevance|items|train): ([^\n]*)",
+                          text)
         if found:
-            what = recs_what if found.group(1) == "recommendations" else rels_what
+            what = {"recommendations": recs_what, "relevance": rels_what,
+                    "items": given and given.items, "train": given and given.train
+                    }[found.group(1)] or found.group(1)
             raise InputError(f"{what}: {found.group(2).strip()}") from None
         own = re.search(r"ndcg-duck: ([^\n]*)", text)  # a check naming its own file (TREC)
         if own:
@@ -671,12 +753,13 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     conf = parse_conf(conf_pairs)
     if per_user and per_user != "-":
         check_output(per_user)
-    measured({name: value for name, value in settings.items()  # fail fast
-              if registry.BY_NAME[name].group == "metric"}, None)
+    beyond.require(measured({name: value for name, value in settings.items()  # fail fast
+                             if registry.BY_NAME[name].group == "metric"}, None)[1],
+                   settings["train"], settings["items"])
     recs_format, rels_format = settings["recs_format"], settings["rels_format"]
     log = None if show_progress else tempfile.NamedTemporaryFile(
         "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
-    spark, owned, keep_log = None, False, False
+    spark, owned, keep_log, lists = None, False, False, None
     try:
         spark, owned = session(master, conf, show_progress, log)
         cols = inputs.Columns.given(**{name: settings.get(name) for name in
@@ -690,9 +773,11 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         with _refusals(recs_what, rels_what):
             _one_file_per_user(recs_df, recs_what, settings["user_col"]
                                or registry.BY_NAME["user_col"].shown)
+        lists = {} if segments is not None else None  # the per-run metrics per segment
         result, notes = _evaluate(spark, recs_df, rels_df,
                                   per_user=bool(per_user or segments or plot),
-                                  recs_what=recs_what, rels_what=rels_what, **settings)
+                                  recs_what=recs_what, rels_what=rels_what, lists=lists,
+                                  **settings)
         user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
         rows = None
         with _refusals(recs_what, rels_what):
@@ -706,9 +791,12 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
 
                 draw(result.per_user, result.summary, plot)
             if segments is not None:
-                from .extras import by_segment
+                from .extras import by_segment, per_run_by_segment
 
                 rows = by_segment(spark, result.per_user, result.summary, segments, by, user_col)
+                if lists:
+                    per_run_by_segment(spark, lists, rows, result.summary, segments, by,
+                                       user_col)
         return result.summary, notes, rows
     except InputError as exc:
         keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))
@@ -716,6 +804,8 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
             raise InputError(f"{exc} (Spark's log: {log.name})") from None
         raise
     finally:
+        if lists:
+            lists["driver"].close()
         if owned:
             spark.stop()
         if log is not None:

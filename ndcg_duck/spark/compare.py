@@ -175,10 +175,14 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     unknown = None
     if segments is not None:  # read and checked before any run is scored, as the default engine
         seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
-    tables, summaries, notes = [], [], []
+    tables, summaries, notes, per_run_found = [], [], [], []
     for name, recs, what_run in runs:
+        lists = {}
         result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what_run,
-                                 rels_what=rels_what, **settings)
+                                 rels_what=rels_what, lists=lists, **settings)
+        with _refusals(what_run, rels_what):
+            per_run_found.append(_per_run_values(lists, user_col, seg if segments else None,
+                                                 unknown, o) if lists else {})
         tables.append(result.per_user)
         summaries.append(result.summary)
         notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
@@ -227,6 +231,13 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
                         o["seed"], o["ci"])
     for row in rows:
         row["test"] = test
+    asked = [name for name in summaries[0] if name in per_run_found[0].get(
+        comparing.ALL, {}).get("values", {})]  # the per-run metrics asked for, in their order
+    per_run = comparing._per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                                      [segment for segment, _ in found], asked)
+    rows += per_run
+    info["metrics"] = metrics + list(dict.fromkeys(
+        row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
     comparing._correct(rows, o["correction"], o["alpha"], info)
     if per_user:
         with _refusals(runs[0][2], rels_what):
@@ -236,6 +247,32 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         with _refusals(runs[0][2], rels_what):
             curves(joined, rows, names, pairs, metrics, info, plot)
     return comparing.Comparison(rows, None, info), notes
+
+
+def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
+    """comparison.compare's _per_run_values for a run scored on Spark (lists: _evaluate's, with
+    its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
+    table) each segment: {'users', 'values', 'resampled'}}; the driver closes."""
+    from ..comparison import stats
+    from . import _col
+    from .beyond_accuracy import TOPS
+    from .extras import join_segments
+
+    n_resamples = o["n_resamples"] if o["test"] == "bootstrap" else 0
+    draws = dict(n_resamples=n_resamples, seed=o["seed"], budget=stats.BOOTSTRAP_DRAWS)
+    driver = lists["driver"]
+    try:
+        tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"),
+                                    _col(user_col).alias("__ndcg_weighed"), TOPS)
+        if seg is None:
+            found = driver.per_run_found(tops, user="__ndcg_weighed", **draws)
+        else:  # every user's from the segments' exposure, added up
+            found = driver.per_run_found(join_segments(tops, seg, unknown), "__segment",
+                                         "__ndcg_weighed", everyone=True, **draws)
+        empty = {"users": 0, "values": {}, "resampled": {}}
+        return {comparing.ALL: found.pop(None, empty), **found}
+    finally:
+        driver.close()
 
 
 def curves(joined, rows, names, pairs, metrics, info, path) -> dict:

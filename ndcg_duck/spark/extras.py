@@ -147,6 +147,28 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
     return rows
 
 
+def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, by: str,
+                       user_col: str) -> None:
+    """Adds to by_segment's `rows` the per-run metrics of the summary (coverage, gini,
+    entropy) of each segment's users, as the default engine's eval --segments: the summary's
+    value for everyone, each segment's from its users' lists (lists: _evaluate's, with the
+    driver and the evaluated users' lists), '-' (None) for a segment without lists."""
+    from .. import metrics as metric_names
+    from .beyond_accuracy import TOPS
+
+    seg, _, _, unknown = segment_table(spark, segments, by, user_col)
+    tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"), TOPS)
+    try:
+        found = lists["driver"].per_run_found(join_segments(tops, seg, unknown), "__segment")
+    finally:
+        lists["scored"].unpersist()
+    for name in summary:
+        if metric_names.is_metric(name) and metric_names.per_run(name.partition("@")[0]):
+            for row in rows:
+                row[name] = (summary[name] if row["segment"] == segmenting.ALL
+                             else found.get(row["segment"], {}).get("values", {}).get(name))
+
+
 def _bins(metrics: list, ranges: list):
     """mapInArrow function: per partition, (metric index, bin, users) by the macro ndcg_bin."""
     def partial(batches):
