@@ -1107,10 +1107,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_exposure_of(entries, tops) AS TABLE
 
 -- ndcg_beyond_exposure(tops): per cutoff k and shown item: k, item_id and c (how many users'
 -- top_k hold it), every shown item, inside the catalogue or not. One pass over the lists, read
--- by ndcg_beyond_run_of and ndcg_beyond_outside_of.
+-- by ndcg_beyond_run_of and ndcg_beyond_outside_of. k may be any key (the Spark engine's
+-- workers pass a struct of cutoff and segment); the default engine, whose lists are each
+-- user's deepest one cut at every k, unnests them once with ndcg_beyond_exposure_of instead.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_exposure(tops) AS TABLE
-    WITH entries_ AS (FROM ndcg_beyond_entries(tops))
-    FROM ndcg_beyond_exposure_of('entries_', tops);
+    SELECT k, item_id, count(*) AS c
+    FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops))
+    GROUP BY k, item_id;
 
 -- ndcg_beyond_run_of(exposure, catalogue): the per-run metrics from ndcg_beyond_exposure and
 -- ndcg_beyond_catalogue: per cutoff k that shows a catalogue item, coverage, gini and entropy
