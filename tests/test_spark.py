@@ -5,6 +5,7 @@ the tests skip only where no Java runtime is installed."""
 
 import csv
 import io
+import json
 import math
 import os
 import random
@@ -544,6 +545,45 @@ def test_cli_per_user_to_stdout(spark, fmt):
     assert want.exit_code == 0 and want.stdout.count("\n") > 3
     assert got.exit_code == 0, got.stderr
     assert (got.stdout, got.stderr) == (want.stdout, want.stderr)
+
+
+def test_cli_driver_runs_duckdb_without_its_progress_bar(spark, monkeypatch):
+    """DuckDB prints its progress bar to stdout (a terminal or not) for a query over two
+    seconds, where --per-user - and --format json put the result: every statement the driver's
+    DuckDB runs (the plan, the per-user copy) runs with the bar off."""
+    connect, bar = duckdb.connect, []
+
+    class Watched:
+        def __init__(self, con):
+            self._con = con
+
+        def _check(self, sql):
+            if not sql.lstrip().upper().startswith("SET"):
+                bar.append(self._con.sql("SELECT current_setting('enable_progress_bar')"
+                                         ).fetchall()[0][0])
+
+        def execute(self, sql, *args, **kwargs):
+            self._check(sql)
+            return self._con.execute(sql, *args, **kwargs)
+
+        def sql(self, sql, *args, **kwargs):
+            self._check(sql)
+            return self._con.sql(sql, *args, **kwargs)
+
+        def __getattr__(self, name):
+            return getattr(self._con, name)
+
+    def opened(*args, **kwargs):
+        con = connect(*args, **kwargs)
+        con.execute("SET enable_progress_bar = true")  # DuckDB's default outside pytest
+        return Watched(con)
+
+    monkeypatch.setattr(duckdb, "connect", opened)
+    got = invoke("eval", ROOT / "examples/recs_long.csv", ROOT / "examples/relevance.csv",
+                 "-k", "2", "--per-user", "-", "--format", "json", "--engine", "spark")
+    assert got.exit_code == 0, got.stderr
+    assert json.loads(got.stdout)[0]["user_id"] is not None
+    assert bar and not any(bar), bar
 
 
 @pytest.mark.parametrize("args, message", [

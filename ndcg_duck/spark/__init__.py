@@ -42,6 +42,7 @@ from ..sqlfiles import register
 from .exact import SCALE, exact_sum, mean_of  # noqa: F401 (SCALE and exact_sum: the API)
 from . import beyond_accuracy as spark_beyond
 from .workers import connection as _connection
+from .driver import connection as driver_connection
 
 INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
            "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
@@ -217,7 +218,7 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None
     schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema, and
     with beyond-accuracy measures the beyond_accuracy.Driver that `driver(item type)` makes, or
     None)."""
-    con = duckdb.connect()
+    con = driver_connection()
     made = None
     try:
         register(con)
@@ -463,7 +464,7 @@ def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
 
     lowest = [df.agg(F.min(_col(cols.user).cast(user_type))).collect()[0][0]
               for df in (recs, rels)]
-    con = duckdb.connect()
+    con = driver_connection()
     try:
         con.register("ndcg_recs", pa.table({"user_id": [lowest[0]]}))
         for name in ("ndcg_judged", "ndcg_rels"):
@@ -724,7 +725,7 @@ def write_per_user(rows, path: str, user_col: str) -> None:
     target = Path(path)
     parts = target.with_name(f".{target.name}.{os.getpid()}.parts")
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    con = duckdb.connect()
+    con = driver_connection()
     try:
         rows.write.mode("overwrite").parquet(str(parts))
         con.execute(f"COPY (FROM read_parquet({inputs.literal(str(parts / '*.parquet'))}) "

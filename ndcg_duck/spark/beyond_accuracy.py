@@ -27,6 +27,7 @@ from ..evaluation import beyond, inputs
 from ..evaluation.evaluate import _item_type, _with_beyond
 from ..options import Options
 from ..sqlfiles import register
+from .driver import connection as driver_connection
 
 TOPS = "__ndcg_tops"  # per user: the top_k lists, [{k, top}], for the per-run metrics
 LACKING = "__ndcg_lacking"  # with ild: the bucket's shown items without features (as text)
@@ -106,9 +107,8 @@ class Driver:
         """Read and check train and items (settings' train and items) as the default engine
         does, for recommended item ids of SQL type `item_type`, and make the per-item tables;
         raises InputError with the default engine's messages."""
-        self.measures, self.con, self.exposed = measures, duckdb.connect(), None
+        self.measures, self.con, self.exposed = measures, driver_connection(), None
         try:
-            self.con.execute("SET enable_progress_bar = false")  # stdout may carry the result
             register(self.con)
             self.given = beyond.load(self.con, measures, settings["train"], settings["items"],
                                      cols, item_type)

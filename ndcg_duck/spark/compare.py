@@ -28,7 +28,6 @@ only the values the curves draw (500 at most) reach the driver (extras.sorted_sa
 
 from __future__ import annotations
 
-import duckdb
 import pyarrow as pa
 
 from ..comparison import compare as comparing
@@ -36,6 +35,7 @@ from ..evaluation import inputs
 from ..sqlfiles import register
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
 from . import write_per_user
+from .driver import connection as driver_connection
 
 STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
 # stratum's sums made by one task in user order; the randomization test draws from a stream per
@@ -194,7 +194,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         joined = side if joined is None else joined.join(side, "__ndcg_user")
     if segments is not None:
         joined = join_segments(joined, seg, unknown)
-    con = duckdb.connect()
+    con = driver_connection()
     try:
         register(con)
         (margin,), = con.sql("SELECT ndcg_tie_margin()").fetchall()

@@ -13,7 +13,6 @@ curve draws reach the driver (sorted_samples).
 
 from __future__ import annotations
 
-import duckdb
 import pyarrow as pa
 
 from ..evaluation import inputs
@@ -23,6 +22,7 @@ from ..report import segments as segmenting
 from ..sqlfiles import register
 from .exact import exact_sum, mean_of
 from .workers import connection
+from .driver import connection as driver_connection
 
 
 def _col(name: str):
@@ -68,7 +68,7 @@ def segment_table(spark, segments, by: str, user_col: str) -> tuple:
     """The segment table, loaded and checked on the driver with the default engine's macros
     (segments.attach), as a small Spark DataFrame (user_id, segment); with how messages name
     it, a user id of it (None without segments) and the name of the unknown segment."""
-    con = duckdb.connect()
+    con = driver_connection()
     try:
         register(con)
         what = segmenting.attach(con, segments, by, user_col)
