@@ -13,9 +13,10 @@ import click
 
 from .. import interrupts, options
 from ..report import output
+from ..report.clashes import Input, Output, refuse_clashes
 from ..evaluation import progress
-from .extras import (check_eval_extras, eval_extras, plot_option, segment_options,
-                     with_segments)
+from .extras import (beside_inputs, check_eval_extras, eval_extras, plot_option,
+                     segment_options, with_segments)
 from ..errors import InputError
 from ..evaluation.evaluate import run
 from ..sqlfiles import script
@@ -134,6 +135,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
+    refuse_clashes(
+        [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
+        [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
+         *beside_inputs(segments, settings)])
     if engine == "spark":
         check_eval_extras(segments, by, plot)
         from ..spark import run_cli

@@ -9,6 +9,7 @@ import click
 
 from ..comparison import stats
 from ..metrics import is_metric, per_run as per_run_metric
+from ..report.clashes import Input
 from ..errors import InputError
 
 # The options eval takes beyond the registry (options.PARAMS): they break the results down and
@@ -73,6 +74,13 @@ def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str,
     lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
                        enumerate(zip(values, widths))) for values in [head] + cells]
     return shown + "\n" + f"by {by}:\n" + "\n".join(lines) + "\n"
+
+
+def beside_inputs(segments, settings: dict) -> list:
+    """The files eval and compare read besides the rankings and judgments (report/clashes.py)."""
+    return [Input("segments", "--segments", segments),
+            Input("train", "--train", settings.get("train")),
+            Input("items", "--items", settings.get("items"))]
 
 
 def check_eval_extras(segments, by, plot) -> None:

@@ -17,6 +17,7 @@ import duckdb
 
 from .. import interrupts, means, options as registry
 from ..report import segments as segmenting
+from ..report.clashes import Input, Output, refuse_clashes
 from . import stats
 from ..errors import InputError, NdcgWarning
 from ..evaluation import beyond
@@ -74,6 +75,12 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
     try:
+        runs = _runs(runs)
+        refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
+                       [Input("relevance", "rels=", rels),
+                        *(Input("recommendations", f"runs[{name!r}]", recs) for name, recs in runs),
+                        *(Input(name, f"{name}=", settings.get(name))
+                          for name in ("segments", "train", "items"))])
         with interrupts.stoppable(signals=(signal.SIGINT,)):
             result, notes = compare_runs(rels, runs, k, **settings)
     except InputError as exc:

@@ -163,10 +163,15 @@ def format_of(path: str, fmt: str | None, role: str, sample: str | None = None) 
         f"content; use a .parquet, .csv or .json name, or {FORMAT_FLAGS[role]}", usage=True)
 
 
+def _data_files(folder: Path) -> list[Path]:
+    """The files of a directory read as one dataset: all but the hidden ones, in order."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+
+
 def _directory_files(folder: Path, fmt: str | None, role: str) -> tuple[list[str], str]:
     """The data files of a directory (read as one dataset, like a Spark output), and their
     format."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+    files = _data_files(folder)
     if not files:
         raise InputError(f"{role} directory {folder} holds no data files: give a file, a glob "
                          f"or a directory of .parquet, .csv or .json files")
@@ -195,6 +200,21 @@ def _glob_files(con, path: str) -> list[str]:
                                           f"ORDER BY file").fetchall()]
     except duckdb.Error:
         return []
+
+
+def files_read(path: str) -> tuple[str, list[str]]:
+    """What a local path input names, as loading reads it, without reading it: ('directory',
+    its data files), ('glob', the files it matches) or ('file', [path]). A missing file or a
+    glob matching nothing is for loading to report."""
+    if Path(path).is_dir():
+        return "directory", [str(p) for p in _data_files(Path(path))]
+    if _has_glob(path):
+        con = duckdb.connect()
+        try:
+            return "glob", _glob_files(con, path)
+        finally:
+            con.close()
+    return "file", [path]
 
 
 class Source(NamedTuple):
