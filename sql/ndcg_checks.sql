@@ -22,6 +22,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance TINYINT, what) AS r
     (relevance DOUBLE, what) AS relevance, (relevance BOOLEAN, what) AS relevance::UTINYINT,
     (relevance, what) AS error('ndcg-duck: ' || what || ' is ' || typeof(relevance)
                                || ', not a number or a boolean: convert it');
+-- persistent: CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance, what) AS CASE WHEN false THEN 0::UTINYINT ELSE relevance END;
+-- (A database file in DuckDB's default storage cannot keep typed parameters, so `ndcg-duck sql
+-- --persistent` writes the line above instead: numbers as they are (a TINYINT as a SMALLINT),
+-- booleans as 1 and 0; a relevance of another type then stops with DuckDB's own message.)
 
 -- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (a number, as
 -- ndcg_relevance_number reads it), row by row. Stops on a relevance of another type, on a NULL
