@@ -40,9 +40,10 @@ TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
                 "relevance": ("ndcg_trec_qrels", "relevance")}
 TREC_FORMS = {"recommendations": ("run", "query Q0 doc rank score tag"),
               "relevance": ("qrels", "query iteration doc relevance")}
-INTEGER = re.compile(r"^U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)$")
+INTEGER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d+,0\))$")
 NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*)$")
-# Ids (users, items) are integers of any width or text; an ENUM (a pandas category, a polars
+# Ids (users, items) are integers of any width (a DECIMAL without decimals too: Arrow's HUGEINT)
+# or text; an ENUM (a pandas category, a polars
 # Categorical or Enum) or a UUID is read as its text. Anything else is refused (_need_id).
 TEXT_LIKE = re.compile(r"^(VARCHAR|ENUM\(.*\)|UUID)$", re.S)
 IDS = "ids must be integers or text"
