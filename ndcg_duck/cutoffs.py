@@ -13,7 +13,8 @@ Cutoff = Optional[int]  # None means no cutoff ("all")
 
 def parse_cutoffs(values: Union[str, int, None, Iterable[Union[str, int, None]]]) -> tuple:
     """Cutoffs from ints, 'all', 'trec' or comma lists of them, in order, without repeats."""
-    if values is None or isinstance(values, (str, int)):
+    if values is None or isinstance(values, (str, int, float)) or \
+            not isinstance(values, Iterable):
         values = [values]
     cutoffs: list = []
     for value in values:

@@ -78,6 +78,14 @@ def _whole(name: str, minimum: int = 1):
     return check
 
 
+def flag(name: str, value) -> bool:
+    """The one rule for an on/off keyword (judged_only=, unique_judgments=, evaluate()'s
+    per_user=): a real bool, never a text or a number that reads as one."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} {value!r} is not True or False", usage=True)
+    return value
+
+
 def _relevance_level(value):
     if value is None:
         return None
@@ -190,8 +198,13 @@ class Param:
         if self.choices and value not in self.choices:
             raise InputError(f"{self.name} {value!r} is not one of: {', '.join(self.choices)}",
                              usage=True)
-        if self.kind == "flag" and not isinstance(value, bool):
-            raise InputError(f"{self.name} {value!r} is not True or False", usage=True)
+        if self.kind == "flag":
+            flag(self.name, value)
+        if self.name == "k":  # its check names the cutoff; Python's caller gave k=
+            try:
+                return self.check(value)
+            except InputError as exc:
+                raise InputError(f"k={value!r}: {exc}", usage=True) from None
         return self.check(value) if self.check else value
 
 
