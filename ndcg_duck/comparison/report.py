@@ -8,7 +8,8 @@ import io
 import json
 
 from ..report.segments import shown as shown_segment
-from .compare import NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY, ROW_FIELDS
+from .compare import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP,
+                      PER_RUN_TOO_MANY, ROW_FIELDS)
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -167,8 +168,9 @@ def _notes(rows, info) -> list:
                    if row["note"] == note]
         if per_run:
             notes.append(f"{', '.join(dict.fromkeys(per_run))}: {note}")
-    if any(row["note"] == NORMAL_BOOTSTRAP for row in rows):
-        notes.append(NORMAL_BOOTSTRAP)
+    for note in (NORMAL_BOOTSTRAP, EXACT_RANDOMIZATION):
+        if any(row["note"] == note for row in rows):
+            notes.append(note)
     for why, cases in same.items():
         notes.append(f"no test where {why}: {', '.join(dict.fromkeys(cases))}")
     if info["family"]:
