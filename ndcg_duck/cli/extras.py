@@ -19,8 +19,8 @@ EVAL_EXTRAS = ("segments", "by", "plot")
 
 SEGMENTS = click.option("--segments", metavar="FILE",
                         help="A table of users and their segment (Parquet, CSV or JSON): every "
-                             "result is also given per segment. Users it does not list are "
-                             "'(unknown)'.")
+                             "result is also given per segment. Users it does not list, or lists "
+                             "with a NULL, empty or blank segment, are '(unknown)'.")
 BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
 
 plot_option = click.option("--plot", metavar="OUT.png",
