@@ -798,3 +798,37 @@ def test_the_core_install_stays_duckdb_pyarrow_click():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert not [d for d in project["dependencies"] if "spark" in d]
     assert project["optional-dependencies"]["spark"] == ["pyspark[sql]>=4.0"]
+
+
+def test_compare_segments_rule_and_corners_on_spark_as_the_default_engine(spark, tmp_path):
+    """The segments rule (NULL, empty, blank and absent: '(unknown)'; a name with a comma,
+    quotes, non-ASCII letters or a line break) in compare's CSV; the exact randomization test on
+    one user; no user with recommendations in every run: the default engine's output."""
+    from test_compare import hostile_files
+
+    files = hostile_files(tmp_path)
+    base = ["compare", files / "rels.csv", "--run", f"a={files / 'a.csv'}", "--run",
+            f"b={files / 'b.csv'}", "-k", "10"]
+    (files / "one.csv").write_text("user_id,item_id,relevance\nu2,a,1\n")
+    (files / "c.csv").write_text("user_id,item_id,rank\nu4,a,1\n")
+    (files / "d.csv").write_text("user_id,item_id,rank\nu1,a,1\n")  # no user c has
+    for args, code in ((base + ["--segments", files / "segments.csv", "--by", "group",
+                                "--min-users", "1", "--format", "csv"], 0),
+                       (["compare", files / "one.csv", *base[2:], "--test", "randomization"], 0),
+                       (["compare", files / "rels.csv", "--run", f"d={files / 'd.csv'}",
+                         "--run", f"c={files / 'c.csv'}", "--missing", "skip"], 1)):
+        want, got = invoke(*args), invoke(*args, "--engine", "spark")
+        assert want.exit_code == code and got.exit_code == code, got.output
+        if "csv" not in args:
+            assert got.output == want.output
+            continue
+        rows = [list(csv.DictReader(io.StringIO(out.output, newline="")))
+                for out in (got, want)]
+
+        def typed(row):
+            return {k: float(v) if v and k not in ("cutoff", "segment", "run") and
+                    v[0] in "-0123456789" else v for k, v in row.items()}
+        assert_same_rows(*[[typed(row) for row in found] for found in rows])
+        assert {row["segment"] for row in rows[0]} == {
+            "(all)", "line\nbreak", 'north, "east"', "Ünïcödé ☃", "(unknown)"}
+

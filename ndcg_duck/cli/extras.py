@@ -3,6 +3,8 @@ does with them after the evaluation."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import click
@@ -18,8 +20,8 @@ EVAL_EXTRAS = ("segments", "by", "plot")
 
 SEGMENTS = click.option("--segments", metavar="FILE",
                         help="A table of users and their segment (Parquet, CSV or JSON): every "
-                             "result is also given per segment. Users it does not list are "
-                             "'(unknown)'.")
+                             "result is also given per segment. Users it does not list, or lists "
+                             "with a NULL, empty or blank segment, are '(unknown)'.")
 BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
 
 plot_option = click.option("--plot", metavar="OUT.png",
@@ -64,12 +66,17 @@ def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str,
     """eval's output `shown` with the per-segment rows (segments.by_segment's) in `fmt`."""
     if fmt == "json":
         return json.dumps(dict(summary, segments=rows)) + "\n"
+    from ..report.segments import shown as shown_segment
+
     head = ["segment", "users"] + metrics
-    if fmt == "csv":
-        return "\n".join(",".join(map(str, values)) for values in
-                         [head] + [[row[h] for h in head] for row in rows]) + "\n"
-    cells = [[row["segment"], str(row["users"])] + ["-" if row[m] is None else f"{row[m]:.4f}"
-                                                    for m in metrics] for row in rows]
+    if fmt == "csv":  # quoted as CSV needs (a segment may hold commas, quotes, line breaks)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(head)
+        writer.writerows([["" if row[h] is None else row[h] for h in head] for row in rows])
+        return out.getvalue()
+    cells = [[shown_segment(row["segment"]), str(row["users"])]
+             + ["-" if row[m] is None else f"{row[m]:.4f}" for m in metrics] for row in rows]
     widths = [max(len(c) for c in column) for column in zip(head, *cells)]
     lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
                        enumerate(zip(values, widths))) for values in [head] + cells]

@@ -317,12 +317,14 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
 
 def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
               buckets=None, recs_what="recommendations (DataFrame)",
-              rels_what="relevance (DataFrame)", lists=None, **given) -> SparkEvaluation:
+              rels_what="relevance (DataFrame)", lists=None, ranked=False,
+              **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
     per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
     'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
     persisted rows it comes from), for per-segment values: the caller closes the driver and
-    unpersists the rows."""
+    unpersists the rows. ranked=True keeps in the per-user rows the flag FLAGS[1] (whether the
+    user has recommendations), for compare."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -394,7 +396,8 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                     scored.unpersist()
                     raise
             evaluated = scored.filter(_col(FLAGS[2])) if rows_kept else None
-            hidden = (*FLAGS, spark_beyond.TOPS, spark_beyond.LACKING)
+            hidden = tuple(flag for flag in FLAGS if not (ranked and flag == FLAGS[1])) + (
+                spark_beyond.TOPS, spark_beyond.LACKING)
             rows = evaluated.drop(*hidden) if per_user else None
             notes = _notes(rels, cols, options, loaded, users)
             if driver is not None:
