@@ -55,12 +55,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_top_depth(depth) AS
     CASE WHEN depth <= 100 THEN depth::BIGINT END;
 
 -- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a NULL
--- user, item or rank. Every row is checked, counted or not.
+-- user, item or rank and on a NaN or infinite rank (a rank is a place in the list: NaN would
+-- sort last, and two infinities would tie). Every row is checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
     FROM query_table(recs)
-    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND rank IS NOT NULL,
-              ndcg_row_problem('rank', user_id, item_id));
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
+                       AND coalesce(isfinite(rank::DOUBLE), false),
+              ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
 
 -- ndcg_two_at_rank(user_id, rank): the message for two items of a user at one rank.
 CREATE OR REPLACE TEMP MACRO ndcg_two_at_rank(user_id, rank) AS
@@ -114,13 +116,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
     FROM ndcg_ranked_ranks_all(recs, depth) WHERE ndcg_top_depth(depth) IS NULL;
 
 -- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a NULL
--- user, item or score and on a NaN score. Every row is checked, counted or not.
+-- user, item or score and on a NaN score (it has no place in an order). An infinite score
+-- orders like any other (inf first, -inf last; equal ones tie). Every row is checked, counted
+-- or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
     SELECT user_id, item_id, score
     FROM query_table(recs)
-    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
-                       AND NOT isnan(score::DOUBLE),
-              ndcg_row_problem('score', user_id, item_id));
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
+                       AND NOT coalesce(isnan(score::DOUBLE), true),
+              ndcg_row_problem('score', user_id, item_id, score, 'a number'));
 
 -- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in
 -- trec_eval's order: score descending, ties broken by item id descending compared as text.

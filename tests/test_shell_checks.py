@@ -53,6 +53,16 @@ def test_shell_wrappers_refuse_bad_relevance_as_the_cli_does(case, wrapper, tmp_
     assert result.output == f"Error: {message.replace('relevance:', f'relevance file {rels}:', 1)}\n"
 
 
+@pytest.mark.parametrize("rank, shown", [("'NaN'::DOUBLE", "nan"), ("'-Infinity'::DOUBLE", "-inf")])
+def test_shell_wrappers_refuse_nan_and_infinite_ranks(rank, shown):
+    # a NaN rank would sort last and score a ranking the user never gave
+    error = shell_error(f"CREATE TABLE bad AS SELECT * FROM (VALUES ('q1', 'b', 1.0), "
+                        f"('q1', 'a', {rank}), ('q1', 'c', 2.0)) t(user_id, item_id, rank);\n"
+                        f"SELECT * FROM ndcg_per_user_ranks('bad', 'rels');\n")
+    assert error == (f"Invalid Input Error: ndcg-duck: recommendations: user q1, item a has rank "
+                     f"{shown}: give a finite number")
+
+
 @pytest.mark.parametrize("call, message", [
     ("ndcg_mean('recs', 'rels', k := 'ten')", "k must be an integer >= 1 or 'all', not ten"),
     ("ndcg_mean('recs', 'rels', k := 0)", "k must be an integer >= 1 or 'all', not 0"),
