@@ -375,6 +375,21 @@ def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     assert "Invalid value" in result.output and named in result.output
 
 
+@pytest.mark.parametrize("keyword, message", [
+    # beyond a 64-bit integer: once a cast error (exit 1), now the keyword's own usage error
+    (dict(k=10 ** 20), "cutoff 100000000000000000000 is beyond the largest cutoff, "
+                       "9223372036854775807: use 'all' for no cutoff"),
+    (dict(k="99999999999999999999"), "cutoff '99999999999999999999' is beyond the largest "
+                                     "cutoff, 9223372036854775807: use 'all' for no cutoff"),
+    (dict(max_depth=10 ** 20), "max_depth=100000000000000000000 is beyond the largest, "
+                               "9223372036854775807"),
+])
+def test_cutoff_and_depth_beyond_64_bits_in_python(recs, rels, keyword, message):
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate(recs, rels, **keyword)
+    assert error.value.usage and message in str(error.value)
+
+
 # --- output files -----------------------------------------------------------------------------
 
 def test_per_user_into_a_missing_directory_fails_first(recs, tmp_path):
@@ -420,6 +435,11 @@ def test_single_user_and_very_large_k(tmp_path):
         "ndcg@1000000000": pytest.approx(1 / math.log2(3)), "users": 1,
         "users_without_recommendations": 0, "users_only_in_recommendations": 0,
         "users_with_zero_ideal_dcg": 0}
+    # the largest depth there is (2^63 - 1) is no limit at all, once refused by the SQL's check
+    # that read it through a DOUBLE (rounded past the largest BIGINT)
+    deepest = run("eval", recs, rels, "-k", "1000000000", "--max-depth", "9223372036854775807",
+                  "--format", "json")
+    assert deepest.output == result.output
 
 
 def test_unicode_ids_and_csv_quoting(tmp_path):

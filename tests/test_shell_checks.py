@@ -73,6 +73,14 @@ def test_shell_wrappers_refuse_nan_and_infinite_ranks(rank, shown):
     ("ndcg_mean('recs', 'rels', gain := 'log')",
      "gain must be one of linear, exponential, binary, not log"),
     ("ndcg_mean('recs', 'rels', idcg_cutoff := 'all')", "idcg_cutoff must be one of k, list, not all"),
+    ("ndcg_mean('recs', 'rels', k := 99999999999999999999)",
+     "k 99999999999999999999 is beyond the largest cutoff, 9223372036854775807: use 'all' for no "
+     "cutoff"),
+    ("ndcg_per_user_ranks('recs_long', 'rels', k := 1e300)",
+     "k 1e+300 is beyond the largest cutoff, 9223372036854775807: use 'all' for no cutoff"),
+    ("ndcg_mean_scores('recs_scored', 'rels', max_depth := 99999999999999999999)",
+     "max_depth 99999999999999999999 is beyond the largest depth, 9223372036854775807: use NULL "
+     "for no limit"),
     ("ndcg_mean('recs', 'rels', max_depth := 0)",
      "max_depth must be an integer >= 1 or NULL (no limit), not 0"),
     ("ndcg_mean_ranks('recs_long', 'rels', max_depth := 'ten', judged_only := true)",

@@ -139,6 +139,17 @@ ERRORS = {
         ["{d}/run.txt", "{d}/qrels.txt"], 1,
         'Error: {d}/run.txt: a TREC run line is "query Q0 doc rank score tag", not: '
         "q1 Q0 b 5 high t\n"),
+    # issue 29: numbers beyond what the SQL counts in (a BIGINT) are the option's usage error
+    "cutoff beyond 64 bits": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "-k", "99999999999999999999"], 2,
+        USAGE + "Error: Invalid value for '-k': cutoff '99999999999999999999' is beyond the "
+        "largest cutoff, 9223372036854775807: use 'all' for no cutoff\n"),
+    "max depth beyond 64 bits": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--max-depth", "99999999999999999999"], 2,
+        USAGE + "Error: Invalid value for '--max-depth': 99999999999999999999 is not in the "
+        "range 1<=x<=9223372036854775807.\n"),
     # 17: a truncated Parquet file
     "truncated parquet": (
         {"recs.parquet": truncated_parquet(), "rels.csv": RELS},
