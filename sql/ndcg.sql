@@ -538,6 +538,29 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
                                 list_min(list_transform(ndcg_repeated_with(pairs), lambda p: p[2])),
                                 list_max(list_transform(ndcg_repeated_with(pairs), lambda p: p[2]))));
 
+-- ndcg_first_infinite_gain(items, relevances, gain, gain_map, min_relevance): the index of the
+-- first judgment (items and relevances: one user's, in one order) whose gain is not finite.
+CREATE OR REPLACE TEMP MACRO ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+        min_relevance) AS
+    list_filter(range(1, len(items) + 1), lambda i: NOT isfinite(
+        ndcg_judgment_gain(relevances[i], gain, gain_map, min_relevance)))[1];
+
+-- ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map, min_relevance): true when
+-- the user's largest gain (ideal[1]: the ideal gains come best first) is finite, so every gain
+-- is; otherwise (2^1100 - 1 is infinite as a DOUBLE) stops naming the first item whose gain is
+-- not, its relevance and the gain. One comparison per user.
+CREATE OR REPLACE TEMP MACRO ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map,
+        min_relevance) AS
+    ndcg_require(coalesce(isfinite(ideal[1]), true),
+        'relevance: user ' || ndcg_show(user_id) || ', item '
+        || ndcg_show(items[ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+                                                    min_relevance)])
+        || ' has relevance '
+        || ndcg_show(relevances[ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+                                                         min_relevance)])
+        || ', whose gain with --gain ' || gain || ' is beyond the largest number (about '
+        || '1.8e308): give that level a gain with --gain-map, or use smaller relevance values');
+
 -- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments, ideal_depth): the
 -- judgments edge. rels holds user_id, item_id, relevance (a number), one row per judgment.
 -- Returns one row per judged user: user_id; items, the user's judged item ids, each once;
@@ -547,7 +570,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
 -- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
 -- itself (the core refuses a cutoff beyond it). A (user, item) judged twice with one value
--- counts once, with two values stops naming both; unique_judgments true trusts rels to hold no
+-- counts once, with two values stops naming both; a gain too large for a DOUBLE stops naming the
+-- item (ndcg_gains_finite); unique_judgments true trusts rels to hold no
 -- (user, item) twice (a repeat would then count twice) and skips that check (BENCHMARKS.md,
 -- "What the checks cost").
 CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
@@ -560,7 +584,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
                lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
            list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
            num_relevant, ideal, ideal_depth::BIGINT AS ideal_depth
-    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);
+    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth)
+    WHERE ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map, min_relevance);
 
 -- ndcg_core.sql
 -- The metric. For one user, with the ranked items at positions i = 1, 2, ... and gain(i) the
@@ -722,6 +747,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, leng
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_sum_finite(user_id, k, name, total, largest_gain): true when total, a user's sum of
+-- gains (DCG, IDCG or CG) at cutoff k, is a finite number; otherwise (finite gains that add up
+-- past the largest DOUBLE) stops naming the user, the sum and the largest gain (the user's first
+-- ideal gain).
+CREATE OR REPLACE TEMP MACRO ndcg_sum_finite(user_id, k, name, total, largest_gain) AS
+    ndcg_require(isfinite(total),
+        'relevance: user ' || ndcg_show(user_id) || ': ' || name || '@'
+        || coalesce(k::VARCHAR, 'all') || ' adds up to ' || ndcg_show(total)
+        || ', past what a DOUBLE holds (about ±1.8e308), from gains up to '
+        || ndcg_show(largest_gain) || ' (--gain, --gain-map): use smaller relevance values');
+
 -- ndcg_ideal_covers(ideal_depth, ks): true when judgments whose ideal gains were cut at
 -- ideal_depth (NULL: not cut) hold enough of them for every cutoff in ks; otherwise stops, since
 -- the ideal DCG would come out too small.
@@ -745,19 +781,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
 -- side, with their scores at each cutoff. Returns user_id, k (NULL for no cutoff), dcg, idcg,
 -- ndcg, has_judgments and has_ranking (the user has judgments; has a ranking, even an empty
 -- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks); judgments as
--- ndcg_judgments returns them, with ideal_depth at least the largest cutoff.
+-- ndcg_judgments returns them, with ideal_depth at least the largest cutoff. Stops on a DCG or
+-- ideal DCG that adds up past the largest DOUBLE (ndcg_sum_finite).
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking
     FROM (SELECT u.user_id, c.k, ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 u.has_judgments, u.has_ranking
+                 u.ideal[1] AS largest_gain, u.has_judgments, u.has_ranking
           FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks));
+            AND ndcg_ideal_covers(u.ideal_depth, ks))
+    WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain);
 
 -- ndcg_evaluated(user_scores, missing, empty): the rows of a ndcg_user_scores result that count.
 -- The users of the judgments; missing 'zero' keeps a user with no ranked item (scored 0), 'skip'
@@ -1572,7 +1611,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
 -- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
 -- per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
--- metrics see tied items in trec_eval's order.
+-- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG or CG that adds up past
+-- the largest DOUBLE (ndcg_sum_finite).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
@@ -1588,14 +1628,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
+                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found,
+                 u.ideal[1] AS largest_gain
           FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
                        ndcg_found(relevant_ranks, num_relevant) AS found_r
                 FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks));
+            AND ndcg_ideal_covers(u.ideal_depth, ks))
+    WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain);
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty

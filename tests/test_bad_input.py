@@ -375,6 +375,16 @@ def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     assert "Invalid value" in result.output and named in result.output
 
 
+def test_a_gain_too_large_is_said_in_python_words(tmp_path, recs):
+    path = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nu1,a,1100\n")
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate(recs, path, gain="exponential")
+    assert str(error.value) == (f"relevance file {path}: user u1, item a has relevance 1100, whose "
+                                f"gain with gain='exponential' is beyond the largest number "
+                                f"(about 1.8e308): give that level a gain with gain_map=, or use "
+                                f"smaller relevance values")
+
+
 @pytest.mark.parametrize("keyword, message", [
     # beyond a 64-bit integer: once a cast error (exit 1), now the keyword's own usage error
     (dict(k=10 ** 20), "cutoff 100000000000000000000 is beyond the largest cutoff, "
