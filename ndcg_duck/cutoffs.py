@@ -7,6 +7,7 @@ from typing import Iterable, Optional, Union
 from .errors import InputError
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs
+LARGEST = 2 ** 63 - 1  # the largest cutoff or depth: the SQL counts positions in a BIGINT
 
 Cutoff = Optional[int]  # None means no cutoff ("all")
 
@@ -44,6 +45,9 @@ def _cutoff(piece) -> tuple:
         k = 0
     if k < 1 or isinstance(piece, float):
         raise InputError(f"cutoff {piece!r} is not an integer >= 1, 'all' or 'trec'", usage=True)
+    if k > LARGEST:
+        raise InputError(f"cutoff {piece!r} is beyond the largest cutoff, {LARGEST}: use 'all' "
+                         f"for no cutoff", usage=True)
     return (k,)
 
 

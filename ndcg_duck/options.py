@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
-from .cutoffs import parse_cutoffs
+from .cutoffs import LARGEST, parse_cutoffs
 from .errors import InputError
 from .metrics import check_names
 
@@ -74,6 +74,8 @@ def _whole(name: str, minimum: int = 1):
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise InputError(f"{name} {value!r} is not an integer >= {minimum}", usage=True)
+        if value > LARGEST:
+            raise InputError(f"{name}={value!r} is beyond the largest, {LARGEST}", usage=True)
         return value
     return check
 

@@ -50,13 +50,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_repeated_users(recs) AS TABLE
     SELECT user_id, count(*) AS times FROM query_table(recs)
     GROUP BY user_id HAVING count(*) > 1 LIMIT 1;
 
--- ndcg_row_problem(order_column, user_id, item_id): which key of a long recommendation row is
--- NULL (or NaN), as a message.
-CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
-    'recommendations: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id (NULL)'
-        WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ') (NULL)'
-        ELSE order_column || ' (user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
-             || ') (NULL or NaN)' END || ': fill it in or drop the row';
+-- ndcg_row_problem(order_column, user_id, item_id, value, wanted): what is wrong with a long
+-- recommendation row, as a message: a NULL key, or a value of order_column (rank or score) that
+-- orders nothing (NaN; for a rank also an infinity), shown, with what to give instead (wanted).
+CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id, value, wanted) AS
+    'recommendations: ' || CASE WHEN user_id IS NULL THEN 'a row has no user id (NULL)'
+        WHEN item_id IS NULL THEN 'a row has no item id (user ' || ndcg_show(user_id) || ') (NULL)'
+        WHEN value IS NULL THEN 'a row has no ' || order_column || ' (user ' || ndcg_show(user_id)
+             || ', item ' || ndcg_show(item_id) || ') (NULL)'
+        ELSE 'user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id) || ' has '
+             || order_column || ' ' || ndcg_show(value) END
+    || CASE WHEN user_id IS NULL OR item_id IS NULL OR value IS NULL
+            THEN ': fill it in or drop the row' ELSE ': give ' || wanted END;
 
 -- ndcg_twice(user_id, item_id): the message for an item in one ranking twice.
 CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS

@@ -604,8 +604,11 @@ def test_cli_refusals_and_warnings_as_the_default_engine(spark, tmp_path):
     text_ids = tmp_path / "rels.json"
     text_ids.write_text('[{"user_id": "1", "item_id": "a", "relevance": 1},'
                         ' {"user_id": "2", "item_id": "a", "relevance": 2}]')
+    nan = tmp_path / "nan.csv"  # Spark's CSV reader takes NaN but not nan as a number
+    nan.write_text("user_id,item_id,relevance\n1,a,1\n1,b,nan\n")
     cases = [
         (recs, rels, "--user-col", "nope"),
+        (numbers, nan),
         (recs, rels, "--relevance-col", "rel"),
         (rels, rels),
         (recs, rels, "--items-col", "foo"),
@@ -615,8 +618,10 @@ def test_cli_refusals_and_warnings_as_the_default_engine(spark, tmp_path):
     for case in cases:
         want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
         assert (got.exit_code, got.output) == (want.exit_code, want.output), case
-        assert "compared as text" in got.output or case != cases[4]
+        assert "compared as text" in got.output or case != cases[5]
     assert "levels 7, 9, which never occur" in got.output
+    assert invoke("eval", numbers, nan).output == (f"Error: relevance file {nan}: user 1, item b "
+                                                   f"has relevance nan: give a finite number\n")
 
 
 def test_warnings_in_python_as_the_default_engine(spark):

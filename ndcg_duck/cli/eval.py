@@ -17,6 +17,7 @@ from ..report.clashes import Input, Output, refuse_clashes
 from ..evaluation import progress
 from .extras import (beside_inputs, check_eval_extras, eval_extras, plot_option,
                      segment_options, with_segments)
+from ..cutoffs import LARGEST
 from ..errors import InputError
 from ..evaluation.evaluate import run
 from ..sqlfiles import script
@@ -53,7 +54,7 @@ def _click_option(param):
     elif param.kind == "multiple":
         kwargs.update(multiple=True, callback=_checked(param))
     elif param.kind == "int":
-        kwargs.update(type=click.IntRange(min=1), default=param.default)
+        kwargs.update(type=click.IntRange(min=1, max=LARGEST), default=param.default)
     elif param.kind == "float":
         kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
     else:

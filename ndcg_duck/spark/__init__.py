@@ -607,8 +607,11 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
             sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
             df = spark.read.csv(where, header=True, inferSchema=True, sep=sep)
             # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
-            return df.select(*[_col(f.name).cast("long") if f.dataType.typeName() == "integer"
-                               else _col(f.name) for f in df.schema.fields])
+            df = df.select(*[_col(f.name).cast("long") if f.dataType.typeName() == "integer"
+                             else _col(f.name) for f in df.schema.fields])
+            return _special_numbers(df, [cols.rank, cols.score] if role == "recommendations"
+                                    else [cols.relevance])
+
         if fmt == "json":
             df = spark.read.json(where)
             if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
@@ -619,6 +622,24 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+# a CSV number as DuckDB's reader takes it, nan and inf included (Spark's takes NaN and Inf only)
+CSV_NUMBER = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:nan|inf|infinity))\s*$"
+
+
+def _special_numbers(df, names):
+    """The named CSV columns that Spark read as text only because they hold nan or inf (as DuckDB's
+    reader does not), as DOUBLE, so that the macros' own checks name the value as on the default
+    engine. A pass over the column only when it came out as text (which is otherwise an error)."""
+    from pyspark.sql import functions as F
+
+    text = [f.name for f in df.schema.fields
+            if f.name in names and f.dataType.typeName() == "string"]
+    for name in text:
+        if not df.filter(_col(name).isNotNull() & ~_col(name).rlike(CSV_NUMBER)).limit(1).count():
+            df = df.withColumn(name, F.trim(_col(name)).cast("double"))
+    return df
 
 
 TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for _one_file_per_user
