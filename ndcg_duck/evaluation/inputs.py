@@ -39,7 +39,7 @@ TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
                 "relevance": ("ndcg_trec_qrels", "relevance")}
 TREC_FORMS = {"recommendations": ("run", "query Q0 doc rank score tag"),
               "relevance": ("qrels", "query iteration doc relevance")}
-TEXT_TYPES = ("VARCHAR",)
+TEXT_TYPES = ("VARCHAR", "JSON")  # JSON: a JSON file's column of mixed types, e.g. [1, "a"]
 NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$")
 FILE_COLUMN = "ndcg_file_"  # the file each row came from, for inputs of several files
 FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
@@ -402,23 +402,24 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         ("user", user_text, recs_schema[cols.user], rels_schema[cols.user]),
         ("item", item_text, recs_item, rels_item)) if text)
 
-    user = _id(cols.user, user_text)
+    user = _id(cols.user, user_text, recs_schema[cols.user])
     if layout == "lists":
-        items = ident(cols.items) + ("::VARCHAR[]" if item_text else "")
+        items = _ids(cols.items, item_text, recs_schema[cols.items])
         body = f"{user} AS user_id, {items} AS items"
     else:
         order = cols.rank if layout == "ranks" else cols.score
-        body = (f"{user} AS user_id, {_id(cols.item, item_text)} AS item_id, "
+        body = (f"{user} AS user_id, {_id(cols.item, item_text, recs_item)} AS item_id, "
                 f"{ident(order)} AS {layout[:-1]}")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs AS SELECT {body} FROM ndcg_recs_src")
 
+    user = _id(cols.user, user_text, rels_schema[cols.user])
     if rels_kind in ("long", "binary"):
         relevance = ident(cols.relevance) if rels_kind == "long" else "1"
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels AS SELECT {user} AS user_id, "
-                    f"{_id(cols.item, item_text)} AS item_id, {relevance} AS relevance "
+                    f"{_id(cols.item, item_text, rels_item)} AS item_id, {relevance} AS relevance "
                     f"FROM ndcg_rels_src")
     else:
-        items = ident(cols.items) + ("::VARCHAR[]" if item_text else "")
+        items = _ids(cols.items, item_text, rels_schema[cols.items])
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_lists AS SELECT {user} AS user_id, "
                     f"{items} AS items FROM ndcg_rels_src")
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
@@ -449,5 +450,16 @@ def _as_text(left: str, right: str) -> bool:
     return left != right and (left in TEXT_TYPES or right in TEXT_TYPES)
 
 
-def _id(column: str, as_text: bool) -> str:
+def _id(column: str, as_text: bool, type_: str = "") -> str:
+    """An id column as the run compares it: as text when the two sides type ids differently; a
+    JSON value (a JSON file's column of mixed types) as its own text, "a" as a, 1 as 1."""
+    if type_ == "JSON":
+        return f"json_extract_string({ident(column)}, '$')"
     return ident(column) + ("::VARCHAR" if as_text else "")
+
+
+def _ids(column: str, as_text: bool, type_: str = "") -> str:
+    """A list of ids as _id makes each."""
+    if type_ == "JSON[]":
+        return f"list_transform({ident(column)}, lambda x: json_extract_string(x, '$'))"
+    return ident(column) + ("::VARCHAR[]" if as_text else "")
