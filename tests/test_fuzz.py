@@ -54,7 +54,7 @@ TREC_IDS = ["a", "b", "é", "日本語", "𝔘x", "Z", "a,b", 'q"t', "1", "02"] 
 FORBIDDEN = ["Traceback", "Conversion Error", "Binder Error", "Invalid Input Error",
              "Parser Error", "Catalog Error", "Out of Range Error", "Not implemented Error",
              "INTERNAL", "Internal Error", "INT32", "Invalid Error", "Serialization Error"]
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("NDCG_FUZZ_EXAMPLES", 0)) or 60,
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("NDCG_FUZZ_EXAMPLES", 0)) or 40,
                     deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
