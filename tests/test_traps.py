@@ -295,3 +295,16 @@ def test_trec_files_are_recognised_by_their_content():
     assert found == flagged
     # trec_eval's own `all` value for these files (out.test.aq: ndcg_cut_10 all 0.3016)
     assert round(found["ndcg@10"], 4) == 0.3016 and found["users"] == 3
+
+
+def test_json_ids_of_mixed_types_compare_as_their_text(tmp_path):
+    """A JSON file whose ids mix numbers and text gives DuckDB a JSON column ('"a"', quotes
+    included): ids compare by their own text, so item "a" ranked first and judged 1 scores 1
+    (found by tests/test_fuzz.py: it scored 0)."""
+    recs, rels = tmp_path / "recs.json", tmp_path / "rels.csv"
+    recs.write_text('[{"user_id": 0, "items": ["a", 0]}]')
+    rels.write_text("user_id,item_id,relevance\n0,a,1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # JSON ids are text: compared with the text ids as they are
+        result = ndcg_duck.evaluate(str(recs), str(rels), k=1)
+    assert result.summary["ndcg@1"] == 1.0  # a relevant item at rank 1: DCG = IDCG = 1

@@ -45,7 +45,8 @@ NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE
 # Ids (users, items) are integers of any width (a DECIMAL without decimals too: Arrow's HUGEINT)
 # or text; an ENUM (a pandas category, a polars
 # Categorical or Enum) or a UUID is read as its text. Anything else is refused (_need_id).
-TEXT_LIKE = re.compile(r"^(VARCHAR|ENUM\(.*\)|UUID)$", re.S)
+TEXT_LIKE = re.compile(r"^(VARCHAR|ENUM\(.*\)|UUID|JSON)$", re.S)  # JSON: a JSON file's column of
+# mixed types, e.g. [1, "a"]: each id as its own text ("a" as a, 1 as 1)
 IDS = "ids must be integers or text"
 FILE_COLUMN = "ndcg_file_"  # the file each row came from, for inputs of several files
 FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
@@ -504,5 +505,8 @@ def _as_text(left: str, right: str) -> bool:
 def _id(column: str, sql_type: str, as_text: bool, listed: bool = False) -> str:
     """The id column (of type sql_type; `listed`: a list column of such ids) as compared: text
     ids other than VARCHAR (an ENUM, a UUID) as their text, and any id as text when `as_text`."""
+    if sql_type == "JSON":
+        return (f"list_transform({ident(column)}, lambda x: json_extract_string(x, '$'))"
+                if listed else f"json_extract_string({ident(column)}, '$')")
     text = as_text or (_id_kind(sql_type) == "text" and sql_type != "VARCHAR")
     return ident(column) + (("::VARCHAR[]" if listed else "::VARCHAR") if text else "")
