@@ -277,3 +277,38 @@ def test_each_column_type_in_the_shell_gets_a_value_or_a_named_error(case):
         assert str(caught.value) in [f"Invalid Input Error: ndcg-duck: {e}" for e in accepted]
     else:
         assert con.sql(query).fetchall()[0][0] == pytest.approx(expected)
+
+
+# train= and items= (the beyond-accuracy inputs): their ids by type, read as the main inputs'
+# are. The recommendations show items 1, 2, 3 (as text: a UUID's text for the UUID rows); the
+# catalogue (items, or else train's items) holds 1 to 4: coverage@3 = 3/4.
+UUID = "('00000000-0000-0000-0000-00000000000' || i)"
+BEYOND = {
+    "train enum": ("train", "i::VARCHAR", "(i::VARCHAR)::ENUM('1', '2', '3', '4')", 3 / 4),
+    "items enum": ("items", "i::VARCHAR", "(i::VARCHAR)::ENUM('1', '2', '3', '4')", 3 / 4),
+    "train uuid": ("train", UUID, f"{UUID}::UUID", 3 / 4),
+    "items uuid": ("items", UUID, f"{UUID}::UUID", 3 / 4),
+    "train boolean": ("train", "i::VARCHAR", "i = 2",
+                      ID_ERROR.format(what="train (Table)", column="item_id", type="BOOLEAN")),
+    "items date": ("items", "i::VARCHAR", "DATE '2020-01-01' + i::INTEGER",
+                   ID_ERROR.format(what="items (Table)", column="item_id", type="DATE")),
+}
+
+
+@pytest.mark.parametrize("case", list(BEYOND))
+def test_each_type_of_train_and_items_ids_gets_a_value_or_a_named_error(case):
+    given, shown, sql, expected = BEYOND[case]
+    con = duckdb.connect()
+    recs = con.sql(f"SELECT 'u1' AS user_id, {shown} AS item_id, i AS rank "
+                   f"FROM range(1, 4) t(i)").to_arrow_table()
+    rels = con.sql(f"SELECT 'u1' AS user_id, {shown} AS item_id, i - 1 AS relevance "
+                   f"FROM range(1, 3) t(i)").to_arrow_table()
+    table = con.sql(f"SELECT 't' || i AS user_id, {sql} AS item_id FROM range(1, 5) t(i)"
+                    ).to_arrow_table()
+    call = dict(k=3, per_user=False, metrics="coverage", **{given: table})
+    if isinstance(expected, str):
+        with pytest.raises(InputError) as caught:
+            evaluate(recs, rels, **call)
+        assert str(caught.value) == expected
+    else:
+        assert evaluate(recs, rels, **call).summary["coverage@3"] == pytest.approx(expected)
