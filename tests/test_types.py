@@ -217,29 +217,24 @@ def shell_id(column: str, type: str, recs: str = "") -> tuple:
 # tables, as ids must be alike to be compared), its values made from i (1, 2, 3)) -> NDCG or the
 # errors it may give.
 SHELL_COLUMNS = {
-    "item boolean": ("ndcg_per_user_ranks", "item", "i = 2",
-                     shell_id("item_id", "BOOLEAN")),
+    "item boolean": ("ndcg_per_user_ranks", "item", "i = 2", shell_id("item_id", "BOOLEAN")),
     "item date": ("ndcg_per_user_scores", "item", "DATE '2020-01-01' + i::INTEGER",
                   shell_id("item_id", "DATE")),
-    "item blob": ("ndcg_mean_ranks", "item", "i::VARCHAR::BLOB",
-                  shell_id("item_id", "BLOB")),
+    "item blob": ("ndcg_mean_ranks", "item", "i::VARCHAR::BLOB", shell_id("item_id", "BLOB")),
     "item struct": ("ndcg_per_user_ranks", "item", "{'id': i}",
                     shell_id("item_id", "STRUCT(id BIGINT)")),
     "items of structs": ("ndcg_per_user", "item", "{'id': i}",
                          shell_id("item_id", "STRUCT(id BIGINT)",
                                   SHELL_LIST.format(type="STRUCT(id BIGINT)"))),
-    "item float": ("ndcg_mean_scores", "item", "i::DOUBLE",
-                   shell_id("item_id", "DOUBLE")),
+    "item float": ("ndcg_mean_scores", "item", "i::DOUBLE", shell_id("item_id", "DOUBLE")),
     "item float, lists": ("ndcg_mean", "item", "i::DOUBLE",
                           shell_id("item_id", "DOUBLE",
                                    SHELL_LIST.format(type="DOUBLE"))),
     "item hugeint": ("ndcg_per_user_scores", "item", "i::HUGEINT", NDCG),
     "item uuid": ("ndcg_per_user", "item", "('00000000-0000-0000-0000-00000000000' || i)::UUID",
                   NDCG),
-    "user date": ("ndcg_per_user", "user", "DATE '2020-01-01'",
-                  shell_id("user_id", "DATE")),
-    "user boolean": ("ndcg_per_user_scores", "user", "true",
-                     shell_id("user_id", "BOOLEAN")),
+    "user date": ("ndcg_per_user", "user", "DATE '2020-01-01'", shell_id("user_id", "DATE")),
+    "user boolean": ("ndcg_per_user_scores", "user", "true", shell_id("user_id", "BOOLEAN")),
     "rank text": ("ndcg_per_user_ranks", "rank", "i::VARCHAR",
                   SHELL_ORDER.format(column="rank", type="VARCHAR")),  # '10' < '2' as text
     "rank boolean": ("ndcg_mean_ranks", "rank", "i > 1",
@@ -265,10 +260,11 @@ def test_each_column_type_in_the_shell_gets_a_value_or_a_named_error(case):
         recs = f"SELECT {typed['user']} AS user_id, list({typed['item']} ORDER BY i) AS items"
     else:
         order = "score" if macro.endswith("scores") else "rank"
-        recs = f"SELECT {typed['user']} AS user_id, {typed['item']} AS item_id, {typed[order]} AS {order}"
+        recs = (f"SELECT {typed['user']} AS user_id, {typed['item']} AS item_id, "
+                f"{typed[order]} AS {order}")
     con.execute(f"CREATE TABLE recs AS {recs} FROM range(1, 4) t(i)")
-    con.execute(f"CREATE TABLE rels AS SELECT {typed['user']} AS user_id, {typed['item']} AS item_id, "
-                f"i - 1 AS relevance FROM range(1, 3) t(i)")
+    con.execute(f"CREATE TABLE rels AS SELECT {typed['user']} AS user_id, {typed['item']} AS "
+                f"item_id, i - 1 AS relevance FROM range(1, 3) t(i)")
     query = f"SELECT ndcg FROM {macro}('recs', 'rels')"
     if not isinstance(expected, float):
         with pytest.raises(duckdb.Error) as caught:

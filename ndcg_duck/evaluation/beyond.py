@@ -98,7 +98,8 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
                     "[category]" if schema["category"] == "VARCHAR" else "category")
         embedding = "embedding" if "embedding" in schema else "NULL::DOUBLE[]"
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_items AS SELECT {item[items_what]} AS "
-                    f"item_id, {category} AS category, {embedding} AS embedding FROM ndcg_items_src")
+                    f"item_id, {category} AS category, {embedding} AS embedding "
+                    f"FROM ndcg_items_src")
     return Inputs(train_what, items_what, as_text)
 
 
