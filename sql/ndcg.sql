@@ -15,6 +15,36 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 -- ndcg_show(value): a value as text for a message; NULL shows as NULL.
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
+-- ndcg_id_type(type): whether a column of this type (typeof's text) holds ids: integers of any
+-- width (a DECIMAL without decimals too, as Arrow holds a HUGEINT) or text (VARCHAR, an ENUM, a
+-- UUID), the types the CLI and Python read ids as (ndcg_duck/evaluation/inputs.py).
+CREATE OR REPLACE TEMP MACRO ndcg_id_type(type) AS
+    regexp_full_match(type, 'U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d+,0\)'
+                            || '|VARCHAR|ENUM\(.*\)|UUID', 's');
+
+-- ndcg_id(id, what): id as it is when its type is one ids may have (ndcg_id_type); any other
+-- type (a boolean, a float, a date, a blob, a struct, ...) stops the query naming `what` (the
+-- column) and the type. typeof is fixed when the query is bound: nothing is done per row.
+CREATE OR REPLACE TEMP MACRO ndcg_id(id, what) AS
+    CASE WHEN ndcg_require(ndcg_id_type(typeof(id)), what || ' is ' || typeof(id)
+                           || ', not an id: ids must be integers or text; convert it') THEN id END;
+
+-- ndcg_id_list(items, what): items as it is when it is a list of ids (ndcg_id_type); a list of
+-- another type (of lists, of structs, ...) or no list stops the query naming `what` and the type.
+CREATE OR REPLACE TEMP MACRO ndcg_id_list(items, what) AS
+    CASE WHEN ndcg_require(ndcg_id_type(regexp_extract(typeof(items), '^(.*)\[\d*\]$', 1)),
+                           what || ' is ' || typeof(items) || ', not a list of item ids: ids '
+                           || 'must be integers or text; convert it') THEN items END;
+
+-- ndcg_order_number(value, what): a rank or a score as it is when it is a number (an integer, a
+-- float, a DECIMAL); any other type (text, a boolean, a date, ...) stops the query naming `what`
+-- and the type: text would order '10' before '2'.
+CREATE OR REPLACE TEMP MACRO ndcg_order_number(value, what) AS
+    CASE WHEN ndcg_require(regexp_full_match(typeof(value), 'U?(TINYINT|SMALLINT|INTEGER|BIGINT'
+                               || '|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)'),
+                           what || ' is ' || typeof(value) || ', not a number: convert it')
+         THEN value END;
+
 -- ndcg_relevance_number(relevance, what): a relevance value as a number: an integer or a float as
 -- it is, a DECIMAL as a DOUBLE, a boolean as 1 (true) or 0 (false). Any other type (text, a
 -- date, a list, ...) stops the query naming `what` (the column, the parameter) and the type. One
@@ -34,12 +64,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance TINYINT, what) AS r
 -- booleans as 1 and 0; a relevance of another type then stops with DuckDB's own message.)
 
 -- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (a number, as
--- ndcg_relevance_number reads it), row by row. Stops on a relevance of another type, on a NULL
--- user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are the
--- judgments edge's, in ndcg_input.sql.)
+-- ndcg_relevance_number reads it), row by row. Stops on ids (ndcg_id) or a relevance of another
+-- type, on a NULL user, item or relevance and on a NaN or infinite relevance. (Repeated
+-- judgments are the judgments edge's, in ndcg_input.sql.)
 CREATE OR REPLACE TEMP MACRO ndcg_judgments_checked(rels) AS TABLE
     SELECT user_id, item_id, relevance
-    FROM (SELECT user_id, item_id, ndcg_relevance_number(relevance, 'relevance: column relevance') AS relevance
+    FROM (SELECT ndcg_id(user_id, 'relevance: column user_id') AS user_id,
+                 ndcg_id(item_id, 'relevance: column item_id') AS item_id,
+                 ndcg_relevance_number(relevance, 'relevance: column relevance') AS relevance
           FROM query_table(rels))
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
               'relevance: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id'
@@ -289,12 +321,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_first(items, depth) AS
     CASE WHEN len(items) > depth THEN list_resize(items, depth) ELSE items END;
 
 -- ndcg_ranked_lists(recs, depth): recs has user_id and items, a LIST of item ids in rank order
--- (a NULL list counts as empty), one row per user. Stops on a NULL user, a NULL item among the
--- first `depth`, and a user with two rows.
+-- (a NULL list counts as empty), one row per user. Stops on ids of a type ids may not have
+-- (ndcg_id, ndcg_id_list), a NULL user, a NULL item among the first `depth`, and a user with two
+-- rows.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
     SELECT user_id, items, NULL::BIGINT[] AS ranks
     FROM (
-        SELECT user_id, ndcg_first(items, depth) AS items
+        SELECT ndcg_id(user_id, 'recommendations: column user_id') AS user_id,
+               ndcg_first(ndcg_id_list(items, 'recommendations: column items'), depth) AS items
         FROM query_table(recs)
         WHERE ndcg_require(user_id IS NOT NULL, 'recommendations: a row has no user id (NULL)')
     )
@@ -318,12 +352,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO ndcg_top_depth(depth) AS
     CASE WHEN depth <= 100 THEN depth::BIGINT END;
 
--- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a NULL
--- user, item or rank and on a NaN or infinite rank (a rank is a place in the list: NaN would
--- sort last, and two infinities would tie). Every row is checked, counted or not.
+-- ndcg_rows_typed(recs, order_column): recs' user_id, item_id and the column that orders them
+-- (order_column: 'rank' or 'score', named so), each of a type it may have (ndcg_id,
+-- ndcg_order_number): otherwise stops naming the column.
+CREATE OR REPLACE TEMP MACRO ndcg_rows_typed(recs, order_column) AS TABLE
+    SELECT ndcg_id(user_id, 'recommendations: column user_id') AS user_id,
+           ndcg_id(item_id, 'recommendations: column item_id') AS item_id,
+           ndcg_order_number(COLUMNS(lambda c: c = order_column),
+                             'recommendations: column ' || order_column)
+    FROM query_table(recs);
+
+-- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a column of
+-- another type (ndcg_rows_typed), on a NULL user, item or rank and on a NaN or infinite rank (a
+-- rank is a place in the list: NaN would sort last, and two infinities would tie). Every row is
+-- checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
-    FROM query_table(recs)
+    FROM ndcg_rows_typed(recs, 'rank')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
                        AND coalesce(isfinite(rank::DOUBLE), false),
               ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
@@ -379,13 +424,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
     UNION ALL
     FROM ndcg_ranked_ranks_all(recs, depth) WHERE ndcg_top_depth(depth) IS NULL;
 
--- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a NULL
--- user, item or score and on a NaN score (it has no place in an order). An infinite score
--- orders like any other (inf first, -inf last; equal ones tie). Every row is checked, counted
--- or not.
+-- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a column of
+-- another type (ndcg_rows_typed), on a NULL user, item or score and on a NaN score (it has no
+-- place in an order). An infinite score orders like any other (inf first, -inf last; equal ones
+-- tie). Every row is checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
     SELECT user_id, item_id, score
-    FROM query_table(recs)
+    FROM ndcg_rows_typed(recs, 'score')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
                        AND NOT coalesce(isnan(score::DOUBLE), true),
               ndcg_row_problem('score', user_id, item_id, score, 'a number'));

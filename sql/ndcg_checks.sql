@@ -9,6 +9,36 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 -- ndcg_show(value): a value as text for a message; NULL shows as NULL.
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
+-- ndcg_id_type(type): whether a column of this type (typeof's text) holds ids: integers of any
+-- width (a DECIMAL without decimals too, as Arrow holds a HUGEINT) or text (VARCHAR, an ENUM, a
+-- UUID), the types the CLI and Python read ids as (ndcg_duck/evaluation/inputs.py).
+CREATE OR REPLACE TEMP MACRO ndcg_id_type(type) AS
+    regexp_full_match(type, 'U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d+,0\)'
+                            || '|VARCHAR|ENUM\(.*\)|UUID', 's');
+
+-- ndcg_id(id, what): id as it is when its type is one ids may have (ndcg_id_type); any other
+-- type (a boolean, a float, a date, a blob, a struct, ...) stops the query naming `what` (the
+-- column) and the type. typeof is fixed when the query is bound: nothing is done per row.
+CREATE OR REPLACE TEMP MACRO ndcg_id(id, what) AS
+    CASE WHEN ndcg_require(ndcg_id_type(typeof(id)), what || ' is ' || typeof(id)
+                           || ', not an id: ids must be integers or text; convert it') THEN id END;
+
+-- ndcg_id_list(items, what): items as it is when it is a list of ids (ndcg_id_type); a list of
+-- another type (of lists, of structs, ...) or no list stops the query naming `what` and the type.
+CREATE OR REPLACE TEMP MACRO ndcg_id_list(items, what) AS
+    CASE WHEN ndcg_require(ndcg_id_type(regexp_extract(typeof(items), '^(.*)\[\d*\]$', 1)),
+                           what || ' is ' || typeof(items) || ', not a list of item ids: ids '
+                           || 'must be integers or text; convert it') THEN items END;
+
+-- ndcg_order_number(value, what): a rank or a score as it is when it is a number (an integer, a
+-- float, a DECIMAL); any other type (text, a boolean, a date, ...) stops the query naming `what`
+-- and the type: text would order '10' before '2'.
+CREATE OR REPLACE TEMP MACRO ndcg_order_number(value, what) AS
+    CASE WHEN ndcg_require(regexp_full_match(typeof(value), 'U?(TINYINT|SMALLINT|INTEGER|BIGINT'
+                               || '|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)'),
+                           what || ' is ' || typeof(value) || ', not a number: convert it')
+         THEN value END;
+
 -- ndcg_relevance_number(relevance, what): a relevance value as a number: an integer or a float as
 -- it is, a DECIMAL as a DOUBLE, a boolean as 1 (true) or 0 (false). Any other type (text, a
 -- date, a list, ...) stops the query naming `what` (the column, the parameter) and the type. One
@@ -28,12 +58,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance TINYINT, what) AS r
 -- booleans as 1 and 0; a relevance of another type then stops with DuckDB's own message.)
 
 -- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (a number, as
--- ndcg_relevance_number reads it), row by row. Stops on a relevance of another type, on a NULL
--- user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are the
--- judgments edge's, in ndcg_input.sql.)
+-- ndcg_relevance_number reads it), row by row. Stops on ids (ndcg_id) or a relevance of another
+-- type, on a NULL user, item or relevance and on a NaN or infinite relevance. (Repeated
+-- judgments are the judgments edge's, in ndcg_input.sql.)
 CREATE OR REPLACE TEMP MACRO ndcg_judgments_checked(rels) AS TABLE
     SELECT user_id, item_id, relevance
-    FROM (SELECT user_id, item_id, ndcg_relevance_number(relevance, 'relevance: column relevance') AS relevance
+    FROM (SELECT ndcg_id(user_id, 'relevance: column user_id') AS user_id,
+                 ndcg_id(item_id, 'relevance: column item_id') AS item_id,
+                 ndcg_relevance_number(relevance, 'relevance: column relevance') AS relevance
           FROM query_table(rels))
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
               'relevance: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id'

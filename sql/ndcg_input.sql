@@ -25,12 +25,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_first(items, depth) AS
     CASE WHEN len(items) > depth THEN list_resize(items, depth) ELSE items END;
 
 -- ndcg_ranked_lists(recs, depth): recs has user_id and items, a LIST of item ids in rank order
--- (a NULL list counts as empty), one row per user. Stops on a NULL user, a NULL item among the
--- first `depth`, and a user with two rows.
+-- (a NULL list counts as empty), one row per user. Stops on ids of a type ids may not have
+-- (ndcg_id, ndcg_id_list), a NULL user, a NULL item among the first `depth`, and a user with two
+-- rows.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
     SELECT user_id, items, NULL::BIGINT[] AS ranks
     FROM (
-        SELECT user_id, ndcg_first(items, depth) AS items
+        SELECT ndcg_id(user_id, 'recommendations: column user_id') AS user_id,
+               ndcg_first(ndcg_id_list(items, 'recommendations: column items'), depth) AS items
         FROM query_table(recs)
         WHERE ndcg_require(user_id IS NOT NULL, 'recommendations: a row has no user id (NULL)')
     )
@@ -54,12 +56,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO ndcg_top_depth(depth) AS
     CASE WHEN depth <= 100 THEN depth::BIGINT END;
 
--- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a NULL
--- user, item or rank and on a NaN or infinite rank (a rank is a place in the list: NaN would
--- sort last, and two infinities would tie). Every row is checked, counted or not.
+-- ndcg_rows_typed(recs, order_column): recs' user_id, item_id and the column that orders them
+-- (order_column: 'rank' or 'score', named so), each of a type it may have (ndcg_id,
+-- ndcg_order_number): otherwise stops naming the column.
+CREATE OR REPLACE TEMP MACRO ndcg_rows_typed(recs, order_column) AS TABLE
+    SELECT ndcg_id(user_id, 'recommendations: column user_id') AS user_id,
+           ndcg_id(item_id, 'recommendations: column item_id') AS item_id,
+           ndcg_order_number(COLUMNS(lambda c: c = order_column),
+                             'recommendations: column ' || order_column)
+    FROM query_table(recs);
+
+-- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a column of
+-- another type (ndcg_rows_typed), on a NULL user, item or rank and on a NaN or infinite rank (a
+-- rank is a place in the list: NaN would sort last, and two infinities would tie). Every row is
+-- checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
-    FROM query_table(recs)
+    FROM ndcg_rows_typed(recs, 'rank')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
                        AND coalesce(isfinite(rank::DOUBLE), false),
               ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
@@ -115,13 +128,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
     UNION ALL
     FROM ndcg_ranked_ranks_all(recs, depth) WHERE ndcg_top_depth(depth) IS NULL;
 
--- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a NULL
--- user, item or score and on a NaN score (it has no place in an order). An infinite score
--- orders like any other (inf first, -inf last; equal ones tie). Every row is checked, counted
--- or not.
+-- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a column of
+-- another type (ndcg_rows_typed), on a NULL user, item or score and on a NaN score (it has no
+-- place in an order). An infinite score orders like any other (inf first, -inf last; equal ones
+-- tie). Every row is checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
     SELECT user_id, item_id, score
-    FROM query_table(recs)
+    FROM ndcg_rows_typed(recs, 'score')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
                        AND NOT coalesce(isnan(score::DOUBLE), true),
               ndcg_row_problem('score', user_id, item_id, score, 'a number'));

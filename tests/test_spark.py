@@ -5,6 +5,7 @@ the tests skip only where no Java runtime is installed."""
 
 import csv
 import io
+import json
 import math
 import os
 import random
@@ -532,6 +533,55 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
     args = ["eval", tmp_path / "recs.jsonl", tmp_path / "rels.json", "-k", "all"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
     assert got.exit_code == 0 and got.output == want.output
+
+
+# A Parquet file of each type: (role, the column's values, the message of both engines or, for
+# a value, NDCG as plain Python computes it). The recommendations rank items 1, 2, 3 for u1; the
+# judgments give item 1 relevance 0 and item 2 relevance 1: DCG 1/log2(3), ideal 1.
+TYPED_FILES = {
+    "item boolean": ("recs", {"item_id": [True, False, True]},
+                     "recommendations file {recs}: column 'item_id' is BOOLEAN, not an id: ids "
+                     "must be integers or text; convert it"),
+    "items of structs": ("recs", {"items": [[{"id": 1}, {"id": 2}]]},
+                         "recommendations file {recs}: column 'items' is a list of STRUCT(id "
+                         "BIGINT), not of item ids: ids must be integers or text; convert it"),
+    "relevance text": ("rels", {"relevance": ["0", "1"]},
+                       "relevance file {rels}: column 'relevance' is VARCHAR, not a number; "
+                       "convert it, or name another column"),
+    "relevance boolean": ("rels", {"relevance": [False, True]}, 1 / math.log2(3)),
+    "rank date": ("recs", {"rank": pa.array([0, 1, 2], pa.date32())},
+                  "recommendations file {recs}: column 'rank' is DATE, not a number; convert "
+                  "it, or name another column"),
+    "user timestamp with a time zone": (
+        "recs", {"user_id": pa.array([0, 0, 0], pa.timestamp("us", tz="UTC"))},
+        "recommendations file {recs}: column 'user_id' is TIMESTAMP WITH TIME ZONE, not an id: "
+        "ids must be integers or text; convert it"),
+}
+
+
+@pytest.mark.parametrize("case", list(TYPED_FILES))
+def test_cli_reads_each_type_as_the_default_engine(spark, tmp_path, case):
+    """A file with a column of each type: the default engine's message and exit code, or its
+    numbers (README, Errors: types)."""
+    role, column, expected = TYPED_FILES[case]
+    recs = {"user_id": ["u1"] * 3, "item_id": [1, 2, 3], "rank": [1, 2, 3]}
+    rels = {"user_id": ["u1"] * 2, "item_id": [1, 2], "relevance": [0, 1]}
+    if "items" in column:  # the nested layout
+        recs = {"user_id": ["u1"]}
+    table = recs if role == "recs" else rels
+    table.update({name: (values if name == "items" else values[:len(table["user_id"])])
+                  for name, values in column.items()})
+    paths = {name: tmp_path / f"{name}.parquet" for name in ("recs", "rels")}
+    for name, data in (("recs", recs), ("rels", rels)):
+        pq.write_table(pa.table(data), paths[name])
+    args = ["eval", paths["recs"], paths["rels"], "--format", "json"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    if isinstance(expected, str):
+        assert (want.exit_code, want.stderr) == (1, f"Error: {expected.format(**paths)}\n")
+    else:
+        assert want.exit_code == 0 and json.loads(want.stdout)["ndcg@10"] == \
+            pytest.approx(expected, rel=1e-12)
+    assert (got.exit_code, got.stdout, got.stderr) == (want.exit_code, want.stdout, want.stderr)
 
 
 def watch_the_progress_bar(monkeypatch) -> list:

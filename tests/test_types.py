@@ -198,3 +198,113 @@ def test_each_type_in_the_shell_gets_a_value_or_a_named_error(case):
         assert str(caught.value) == f"Invalid Input Error: ndcg-duck: {expected}"
     else:
         assert con.sql(sql).fetchall()[0][0] == pytest.approx(expected)
+
+
+SHELL_ORDER = "recommendations: column {column} is {type}, not a number: convert it"
+SHELL_LIST = ("recommendations: column items is {type}[], not a list of item ids: ids must be "
+              "integers or text; convert it")
+
+
+def shell_id(column: str, type: str, recs: str = "") -> tuple:
+    """The errors for ids of a type ids may not have, in both tables: whichever table the query
+    reads first is named (recs: the recommendations' own message, for a list column)."""
+    message = "{what}: column {column} is {type}, not an id: ids must be integers or text; convert it"
+    return (recs or message.format(what="recommendations", column=column, type=type),
+            message.format(what="relevance", column=column, type=type))
+
+
+# The shell macros' other columns: (macro, the column given this type ('user' or 'item' in both
+# tables, as ids must be alike to be compared), its values made from i (1, 2, 3)) -> NDCG or the
+# errors it may give.
+SHELL_COLUMNS = {
+    "item boolean": ("ndcg_per_user_ranks", "item", "i = 2", shell_id("item_id", "BOOLEAN")),
+    "item date": ("ndcg_per_user_scores", "item", "DATE '2020-01-01' + i::INTEGER",
+                  shell_id("item_id", "DATE")),
+    "item blob": ("ndcg_mean_ranks", "item", "i::VARCHAR::BLOB", shell_id("item_id", "BLOB")),
+    "item struct": ("ndcg_per_user_ranks", "item", "{'id': i}",
+                    shell_id("item_id", "STRUCT(id BIGINT)")),
+    "items of structs": ("ndcg_per_user", "item", "{'id': i}",
+                         shell_id("item_id", "STRUCT(id BIGINT)",
+                                  SHELL_LIST.format(type="STRUCT(id BIGINT)"))),
+    "item float": ("ndcg_mean_scores", "item", "i::DOUBLE", shell_id("item_id", "DOUBLE")),
+    "item float, lists": ("ndcg_mean", "item", "i::DOUBLE",
+                          shell_id("item_id", "DOUBLE",
+                                   SHELL_LIST.format(type="DOUBLE"))),
+    "item hugeint": ("ndcg_per_user_scores", "item", "i::HUGEINT", NDCG),
+    "item uuid": ("ndcg_per_user", "item", "('00000000-0000-0000-0000-00000000000' || i)::UUID",
+                  NDCG),
+    "user date": ("ndcg_per_user", "user", "DATE '2020-01-01'", shell_id("user_id", "DATE")),
+    "user boolean": ("ndcg_per_user_scores", "user", "true", shell_id("user_id", "BOOLEAN")),
+    "rank text": ("ndcg_per_user_ranks", "rank", "i::VARCHAR",
+                  SHELL_ORDER.format(column="rank", type="VARCHAR")),  # '10' < '2' as text
+    "rank boolean": ("ndcg_mean_ranks", "rank", "i > 1",
+                     SHELL_ORDER.format(column="rank", type="BOOLEAN")),
+    "rank decimal": ("ndcg_per_user_ranks", "rank", "i::DECIMAL(9, 2)", NDCG),
+    "score boolean": ("ndcg_per_user_scores", "score", "i < 2",
+                      SHELL_ORDER.format(column="score", type="BOOLEAN")),
+    "score date": ("ndcg_mean_scores", "score", "DATE '2020-01-01' - i::INTEGER",
+                   SHELL_ORDER.format(column="score", type="DATE")),
+    "score blob": ("ndcg_per_user_scores", "score", "i::VARCHAR::BLOB",
+                   SHELL_ORDER.format(column="score", type="BLOB")),
+}
+
+
+@pytest.mark.parametrize("case", list(SHELL_COLUMNS))
+def test_each_column_type_in_the_shell_gets_a_value_or_a_named_error(case):
+    macro, role, sql, expected = SHELL_COLUMNS[case]
+    con = duckdb.connect()
+    register(con)
+    typed = {r: (sql if r == role else plain) for r, plain in
+             (("user", "'u1'"), ("item", "i"), ("rank", "i"), ("score", "4 - i"))}
+    if macro in ("ndcg_per_user", "ndcg_mean"):
+        recs = f"SELECT {typed['user']} AS user_id, list({typed['item']} ORDER BY i) AS items"
+    else:
+        order = "score" if macro.endswith("scores") else "rank"
+        recs = (f"SELECT {typed['user']} AS user_id, {typed['item']} AS item_id, "
+                f"{typed[order]} AS {order}")
+    con.execute(f"CREATE TABLE recs AS {recs} FROM range(1, 4) t(i)")
+    con.execute(f"CREATE TABLE rels AS SELECT {typed['user']} AS user_id, {typed['item']} AS "
+                f"item_id, i - 1 AS relevance FROM range(1, 3) t(i)")
+    query = f"SELECT ndcg FROM {macro}('recs', 'rels')"
+    if not isinstance(expected, float):
+        with pytest.raises(duckdb.Error) as caught:
+            con.sql(query).fetchall()
+        accepted = (expected,) if isinstance(expected, str) else expected
+        assert str(caught.value) in [f"Invalid Input Error: ndcg-duck: {e}" for e in accepted]
+    else:
+        assert con.sql(query).fetchall()[0][0] == pytest.approx(expected)
+
+
+# train= and items= (the beyond-accuracy inputs): their ids by type, read as the main inputs'
+# are. The recommendations show items 1, 2, 3 (as text: a UUID's text for the UUID rows); the
+# catalogue (items, or else train's items) holds 1 to 4: coverage@3 = 3/4.
+UUID = "('00000000-0000-0000-0000-00000000000' || i)"
+BEYOND = {
+    "train enum": ("train", "i::VARCHAR", "(i::VARCHAR)::ENUM('1', '2', '3', '4')", 3 / 4),
+    "items enum": ("items", "i::VARCHAR", "(i::VARCHAR)::ENUM('1', '2', '3', '4')", 3 / 4),
+    "train uuid": ("train", UUID, f"{UUID}::UUID", 3 / 4),
+    "items uuid": ("items", UUID, f"{UUID}::UUID", 3 / 4),
+    "train boolean": ("train", "i::VARCHAR", "i = 2",
+                      ID_ERROR.format(what="train (Table)", column="item_id", type="BOOLEAN")),
+    "items date": ("items", "i::VARCHAR", "DATE '2020-01-01' + i::INTEGER",
+                   ID_ERROR.format(what="items (Table)", column="item_id", type="DATE")),
+}
+
+
+@pytest.mark.parametrize("case", list(BEYOND))
+def test_each_type_of_train_and_items_ids_gets_a_value_or_a_named_error(case):
+    given, shown, sql, expected = BEYOND[case]
+    con = duckdb.connect()
+    recs = con.sql(f"SELECT 'u1' AS user_id, {shown} AS item_id, i AS rank "
+                   f"FROM range(1, 4) t(i)").to_arrow_table()
+    rels = con.sql(f"SELECT 'u1' AS user_id, {shown} AS item_id, i - 1 AS relevance "
+                   f"FROM range(1, 3) t(i)").to_arrow_table()
+    table = con.sql(f"SELECT 't' || i AS user_id, {sql} AS item_id FROM range(1, 5) t(i)"
+                    ).to_arrow_table()
+    call = dict(k=3, per_user=False, metrics="coverage", **{given: table})
+    if isinstance(expected, str):
+        with pytest.raises(InputError) as caught:
+            evaluate(recs, rels, **call)
+        assert str(caught.value) == expected
+    else:
+        assert evaluate(recs, rels, **call).summary["coverage@3"] == pytest.approx(expected)

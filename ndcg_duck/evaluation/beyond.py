@@ -65,11 +65,14 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
         schema = inputs._schema(con, "ndcg_train_src", train_what)
         for column, flag in ((cols.user, "--user-col"), (cols.item, "--item-col")):
             inputs._need(schema, column, train_what, flag)
+            inputs._need_id(schema[column], column, train_what)
+        train_user = inputs._id(cols.user, schema[cols.user], False)
         types.append((schema[cols.item], train_what))
     if items is not None:
         items_what = inputs.attach_source(con, items, "ndcg_items_src", None, "items").what
         schema = inputs._schema(con, "ndcg_items_src", items_what)
         inputs._need(schema, cols.item, items_what, "--item-col")
+        inputs._need_id(schema[cols.item], cols.item, items_what)
         types.append((schema[cols.item], items_what))
         for column in ("embedding", "category"):
             if column in schema and not schema[column].endswith("[]") and \
@@ -82,18 +85,21 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
     as_text = (f"item ids are {recs_item_type} in the recommendations and "
                f"{' and '.join(differ)}: compared as text, so '001' and '1' differ"
                if differ else "")
-    item = inputs.ident(cols.item) + ("::VARCHAR" if as_text else "")
+    # ids as the main inputs' are read (inputs._id): an ENUM or a UUID as its text, any id as
+    # text when the recommendations' item ids are of the other kind
+    item = {what: inputs._id(cols.item, kind, bool(as_text)) for kind, what in types}
     if train is not None:
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_train AS SELECT "
-                    f"{inputs.ident(cols.user)} AS user_id, {item} AS item_id "
+                    f"{train_user} AS user_id, {item[train_what]} AS item_id "
                     f"FROM ndcg_train_src")
     if items is not None:
         schema = inputs._schema(con, "ndcg_items_src", items_what)
         category = ("NULL::VARCHAR[]" if "category" not in schema else
                     "[category]" if schema["category"] == "VARCHAR" else "category")
         embedding = "embedding" if "embedding" in schema else "NULL::DOUBLE[]"
-        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_items AS SELECT {item} AS item_id, "
-                    f"{category} AS category, {embedding} AS embedding FROM ndcg_items_src")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_items AS SELECT {item[items_what]} AS "
+                    f"item_id, {category} AS category, {embedding} AS embedding "
+                    f"FROM ndcg_items_src")
     return Inputs(train_what, items_what, as_text)
 
 

@@ -208,9 +208,12 @@ def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
 # --- the driver ---------------------------------------------------------------------------------
 
 def _arrow_schema(df) -> pa.Schema:
+    """df's schema as the workers receive its rows in Arrow: a timestamp in the session's time
+    zone (TIMESTAMP WITH TIME ZONE to DuckDB, as the default engine reads it from the file)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    return to_arrow_schema(df.schema)
+    return to_arrow_schema(df.schema,
+                           timezone=df.sparkSession.conf.get("spark.sql.session.timeZone"))
 
 
 def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None) -> tuple:
