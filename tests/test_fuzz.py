@@ -11,9 +11,8 @@ Every case ends in one of two ways:
   reference_metrics.py, reference_beyond.py), per user and in the summary.
 Either way no output holds NaN or inf, and every input file keeps its bytes.
 
-KNOWN_ON_MAIN switches off the generator features that reach a bug another branch of issue 29 is
-fixing; after those branches merge, delete its entries (see each comment) and the test must stay
-green. The test names contain `fuzz`: CI's second pass (.ci/run, duckdb 1.5) skips them.
+The test names contain `fuzz`: CI's second pass (.ci/run, duckdb 1.5) skips them;
+NDCG_FUZZ_EXAMPLES=500 searches longer.
 """
 
 import csv
@@ -36,20 +35,12 @@ import reference_beyond
 import reference_metrics
 from ndcg_duck.cli import cli
 
-# Generator features switched off until the branch fixing their class of issue 29 merges: delete
-# an entry (the strategies below read this set) once its class is on main.
-KNOWN_ON_MAIN = {
-    # Not in (a)-(d), left open on this branch (see the report):
-    "json_mixed_train",  # --train JSON of mixed-type ids: items compared as JSON text ('"a"')
-}
-
 NAN, INF = float("nan"), float("inf")
 PLAIN_NUMBERS = [0, 1, 2, 3, 0.5, -1, -0.0]
 EXTREME_NUMBERS = [NAN, INF, -INF, 1e308, -1e308, 5e-324, 1e-300, 2 ** 62, 1e20]
 TEXT_IDS = ["a", "b", "é", "日本語", "𝔘x", "Z", "a,b", 'q"t', "", " "]
 INT_IDS = [0, 1, 2, -3, 2 ** 62]
-SEGMENTS = ["x", "y", "日本", 1, None, "", "a,b", 'q"t'] + (
-    [] if "segment_named_all" in KNOWN_ON_MAIN else ["(all)"])
+SEGMENTS = ["x", "y", "日本", 1, None, "", "a,b", 'q"t', "(all)"]
 TREC_IDS = ["a", "b", "é", "日本語", "𝔘x", "Z", "a,b", 'q"t', "1", "02"]  # no space, not empty
 FORBIDDEN = ["Traceback", "Conversion Error", "Binder Error", "Invalid Input Error",
              "Parser Error", "Catalog Error", "Out of Range Error", "Not implemented Error",
@@ -63,16 +54,10 @@ class MustFail(Exception):
     """The reference's verdict: this input has no value, the run must stop with a named error."""
 
 
-HUGE = [1e308, -1e308, 2 ** 62, 1e20]
 
 
-def numbers(role=None):
-    pool = PLAIN_NUMBERS + EXTREME_NUMBERS
-    if role == "relevance" and "huge_relevance" in KNOWN_ON_MAIN:
-        pool = [v for v in pool if v not in HUGE]
-    if role == "rank" and "nan_rank" in KNOWN_ON_MAIN:
-        pool = [v for v in pool if v == v]
-    return st.sampled_from(pool)
+def numbers():
+    return st.sampled_from(PLAIN_NUMBERS + EXTREME_NUMBERS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,13 +76,12 @@ def cases(draw, trec_ok=True):
     users = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3, unique_by=str))
     items = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=5, unique_by=str))
     recs, recs2, rels = {}, {}, {}
-    role = "rank" if layout == "ranks" else "score"
     for user in users:
         for run in (recs, recs2):
             if draw(st.integers(0, 3)):
                 ranked = draw(st.lists(st.sampled_from(items), max_size=5,
                                        unique=not draw(st.integers(0, 4)) == 0))
-                run[user] = [(item, draw(numbers(role))) for item in ranked]
+                run[user] = [(item, draw(numbers())) for item in ranked]
         if draw(st.integers(0, 3)) or not rels:
             judged = draw(st.dictionaries(st.sampled_from(items), relevances(),
                                           min_size=1, max_size=4, dict_class=list_dict))
@@ -119,8 +103,7 @@ def list_dict(pairs=()):
 
 
 def relevances():
-    other = [] if "text_relevance" in KNOWN_ON_MAIN else ["high", True]
-    return numbers("relevance") | st.sampled_from(other or [1])
+    return numbers() | st.sampled_from(["high", True])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,7 +351,7 @@ OPTIONS = st.fixed_dictionaries({
     "ks": st.lists(st.sampled_from([1, 2, 3, None]), min_size=1, max_size=2, unique=True),
     "gain": st.sampled_from(["linear", "exponential", "binary"]),
     "per_user": st.sampled_from(["users.csv", "users.json", "users.jsonl", "users.parquet"]
-                                + ([] if "per_user_over_input" in KNOWN_ON_MAIN else ["RECS"])),
+                                + ["RECS"]),
 })
 
 
@@ -495,8 +478,7 @@ def check_segments(listed, segments, expected, ks, metrics):
 
 @SETTINGS
 @given(case=cases(), k=st.sampled_from([1, 3, None]),
-       test=st.sampled_from(["t", "bootstrap"] + (
-           [] if "compare_randomization" in KNOWN_ON_MAIN else ["randomization"])))
+       test=st.sampled_from(["t", "bootstrap", "randomization"]))
 def test_fuzz_compare(case, k, test):
     ks, metrics = [k], ["ndcg"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -566,15 +548,13 @@ def beyond_cases(draw):
         for _ in catalogue:
             if case["kind"] == "embedding":
                 size = 2 if draw(st.integers(0, 5)) else 3
-                features.append(draw(st.lists(numbers("embedding"), min_size=size,
+                features.append(draw(st.lists(numbers(), min_size=size,
                                               max_size=size)))
             else:
                 features.append(draw(st.lists(st.sampled_from(["s", "t", "日"]), max_size=2,
                                               unique=True)))
     case.update(catalogue=catalogue, features=features,
-                train_fmt=draw(st.sampled_from(
-                    ["csv", "parquet"] + ([] if "json_mixed_train" in KNOWN_ON_MAIN
-                                          and ids == INT_IDS + TEXT_IDS else ["json"]))),
+                train_fmt=draw(st.sampled_from(["csv", "parquet", "json"])),
                 items_fmt=draw(st.sampled_from(["parquet", "json"])))
     return case
 
