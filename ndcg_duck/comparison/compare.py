@@ -21,7 +21,7 @@ from . import stats
 from ..errors import InputError, NdcgWarning
 from ..evaluation import beyond
 from ..evaluation.evaluate import run as evaluate_run
-from ..evaluation.inputs import ident, literal
+from ..sqltext import ident, literal
 from ..sqlfiles import register
 
 if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)

@@ -14,6 +14,7 @@ from typing import NamedTuple, Optional
 
 import duckdb
 
+from .. import sqltext
 from . import batches, inputs
 from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
@@ -82,10 +83,10 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
     as_text = (f"item ids are {recs_item_type} in the recommendations and "
                f"{' and '.join(differ)}: compared as text, so '001' and '1' differ"
                if differ else "")
-    item = inputs.ident(cols.item) + ("::VARCHAR" if as_text else "")
+    item = sqltext.ident(cols.item) + ("::VARCHAR" if as_text else "")
     if train is not None:
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_train AS SELECT "
-                    f"{inputs.ident(cols.user)} AS user_id, {item} AS item_id "
+                    f"{sqltext.ident(cols.user)} AS user_id, {item} AS item_id "
                     f"FROM ndcg_train_src")
     if items is not None:
         schema = inputs._schema(con, "ndcg_items_src", items_what)
@@ -115,8 +116,7 @@ def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures:
     duplicates and judged_only, as every metric reads it. Without judged_only the judgments are
     not read (ndcg_beyond_lists: compute() keeps the evaluated users); with it,
     ndcg_beyond_tops takes the unjudged items out as the core does."""
-    ks = "[" + ", ".join("NULL" if k is None else str(int(k)) for k in
-                         dict.fromkeys(m.k for m in wanted(measures))) + "]::BIGINT[]"
+    ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
     ranked = options.ranked_cte(layout, recs=recs)
     if not options.judged_only:
         con.execute(f"INSERT INTO ndcg_tops WITH {ranked} "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
+from .. import sqltext
 from . import batches, beyond, inputs, progress
 from .. import interrupts, means, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
@@ -138,7 +139,7 @@ def _borrowed(con, settings):
                 continue
             changed[setting] = _setting(con, setting)
             try:
-                con.execute(f"SET {setting} = {inputs.literal(str(value))}")
+                con.execute(f"SET {setting} = {sqltext.literal(str(value))}")
             except duckdb.Error as exc:
                 flag = registry.BY_NAME[option].option
                 raise InputError(f"{flag} {value!r}: {duckdb_message(exc)}", usage=True) from None
@@ -153,7 +154,7 @@ def _borrowed(con, settings):
 
 
 def _setting(con, name: str) -> str:
-    (value,), = con.sql(f"SELECT current_setting({inputs.literal(name)})::VARCHAR").fetchall()
+    (value,), = con.sql(f"SELECT current_setting({sqltext.literal(name)})::VARCHAR").fetchall()
     return value
 
 
@@ -168,7 +169,7 @@ def _restore(con, name: str, value: str) -> None:
     if found and "." in found.group(1):
         decimals = len(found.group(1).split(".")[1])
         value = f"{float(found.group(1)) + 0.5 * 10 ** -decimals:.{decimals + 1}f} {found.group(2)}"
-    con.execute(f"SET {name} = {inputs.literal(value)}")
+    con.execute(f"SET {name} = {sqltext.literal(value)}")
 
 
 def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
@@ -411,5 +412,5 @@ def _wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> 
         else:
             match = f" FILTER (WHERE k = {int(measure.k)})"
         columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
-    return (f"SELECT user_id AS {inputs.ident(user_col)}, {', '.join(columns)} "
+    return (f"SELECT user_id AS {sqltext.ident(user_col)}, {', '.join(columns)} "
             f"FROM {relation} GROUP BY user_id ORDER BY user_id")

@@ -25,6 +25,7 @@ import duckdb
 
 from ..errors import InputError, duckdb_message
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
+from ..sqltext import ident, literal, text_list
 
 EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",
@@ -70,14 +71,6 @@ class Columns:
         chosen = {role: names.get(f"{role}_col") for role in ROLES}
         return cls(**{role: name for role, name in chosen.items() if name is not None},
                    named=frozenset(role for role, name in chosen.items() if name is not None))
-
-
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _is_list(sql_type: str) -> bool:
@@ -228,7 +221,7 @@ def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> So
     if Path(path).is_dir():
         files, fmt = _directory_files(Path(path), fmt, role)
         what = f"{role} directory {path}"
-        target = "[" + ", ".join(literal(f) for f in files) + "]"
+        target = text_list(files)
     elif _has_glob(path):
         files = _glob_files(con, path)
         if not files:

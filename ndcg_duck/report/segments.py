@@ -14,7 +14,7 @@ import duckdb
 from .. import means
 from ..evaluation import beyond, inputs
 from ..errors import InputError
-from ..evaluation.inputs import ident, literal
+from ..sqltext import ident, literal
 
 ALL = "(all)"
 FORMATS = ("parquet", "csv", "json")

@@ -28,6 +28,7 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
+from .. import sqltext
 from .. import interrupts
 from ..evaluation import inputs
 from ..report import output
@@ -41,6 +42,7 @@ from ..options import Options
 from ..sqlfiles import register
 from .exact import SCALE, exact_sum, mean_of  # noqa: F401 (SCALE and exact_sum: the API)
 from . import beyond_accuracy as spark_beyond
+from .columns import col
 from .workers import connection as _connection
 from .driver import connection as driver_connection
 
@@ -88,18 +90,18 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     relation, tops, lists = "ndcg_result", "", ""
     if shipped is not None:
         relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)
-        tops = f", t.tops AS {inputs.ident(spark_beyond.TOPS)}"
+        tops = f", t.tops AS {sqltext.ident(spark_beyond.TOPS)}"
         lists = f" LEFT JOIN {spark_beyond.TOPS_SQL} AS t ON t.user_id = u.user_id"
         if any(m.metric == "ild" for m in measures):
-            tops += f", {spark_beyond.LACKING_SQL} AS {inputs.ident(spark_beyond.LACKING)}"
-    judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
+            tops += f", {spark_beyond.LACKING_SQL} AS {sqltext.ident(spark_beyond.LACKING)}"
+    judged, ranked, evaluated, zero = (sqltext.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
         f"WITH wide AS ({_wide_sql(measures, '__ndcg_user', relation)}), "
         f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
         f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
-        f"SELECT u.user_id AS {inputs.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
+        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
         f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
         f"       w.* EXCLUDE (__ndcg_user){tops} "
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
@@ -262,13 +264,7 @@ def _columns(df, cols: inputs.Columns, role: str, layout: str):
         wanted = [cols.user, cols.item] + ([cols.relevance] if cols.relevance in names else [])
     else:
         wanted = [cols.user, cols.items]
-    return df.select(*[_col(name) for name in wanted])
-
-
-def _col(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
+    return df.select(*[col(name) for name in wanted])
 
 
 def bucket_count(spark, recs, rels) -> int:
@@ -358,7 +354,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
             rels = _columns(rels, cols, "relevance", loaded.layout)
             user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
             if buckets is None and batch_users is not None:
-                (users,), = recs.agg(F.approx_count_distinct(_col(cols.user))).collect()
+                (users,), = recs.agg(F.approx_count_distinct(col(cols.user))).collect()
                 buckets = max(1, math.ceil(users / batch_users))
             count = buckets or bucket_count(spark, recs, rels)
 
@@ -366,7 +362,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
 
             def bucketed(df):
                 # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
-                bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
+                bucket = F.pmod(F.hash(col(cols.user).cast(user_type)), F.lit(count))
                 return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
             means = tuple(m for m in measures if not metric_names.per_run(m.metric))
@@ -393,7 +389,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 except InputError:
                     scored.unpersist()
                     raise
-            evaluated = scored.filter(_col(FLAGS[2])) if rows_kept else None
+            evaluated = scored.filter(col(FLAGS[2])) if rows_kept else None
             hidden = (*FLAGS, spark_beyond.TOPS, spark_beyond.LACKING)
             rows = evaluated.drop(*hidden) if per_user else None
             notes = _notes(rels, cols, options, loaded, users)
@@ -403,7 +399,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 notes += said
                 if lists is not None and set(values):
                     lists.update(driver=driver, tops=evaluated.select(
-                        _col(cols.user), spark_beyond.TOPS), scored=scored)
+                        col(cols.user), spark_beyond.TOPS), scored=scored)
                     driver = None  # the caller's now
                 elif not per_user:
                     scored.unpersist()
@@ -444,7 +440,7 @@ def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> 
     if options.gain_map:
         levels = [level for level, _ in options.gain_map]
         if cols.item in rels.columns and cols.relevance in rels.columns:
-            relevance = _col(cols.relevance).cast("double")
+            relevance = col(cols.relevance).cast("double")
             found = {row[0] for row in rels.select(relevance.alias("r"))
                      .where(relevance.isin(levels)).distinct().collect()}
         else:  # every judgment counts 1
@@ -462,7 +458,7 @@ def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
     """The default engine's message, with the smallest user id of each side."""
     from pyspark.sql import functions as F
 
-    lowest = [df.agg(F.min(_col(cols.user).cast(user_type))).collect()[0][0]
+    lowest = [df.agg(F.min(col(cols.user).cast(user_type))).collect()[0][0]
               for df in (recs, rels)]
     con = driver_connection()
     try:
@@ -604,8 +600,8 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
             sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
             df = spark.read.csv(where, header=True, inferSchema=True, sep=sep)
             # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
-            return df.select(*[_col(f.name).cast("long") if f.dataType.typeName() == "integer"
-                               else _col(f.name) for f in df.schema.fields])
+            return df.select(*[col(f.name).cast("long") if f.dataType.typeName() == "integer"
+                               else col(f.name) for f in df.schema.fields])
         if fmt == "json":
             df = spark.read.json(where)
             if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
@@ -652,7 +648,7 @@ def _read_trec(spark, path: str, where: str, role: str, cols: inputs.Columns):
                     pc.equal(lines.column(0), name)))
                 try:
                     table = con.sql(f"SELECT user_id, item_id, {value}, "
-                                    f"{inputs.literal(name)} AS filename "
+                                    f"{sqltext.literal(name)} AS filename "
                                     f"FROM {reader}('ndcg_trec_lines_in')").to_arrow_table()
                 except duckdb.Error as exc:
                     raise RuntimeError(str(exc).strip().splitlines()[0]) from None
@@ -677,8 +673,8 @@ def _one_file_per_user(df, what: str, user_col: str) -> None:
     files = df.inputFiles()
     if len(files) < 2 or user_col not in df.columns:
         return
-    file = _col(TREC_FILE) if TREC_FILE in df.columns else F.input_file_name()
-    rows = (df.select(_col(user_col).cast("string").alias("u"), file.alias("f"))
+    file = col(TREC_FILE) if TREC_FILE in df.columns else F.input_file_name()
+    rows = (df.select(col(user_col).cast("string").alias("u"), file.alias("f"))
             .groupBy("u").agg(F.min("f").alias("first"), F.max("f").alias("second"))
             .filter("first <> second").limit(1).collect())
     if rows:
@@ -728,8 +724,8 @@ def write_per_user(rows, path: str, user_col: str) -> None:
     con = driver_connection()
     try:
         rows.write.mode("overwrite").parquet(str(parts))
-        con.execute(f"COPY (FROM read_parquet({inputs.literal(str(parts / '*.parquet'))}) "
-                    f"ORDER BY {inputs.ident(user_col)}) TO {inputs.literal(str(tmp))} "
+        con.execute(f"COPY (FROM read_parquet({sqltext.literal(str(parts / '*.parquet'))}) "
+                    f"ORDER BY {sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
                     f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
         os.replace(tmp, target)
     except duckdb.Error as exc:

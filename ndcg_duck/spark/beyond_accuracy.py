@@ -22,8 +22,9 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
+from .. import sqltext
 from ..errors import InputError
-from ..evaluation import beyond, inputs
+from ..evaluation import beyond
 from ..evaluation.evaluate import _item_type, _with_beyond
 from ..options import Options
 from ..sqlfiles import register
@@ -153,7 +154,7 @@ class Driver:
             return
         try:
             self.con.execute(f"SELECT ndcg_beyond_missing_check({int(n)}, "
-                             f"{inputs.literal(example)}, (SELECT cosine FROM "
+                             f"{sqltext.literal(example)}, (SELECT cosine FROM "
                              f"ndcg_beyond_cosine_mode('ndcg_features_')))")
         except duckdb.Error as exc:
             raise InputError(beyond._message(exc, self.given)) from None
@@ -266,12 +267,12 @@ def _exposure_of(segment: Optional[str], user: Optional[str], n_resamples: int, 
         from .workers import connection
 
         con = connection(())
-        group = inputs.ident(segment) + "::VARCHAR" if segment else "NULL::VARCHAR"
-        who = inputs.ident(user) if user else "NULL"
+        group = sqltext.ident(segment) + "::VARCHAR" if segment else "NULL::VARCHAR"
+        who = sqltext.ident(user) if user else "NULL"
         chosen = ""
         if n_resamples:
             chosen = " AND (" + ("g IS NULL" if None in drawn else "false") + "".join(
-                f" OR g = {inputs.literal(name)}" for name in drawn if name is not None) + ")"
+                f" OR g = {sqltext.literal(name)}" for name in drawn if name is not None) + ")"
         for batch in batches:
             con.register("ndcg_tops_batch", batch)
             try:

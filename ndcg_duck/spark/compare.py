@@ -33,6 +33,7 @@ import pyarrow as pa
 from ..comparison import compare as comparing
 from ..evaluation import inputs
 from ..sqlfiles import register
+from .columns import col
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
 from . import write_per_user
 from .driver import connection as driver_connection
@@ -165,7 +166,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from . import _col, _evaluate, _refusals
+    from . import _evaluate, _refusals
     from .extras import check_placed, join_segments, segment_table
 
     o = compare_options
@@ -189,8 +190,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     metrics = [c for c in tables[0].columns if c in summaries[0]]
     joined = None
     for run, table in enumerate(tables):
-        side = table.select(_col(user_col).alias("__ndcg_user"),
-                            *[_col(m).alias(_column(run, m)) for m in metrics])
+        side = table.select(col(user_col).alias("__ndcg_user"),
+                            *[col(m).alias(_column(run, m)) for m in metrics])
         joined = side if joined is None else joined.join(side, "__ndcg_user")
     if segments is not None:
         joined = join_segments(joined, seg, unknown)
@@ -203,9 +204,9 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     with _refusals(runs[0][2], rels_what):
         parts = joined.drop("__ndcg_user").mapInArrow(
             _sums(len(names), pairs, metrics, margin), from_arrow_schema(SUMS)).collect()
-        users = tables[0].select(_col(user_col).alias("u"))
+        users = tables[0].select(col(user_col).alias("u"))
         for table in tables[1:]:
-            users = users.union(table.select(_col(user_col).alias("u")))
+            users = users.union(table.select(col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
         paired = sum(int(row["n"]) for row in parts if row["key"] == "u")
         if segments is not None:
@@ -254,7 +255,6 @@ def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
     its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
     table) each segment: {'users', 'values', 'resampled'}}; the driver closes."""
     from ..comparison import stats
-    from . import _col
     from .beyond_accuracy import TOPS
     from .extras import join_segments
 
@@ -262,8 +262,8 @@ def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
     draws = dict(n_resamples=n_resamples, seed=o["seed"], budget=stats.BOOTSTRAP_DRAWS)
     driver = lists["driver"]
     try:
-        tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"),
-                                    _col(user_col).alias("__ndcg_weighed"), TOPS)
+        tops = lists["tops"].select(col(user_col).alias("__ndcg_user"),
+                                    col(user_col).alias("__ndcg_weighed"), TOPS)
         if seg is None:
             found = driver.per_run_found(tops, user="__ndcg_weighed", **draws)
         else:  # every user's from the segments' exposure, added up
@@ -279,11 +279,10 @@ def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
     """compare --plot: plot.compare_figure's picture, its curves of sorted per-user differences
     found on Spark (extras.sorted_samples); returns the curves {(metric, I, J): values}."""
     from ..report import plot as plotting
-    from . import _col
     from .extras import sorted_samples
 
     keys = [(m, i, j) for m in metrics for i, j in pairs]
-    found = sorted_samples(joined, [_col(_column(j, m)) - _col(_column(i, m))
+    found = sorted_samples(joined, [col(_column(j, m)) - col(_column(i, m))
                                     for m, i, j in keys], plotting.curve_points(info["users"]))
     drawn = dict(zip(keys, found))
     plotting.draw_compare(drawn, info["users"], rows, names, pairs, metrics, info, path)
@@ -294,14 +293,13 @@ def per_user_rows(joined, names, pairs, metrics, user_col: str):
     """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
     orders it by user): the user, the segment with --segments, then per metric each run's
     value and each pair's difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
-    from . import _col
 
-    columns = [_col("__ndcg_user").alias(user_col)]
+    columns = [col("__ndcg_user").alias(user_col)]
     if SEGMENT in joined.columns:
-        columns.append(_col(SEGMENT).alias("segment"))
+        columns.append(col(SEGMENT).alias("segment"))
     for m in metrics:
-        columns += [_col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
-        columns += [(_col(_column(j, m)) - _col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
+        columns += [col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
+        columns += [(col(_column(j, m)) - col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
                     for i, j in pairs]
     return joined.select(*columns)
 
