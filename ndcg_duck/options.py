@@ -21,6 +21,7 @@ from .metrics import check_names
 from .sqltext import bigint_list, double_map, literal
 
 FORMATS = ("parquet", "csv", "json", "trec")
+USER_COL = "user_id"  # the user column when --user-col (user_col=) is not given
 RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
                  "scores": "ndcg_ranked_scores"}
 
@@ -234,7 +235,7 @@ PARAMS = (
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),
     # where the columns are
-    Param("user_col", "columns", check=_text("user_col"), shown="user_id",
+    Param("user_col", "columns", check=_text("user_col"), shown=USER_COL,
           help="User id column " + COLUMN_HELP),
     Param("item_col", "columns", check=_text("item_col"), shown="item_id",
           help="Item id column, long layouts " + COLUMN_HELP),

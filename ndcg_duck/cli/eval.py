@@ -14,6 +14,7 @@ from . import common
 from .common import EXIT_CODES, cli, plot_option, registry_options, segment_options, user_errors
 from .extras import check_eval_extras, eval_extras, with_segments
 from ..evaluation.evaluate import run
+from ..options import USER_COL
 from ..sqlfiles import script
 
 
@@ -76,7 +77,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         from ..report.segments import per_run_by_segment
 
         per_run.update(per_run_by_segment(work, segments, by,
-                                          settings["user_col"] or "user_id"))
+                                          settings["user_col"] or USER_COL))
     with progress.shown(enabled=not quiet and common.stderr_is_terminal()):
         result, notes = run(recs, relevance, per_user=bool(per_user or segments or plot),
                             con=con, after=by_segment if segments else None, **settings)

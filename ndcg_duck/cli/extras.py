@@ -8,6 +8,7 @@ import json
 from ..comparison import stats
 from ..metrics import is_metric, per_run as per_run_metric
 from ..errors import InputError
+from ..options import USER_COL
 
 # The options eval takes beyond the registry (options.PARAMS): they break the results down and
 # draw them, after the evaluation, and are compare's too.
@@ -32,7 +33,7 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
     from ..report.segments import ALL, by_segment
 
     rows = by_segment(result.per_user, result.summary, segments, by,
-                      settings.get("user_col") or "user_id")
+                      settings.get("user_col") or USER_COL)
     for name in result.summary:  # coverage, gini, entropy: each segment's users' lists at once
         if is_metric(name) and per_run_metric(name.partition("@")[0]):
             metrics.append(name)

@@ -103,7 +103,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     con = duckdb.connect()
     with interrupts.watching(con):
         register(con)
-        user_col = options.get("user_col") or "user_id"
+        user_col = options.get("user_col") or registry.USER_COL
         where = None
         if segments is not None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)

@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from ..comparison import compare as comparing
 from ..evaluation import inputs
+from ..options import USER_COL
 from ..sqlfiles import register
 from .columns import col
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
@@ -172,7 +173,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     o = compare_options
     names = [name for name, _, _ in runs]
     pairs = comparing._pairs(names, o["baseline"], o["all_pairs"])
-    user_col = settings.get("user_col") or "user_id"
+    user_col = settings.get("user_col") or USER_COL
     unknown = None
     if segments is not None:  # read and checked before any run is scored, as the default engine
         seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
