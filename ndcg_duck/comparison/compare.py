@@ -138,7 +138,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                                 [segment for segment, _ in aggregates], asked)
         rows += per_run
         info["metrics"] = metrics + list(dict.fromkeys(
-            row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
+            row_metric(row) for row in per_run))
         _correct(rows, correction, alpha, info)
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
@@ -277,6 +277,11 @@ def split_metric(name: str):
     """'ndcg@10' -> ('ndcg', '10'); 'mrr' -> ('mrr', None)."""
     metric, _, cutoff = name.partition("@")
     return metric, (cutoff or None)
+
+
+def row_metric(row: dict) -> str:
+    """The metric's name of a tidy row, split_metric undone: 'ndcg@10', 'mrr'."""
+    return row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
 
 
 def _rows(con, aggregates, names, pairs, metrics, info) -> list:

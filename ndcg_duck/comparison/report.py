@@ -7,7 +7,8 @@ import csv
 import io
 import json
 
-from .compare import NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY, ROW_FIELDS
+from .compare import (NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY, ROW_FIELDS,
+                      row_metric)
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -159,11 +160,10 @@ def _notes(rows, info) -> list:
         if row["note"] and row["note"].startswith("every per-user difference"):
             pair = f"{row['run']} against {row['baseline']}"
             where = "" if row["segment"] == "(all)" else f" in {row['segment']}"
-            metric = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
+            metric = row_metric(row)
             same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
     for note in (PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY):
-        per_run = [row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in rows
-                   if row["note"] == note]
+        per_run = [row_metric(row) for row in rows if row["note"] == note]
         if per_run:
             notes.append(f"{', '.join(dict.fromkeys(per_run))}: {note}")
     if any(row["note"] == NORMAL_BOOTSTRAP for row in rows):

@@ -15,6 +15,7 @@ from typing import NamedTuple, Optional
 import duckdb
 
 from .. import sqltext
+from ..cutoffs import at_k
 from . import batches, inputs
 from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
@@ -306,7 +307,7 @@ def per_run_values(con, tops: str) -> dict:
     """{'coverage@10': value, ...}: the per-run metrics of the lists `tops` (a relation like
     ndcg_tops_) over the run's catalogue."""
     rows = con.sql(f"FROM ndcg_beyond_run('{tops}', 'ndcg_catalogue_')").fetchall()
-    return {f"{name}@{'all' if k is None else k}": value for k, *values, _ in rows
+    return {at_k(name, k): value for k, *values, _ in rows
             for name, value in zip(PER_RUN, values)}
 
 
@@ -323,5 +324,5 @@ def resampled_values(con, tops: str, n_resamples: int, seed: int, budget: int) -
                                  f"resamples := {int(n_resamples)}, seed := {int(seed)})"
                                  ).fetchall():
         for metric, value in zip(PER_RUN, values):
-            out.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+            out.setdefault(at_k(metric, k), {})[b] = value
     return out

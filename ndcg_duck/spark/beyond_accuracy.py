@@ -23,6 +23,7 @@ import duckdb
 import pyarrow as pa
 
 from .. import sqltext
+from ..cutoffs import at_k
 from ..errors import InputError
 from ..evaluation import beyond
 from ..evaluation.evaluate import _item_type, _with_beyond
@@ -194,7 +195,7 @@ class Driver:
             into = found.setdefault(group, {"users": 0, "values": {}, "resampled": {}})
             into["users"] = max(into["users"], users)  # every user has a list at every k
             for metric, value in zip(beyond.PER_RUN, values):
-                into["values"][f"{metric}@{'all' if k is None else k}"] = value
+                into["values"][at_k(metric, k)] = value
         if not n_resamples:
             return found
         shown = dict(self.con.sql("SELECT k.segment, sum(shown) FROM ndcg_exposure_in "
@@ -215,7 +216,7 @@ class Driver:
                     ).fetchall():
                 into = found[group]["resampled"]
                 for metric, value in zip(beyond.PER_RUN, values):
-                    into.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+                    into.setdefault(at_k(metric, k), {})[b] = value
         return found
 
     def _add_everyone(self) -> None:

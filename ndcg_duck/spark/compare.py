@@ -239,7 +239,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
                                       [segment for segment, _ in found], asked)
     rows += per_run
     info["metrics"] = metrics + list(dict.fromkeys(
-        row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
+        comparing.row_metric(row) for row in per_run))
     comparing._correct(rows, o["correction"], o["alpha"], info)
     if per_user:
         with _refusals(runs[0][2], rels_what):
@@ -410,7 +410,7 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
     spreads = dict(found)
 
     def key_of(row):
-        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
+        m = comparing.row_metric(row)
         return keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
 
     if test == "bootstrap":
