@@ -121,7 +121,7 @@ def _text(name: str):
     return check
 
 
-# --- SQL literals (text, lists, maps: sqltext.py) ---------------------------------------------------------------
+# --- SQL literals (text, lists and maps: sqltext.py) ---------------------------------------------
 
 def _sql_bool(value) -> str:
     return "true" if value else "false"

@@ -92,10 +92,10 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     stats.require("scipy", "compare")
     if plot is not None:
         stats.require("matplotlib", "--plot")
-    runs = _runs(runs)
+    runs = checked_runs(runs)
     names = [name for name, _ in runs]
-    pairs = _pairs(names, baseline, all_pairs)
-    _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by)
+    pairs = run_pairs(names, baseline, all_pairs)
+    check_options(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by)
     if plot is not None:
         from ..report import plot as plotting
 
@@ -131,15 +131,15 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                 "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
                 "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
                 "n_resamples": n_resamples, "seed": seed, "by": by}
-        rows = _rows(con, aggregates, names, pairs, metrics, info)
+        rows = metric_rows(con, aggregates, names, pairs, metrics, info)
         asked = [name for name in summaries[0] if name in per_run_found[0].get(ALL, {}).get(
             "values", {})]  # the per-run metrics asked for, in their order
-        per_run = _per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
-                                [segment for segment, _ in aggregates], asked)
+        per_run = per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                               [segment for segment, _ in aggregates], asked)
         rows += per_run
         info["metrics"] = metrics + list(dict.fromkeys(
             row_metric(row) for row in per_run))
-        _correct(rows, correction, alpha, info)
+        apply_correction(rows, correction, alpha, info)
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
             from ..report import plot as plotting
@@ -148,7 +148,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         return Comparison(rows, table, info), notes
 
 
-def _runs(runs) -> list:
+def checked_runs(runs) -> list:
     items = list(runs.items()) if isinstance(runs, dict) else [tuple(run) for run in runs]
     names = [name for name, _ in items]
     if len(items) < 2:
@@ -164,7 +164,7 @@ def _runs(runs) -> list:
     return items
 
 
-def _pairs(names: list, baseline, all_pairs: bool) -> list:
+def run_pairs(names: list, baseline, all_pairs: bool) -> list:
     """The (reference, run) index pairs to compare: the baseline against every other run, or every
     pair in the order given."""
     if all_pairs:
@@ -182,7 +182,7 @@ def _pairs(names: list, baseline, all_pairs: bool) -> list:
     return [(base, j) for j in range(len(names)) if j != base]
 
 
-def _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by) -> None:
+def check_options(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by) -> None:
     if test not in stats.TESTS:
         raise InputError(f"test {test!r} is not one of: {', '.join(stats.TESTS)}", usage=True)
     if correction is not None and correction not in stats.CORRECTIONS:
@@ -284,7 +284,7 @@ def row_metric(row: dict) -> str:
     return row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
 
 
-def _rows(con, aggregates, names, pairs, metrics, info) -> list:
+def metric_rows(con, aggregates, names, pairs, metrics, info) -> list:
     level, test = info["ci"], info["test"]
     rows = []
     for m in metrics:
@@ -340,7 +340,7 @@ def _per_run_values(con, segments, by, user_col: str, fmt, n_resamples: int, see
     return out
 
 
-def _per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
+def per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
     """The rows of the metrics that are one value per run (`asked`, e.g. ['coverage@10']; found:
     per run, _per_run_values'), per segment: each run's value and, against the baseline (or per pair), the difference; no
     test. Under --test bootstrap, percentile intervals of the value and of the difference over
@@ -448,7 +448,7 @@ def _differences(con, key, segment: str, nonzero: bool):
     return con.sql(f"SELECT {d} AS d FROM ndcg_cmp_paired{clause} ORDER BY user_id").fetchnumpy()["d"]
 
 
-def _correct(rows, correction, alpha, info) -> None:
+def apply_correction(rows, correction, alpha, info) -> None:
     tested = [row for row in rows if row["tested"]]
     if correction is None:
         correction = "holm" if len(tested) > 1 else "none"

@@ -64,14 +64,14 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
     train_what = items_what = None
     if train is not None:
         train_what = inputs.attach_source(con, train, "ndcg_train_src", None, "train").what
-        schema = inputs._schema(con, "ndcg_train_src", train_what)
+        schema = inputs.schema_of(con, "ndcg_train_src", train_what)
         for column, flag in ((cols.user, "--user-col"), (cols.item, "--item-col")):
-            inputs._need(schema, column, train_what, flag)
+            inputs.need_column(schema, column, train_what, flag)
         types.append((schema[cols.item], train_what))
     if items is not None:
         items_what = inputs.attach_source(con, items, "ndcg_items_src", None, "items").what
-        schema = inputs._schema(con, "ndcg_items_src", items_what)
-        inputs._need(schema, cols.item, items_what, "--item-col")
+        schema = inputs.schema_of(con, "ndcg_items_src", items_what)
+        inputs.need_column(schema, cols.item, items_what, "--item-col")
         types.append((schema[cols.item], items_what))
         for column in ("embedding", "category"):
             if column in schema and not schema[column].endswith("[]") and \
@@ -80,7 +80,7 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
                                  f"a list" + (" of numbers" if column == "embedding" else
                                               " of texts or a text"))
     differ = [f"{kind} in the {what}" for kind, what in types
-              if inputs._as_text(recs_item_type, kind)]
+              if inputs.ids_as_text(recs_item_type, kind)]
     as_text = (f"item ids are {recs_item_type} in the recommendations and "
                f"{' and '.join(differ)}: compared as text, so '001' and '1' differ"
                if differ else "")
@@ -90,7 +90,7 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
                     f"{sqltext.ident(cols.user)} AS user_id, {item} AS item_id "
                     f"FROM ndcg_train_src")
     if items is not None:
-        schema = inputs._schema(con, "ndcg_items_src", items_what)
+        schema = inputs.schema_of(con, "ndcg_items_src", items_what)
         category = ("NULL::VARCHAR[]" if "category" not in schema else
                     "[category]" if schema["category"] == "VARCHAR" else "category")
         embedding = "embedding" if "embedding" in schema else "NULL::DOUBLE[]"
@@ -155,7 +155,7 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
         summary, notes = per_run(con, measures, given, shown)
         columns = per_user(con, measures)
     except duckdb.Error as exc:
-        raise InputError(_message(exc, given)) from None
+        raise InputError(check_message(exc, given)) from None
     return Results(summary, columns, notes)
 
 
@@ -285,7 +285,7 @@ def _outside(con, given: Inputs, shown: str = "ndcg_exposure_") -> list:
             f"never in tail's head"]
 
 
-def _message(exc: Exception, given: Inputs) -> str:
+def check_message(exc: Exception, given: Inputs) -> str:
     """A beyond macro's check as a user message naming the file it read."""
     text = duckdb_message(exc)
     found = re.search(r"ndcg-duck: (items|train): (.*)", str(exc).splitlines()[0])

@@ -77,13 +77,13 @@ def _is_list(sql_type: str) -> bool:
     return re.search(r"\[\d*\]$", sql_type) is not None
 
 
-def _element(sql_type: str) -> str:
+def element_type(sql_type: str) -> str:
     return re.sub(r"\[\d*\]$", "", sql_type)
 
 
 # --- finding the files and their format ----------------------------------------------------------
 
-def _has_glob(path: str) -> bool:
+def has_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
@@ -222,7 +222,7 @@ def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> So
         files, fmt = _directory_files(Path(path), fmt, role)
         what = f"{role} directory {path}"
         target = text_list(files)
-    elif _has_glob(path):
+    elif has_glob(path):
         files = _glob_files(con, path)
         if not files:
             raise InputError(f"{role} glob {path} matches no file")
@@ -258,7 +258,7 @@ def _read_problem(exc: Exception, fmt: str) -> str:
     return text
 
 
-def _schema(con, name: str, what: str) -> dict:
+def schema_of(con, name: str, what: str) -> dict:
     try:
         return {row[0]: row[1] for row in con.sql(f"DESCRIBE {name}").fetchall()}
     except duckdb.Error as exc:
@@ -269,7 +269,7 @@ def _found(schema: dict) -> str:
     return ", ".join(schema) or "none"
 
 
-def _need(schema: dict, column: str, what: str, flag: str) -> None:
+def need_column(schema: dict, column: str, what: str, flag: str) -> None:
     if column not in schema:
         found = _found(schema)
         if len(schema) == 1 and any(sep in found for sep in ",;\t|"):
@@ -296,7 +296,7 @@ def _need_number(schema: dict, column: str, what: str) -> None:
 def recs_layout(schema: dict, cols: Columns, what: str) -> str:
     """Which layout the recommendations are in: 'lists', 'ranks' or 'scores'. A column named by
     the caller must exist where it is used (the rank or score of long rows)."""
-    _need(schema, cols.user, what, "--user-col")
+    need_column(schema, cols.user, what, "--user-col")
     if cols.items in schema and not ("item" in cols.named and cols.item in schema):
         if not _is_list(schema[cols.items]):
             raise InputError(f"{what}: column {cols.items!r} is {schema[cols.items]}, not a list "
@@ -333,7 +333,7 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
     of only the user and item: each counts 1) or 'lists'. A relevance column named by the caller
     must exist; a file with columns other than the user and item but no relevance column is an
     error (a typo, another name for it, or the recommendations given as judgments)."""
-    _need(schema, cols.user, what, "--user-col")
+    need_column(schema, cols.user, what, "--user-col")
     if cols.item in schema:
         if cols.relevance in schema:
             _need_number(schema, cols.relevance, what)
@@ -378,19 +378,19 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
             raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
         if empty and require_rows:
             raise InputError(f"{what} has no rows: nothing to evaluate")
-    recs_schema = _schema(con, "ndcg_recs_src", recs_what)
-    rels_schema = _schema(con, "ndcg_rels_src", rels_what)
+    recs_schema = schema_of(con, "ndcg_recs_src", recs_what)
+    rels_schema = schema_of(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)
     rels_kind = rels_layout(rels_schema, cols, rels_what)
     if recs_src.files:
         _one_file_per_user(con, recs_src, cols)
 
-    recs_item = (_element(recs_schema[cols.items]) if layout == "lists"
+    recs_item = (element_type(recs_schema[cols.items]) if layout == "lists"
                  else recs_schema[cols.item])
-    rels_item = (_element(rels_schema[cols.items]) if rels_kind == "lists"
+    rels_item = (element_type(rels_schema[cols.items]) if rels_kind == "lists"
                  else rels_schema[cols.item])
-    user_text = _as_text(recs_schema[cols.user], rels_schema[cols.user])
-    item_text = _as_text(recs_item, rels_item)
+    user_text = ids_as_text(recs_schema[cols.user], rels_schema[cols.user])
+    item_text = ids_as_text(recs_item, rels_item)
     as_text = tuple((kind, left, right) for kind, text, left, right in (
         ("user", user_text, recs_schema[cols.user], rels_schema[cols.user]),
         ("item", item_text, recs_item, rels_item)) if text)
@@ -437,7 +437,7 @@ def _one_file_per_user(con, source: Source, cols: Columns) -> None:
                          f"each user's rows in one file")
 
 
-def _as_text(left: str, right: str) -> bool:
+def ids_as_text(left: str, right: str) -> bool:
     """Compare ids as text when one side is text and the other is not."""
     return left != right and (left in TEXT_TYPES or right in TEXT_TYPES)
 

@@ -36,7 +36,7 @@ from .. import options as registry
 from ..errors import InputError
 from .. import metrics as metric_names
 from ..evaluation import beyond
-from ..evaluation.evaluate import (_core_only, _item_type, _no_overlap, _wide_sql,
+from ..evaluation.evaluate import (core_computes, recs_item_type, no_overlap, wide_sql,
                                    score_users as score_all)
 from ..options import Options
 from ..sqlfiles import register
@@ -84,7 +84,7 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     accuracy = metric_names.accuracy(measures)
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
               measures=accuracy)
-    evaluated = "ndcg_evaluated" if _core_only(accuracy) else "ndcg_metrics_evaluated"
+    evaluated = "ndcg_evaluated" if core_computes(accuracy) else "ndcg_metrics_evaluated"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
     relation, tops, lists = "ndcg_result", "", ""
@@ -97,7 +97,7 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     judged, ranked, evaluated, zero = (sqltext.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
-        f"WITH wide AS ({_wide_sql(measures, '__ndcg_user', relation)}), "
+        f"WITH wide AS ({wide_sql(measures, '__ndcg_user', relation)}), "
         f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
         f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
@@ -229,7 +229,7 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None
         loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
         loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
         if metric_names.accuracy(measures) != measures:
-            made = driver(_item_type(con, loaded.layout))
+            made = driver(recs_item_type(con, loaded.layout))
         schema = score_users(con, options, measures, loaded, cols.user,
                              made.empty if made else None).schema
     except InputError as exc:  # named as the input the caller gave, not as the empty table
@@ -302,8 +302,8 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     from ..errors import NdcgWarning
 
     try:
-        result, notes = _evaluate(spark, recs, rels, k, per_user=per_user, buckets=buckets,
-                                  **options)
+        result, notes = evaluate_for_cli(spark, recs, rels, k, per_user=per_user,
+                                         buckets=buckets, **options)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
     for note in notes:
@@ -311,9 +311,9 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     return result
 
 
-def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
-              buckets=None, recs_what="recommendations (DataFrame)",
-              rels_what="relevance (DataFrame)", lists=None, **given) -> SparkEvaluation:
+def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
+                     buckets=None, recs_what="recommendations (DataFrame)",
+                     rels_what="relevance (DataFrame)", lists=None, **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
     per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
     'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
@@ -342,14 +342,14 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
     beyond.require(measures, settings["train"], settings["items"])
     driver = None
     try:
-        with _refusals(recs_what, rels_what):
+        with refusals(recs_what, rels_what):
             loaded, schema, driver = _plan(
                 recs, rels, cols, options, measures, recs_what, rels_what,
                 lambda item_type: spark_beyond.Driver(spark, options, measures, settings, cols,
                                                       item_type))
         # the beyond-accuracy measures read each user's lists from the per-user rows (TOPS)
         rows_kept = per_user or driver is not None
-        with _refusals(recs_what, rels_what, driver and driver.given):
+        with refusals(recs_what, rels_what, driver and driver.given):
             recs = _columns(recs, cols, "recommendations", loaded.layout)
             rels = _columns(rels, cols, "relevance", loaded.layout)
             user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
@@ -465,13 +465,13 @@ def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
         con.register("ndcg_recs", pa.table({"user_id": [lowest[0]]}))
         for name in ("ndcg_judged", "ndcg_rels"):
             con.register(name, pa.table({"user_id": [lowest[1]]}))
-        return _no_overlap(con, loaded)
+        return no_overlap(con, loaded)
     finally:
         con.close()
 
 
 @contextlib.contextmanager
-def _refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = None):
+def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = None):
     """A check that stopped a worker reaches the caller as the default engine's one-line
     message, naming the input (given: how the beyond-accuracy inputs are named); any other
     Spark failure as its first line."""
@@ -582,10 +582,10 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
 
     path = str(path)
     remote = "://" in path
-    if not remote and not inputs._has_glob(path) and not Path(path).exists():
+    if not remote and not inputs.has_glob(path) and not Path(path).exists():
         raise InputError(f"{role} file {path} does not exist")
     sample = None
-    if not remote and inputs._has_glob(path):
+    if not remote and inputs.has_glob(path):
         matches = sorted(glob.glob(path, recursive=True))
         if not matches:
             raise InputError(f"{role} glob {path} matches no file")
@@ -614,7 +614,7 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
 
 
-TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for _one_file_per_user
+TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for check_one_file_per_user
 
 
 def _read_trec(spark, path: str, where: str, role: str, cols: inputs.Columns):
@@ -665,7 +665,7 @@ def remote_or_absolute(path: str) -> bool:
     return "://" in path or os.path.isabs(path)
 
 
-def _one_file_per_user(df, what: str, user_col: str) -> None:
+def check_one_file_per_user(df, what: str, user_col: str) -> None:
     """The default engine's check on recommendations read from several files: each user's rows
     come from one of them (else a glob that matches two runs would evaluate their union)."""
     from pyspark.sql import functions as F
@@ -767,17 +767,17 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         recs_what, rels_what = (
             f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
             f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
-        with _refusals(recs_what, rels_what):
-            _one_file_per_user(recs_df, recs_what, settings["user_col"]
-                               or registry.BY_NAME["user_col"].shown)
+        with refusals(recs_what, rels_what):
+            check_one_file_per_user(recs_df, recs_what, settings["user_col"]
+                                    or registry.BY_NAME["user_col"].shown)
         lists = {} if segments is not None else None  # the per-run metrics per segment
-        result, notes = _evaluate(spark, recs_df, rels_df,
-                                  per_user=bool(per_user or segments or plot),
-                                  recs_what=recs_what, rels_what=rels_what, lists=lists,
-                                  **settings)
+        result, notes = evaluate_for_cli(spark, recs_df, rels_df,
+                                         per_user=bool(per_user or segments or plot),
+                                         recs_what=recs_what, rels_what=rels_what, lists=lists,
+                                         **settings)
         user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
         rows = None
-        with _refusals(recs_what, rels_what):
+        with refusals(recs_what, rels_what):
             if per_user == "-":
                 output.through_file(
                     lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)

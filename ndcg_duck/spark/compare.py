@@ -167,12 +167,12 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from . import _evaluate, _refusals
+    from . import evaluate_for_cli, refusals
     from .extras import check_placed, join_segments, segment_table
 
     o = compare_options
     names = [name for name, _, _ in runs]
-    pairs = comparing._pairs(names, o["baseline"], o["all_pairs"])
+    pairs = comparing.run_pairs(names, o["baseline"], o["all_pairs"])
     user_col = settings.get("user_col") or USER_COL
     unknown = None
     if segments is not None:  # read and checked before any run is scored, as the default engine
@@ -180,9 +180,9 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     tables, summaries, notes, per_run_found = [], [], [], []
     for name, recs, what_run in runs:
         lists = {}
-        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what_run,
-                                 rels_what=rels_what, lists=lists, **settings)
-        with _refusals(what_run, rels_what):
+        result, said = evaluate_for_cli(spark, recs, rels, per_user=True, recs_what=what_run,
+                                        rels_what=rels_what, lists=lists, **settings)
+        with refusals(what_run, rels_what):
             per_run_found.append(_per_run_values(lists, user_col, seg if segments else None,
                                                  unknown, o) if lists else {})
         tables.append(result.per_user)
@@ -202,7 +202,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         (margin,), = con.sql("SELECT ndcg_tie_margin()").fetchall()
     finally:
         con.close()
-    with _refusals(runs[0][2], rels_what):
+    with refusals(runs[0][2], rels_what):
         parts = joined.drop("__ndcg_user").mapInArrow(
             _sums(len(names), pairs, metrics, margin), from_arrow_schema(SUMS)).collect()
         users = tables[0].select(col(user_col).alias("u"))
@@ -225,35 +225,35 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     test = o["test"]
     # the t-test needs only the sums; the resampling tests are filled in below
     resampling = test in ("randomization", "bootstrap")
-    rows = comparing._rows(None, found, names, pairs, metrics,
-                           dict(info, test="none") if resampling else info)
+    rows = comparing.metric_rows(None, found, names, pairs, metrics,
+                                 dict(info, test="none") if resampling else info)
     if resampling:
-        with _refusals(runs[0][2], rels_what):
+        with refusals(runs[0][2], rels_what):
             _resampling(rows, found, joined, names, pairs, metrics, test, o["n_resamples"],
                         o["seed"], o["ci"])
     for row in rows:
         row["test"] = test
     asked = [name for name in summaries[0] if name in per_run_found[0].get(
         comparing.ALL, {}).get("values", {})]  # the per-run metrics asked for, in their order
-    per_run = comparing._per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
-                                      [segment for segment, _ in found], asked)
+    per_run = comparing.per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                                     [segment for segment, _ in found], asked)
     rows += per_run
     info["metrics"] = metrics + list(dict.fromkeys(
         comparing.row_metric(row) for row in per_run))
-    comparing._correct(rows, o["correction"], o["alpha"], info)
+    comparing.apply_correction(rows, o["correction"], o["alpha"], info)
     if per_user:
-        with _refusals(runs[0][2], rels_what):
+        with refusals(runs[0][2], rels_what):
             write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
                            user_col)
     if plot is not None:
-        with _refusals(runs[0][2], rels_what):
+        with refusals(runs[0][2], rels_what):
             curves(joined, rows, names, pairs, metrics, info, plot)
     return comparing.Comparison(rows, None, info), notes
 
 
 def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
-    """comparison.compare's _per_run_values for a run scored on Spark (lists: _evaluate's, with
-    its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
+    """comparison.compare's _per_run_values for a run scored on Spark (lists: evaluate_for_cli's,
+    with its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
     table) each segment: {'users', 'values', 'resampled'}}; the driver closes."""
     from ..comparison import stats
     from .beyond_accuracy import TOPS
@@ -309,7 +309,7 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
     """mapInArrow function over the paired users sorted by stratum and user: per stratum, group
     (every user: None; each segment with --segments) and (pair, metric) key, the count, sum and
     absolute sum of its differences and, as float64 bytes, per resample:
-    - randomization: the sign-flip sums of its nonzero differences (stats._sign_flips with the
+    - randomization: the sign-flip sums of its nonzero differences (stats.sign_flips with the
       stratum's own stream, and the segment's), and the differences themselves when a stratum
       has few (for the exact test of the default engine when there are few in all);
     - bootstrap: the sums of weight x difference and of the weights (stats.poisson_sums: each
@@ -340,7 +340,7 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
                     keep = ~np.isnan(d) & ((d != 0) if test == "randomization" else True)
                     d = d[keep]
                     if test == "randomization":
-                        sums = stats._sign_flips(d, n_resamples, stream)
+                        sums = stats.sign_flips(d, n_resamples, stream)
                         weights = np.zeros(0)
                     else:
                         sums, weights = stats.poisson_sums(d, users[keep], n_resamples, seed)
@@ -447,7 +447,7 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
             null = _added(parts, "sums", n_resamples)
             observed = abs(sum(part["total"] for part in parts))
             scale = sum(part["absolute"] for part in parts)
-            row["p_value"] = ((stats._count_extreme(null, observed, scale) + 1)
+            row["p_value"] = ((stats.count_extreme(null, observed, scale) + 1)
                               / (n_resamples + 1))
         row["tested"] = True
 
@@ -460,7 +460,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     import warnings
     from pathlib import Path
 
-    from . import parse_conf, read, session, _one_file_per_user, _refusals
+    from . import parse_conf, read, session, check_one_file_per_user, refusals
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
     if plot is not None:
@@ -469,11 +469,11 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
 
         stats.require("matplotlib", "--plot")
         plotting.check_path(plot)
-    comparing._runs(runs)
-    comparing._check(compare_options["test"], compare_options["correction"],
-                     compare_options["n_resamples"], compare_options["seed"],
-                     compare_options["alpha"], compare_options["ci"],
-                     compare_options["min_users"], segments, by)
+    comparing.checked_runs(runs)
+    comparing.check_options(compare_options["test"], compare_options["correction"],
+                            compare_options["n_resamples"], compare_options["seed"],
+                            compare_options["alpha"], compare_options["ci"],
+                            compare_options["min_users"], segments, by)
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**{name: settings.get(name) for name in
                                    ("user_col", "item_col", "items_col", "rank_col",
@@ -492,8 +492,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
         frames = []
         for name, path in runs:
             recs_df = read(spark, path, settings["recs_format"], "recommendations", cols)
-            with _refusals(what("recommendations", path), what("relevance", relevance)):
-                _one_file_per_user(recs_df, what("recommendations", path), cols.user)
+            with refusals(what("recommendations", path), what("relevance", relevance)):
+                check_one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
                        what("relevance", relevance), segments, by, per_user, plot)
