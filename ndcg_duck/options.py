@@ -1,6 +1,6 @@
 """The one option registry: every option's name, default, allowed values and help, in PARAMS.
 
-PARAMS drives the click options of `ndcg-duck eval` (cli/eval.py), the keyword arguments of
+PARAMS drives the click options of `ndcg-duck eval` (cli/common.py), the keyword arguments of
 `evaluate()` and the checked `Options` it builds, and the named arguments the SQL macros get
 (`Options.sql_args`). Adding an option is adding one `Param` below (and, for a metric option,
 using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of allowed
