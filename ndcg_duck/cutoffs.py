@@ -7,13 +7,15 @@ from typing import Iterable, Optional, Union
 from .errors import InputError
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs
+LARGEST = 2 ** 63 - 1  # the largest cutoff or depth: the SQL counts positions in a BIGINT
 
 Cutoff = Optional[int]  # None means no cutoff ("all")
 
 
 def parse_cutoffs(values: Union[str, int, None, Iterable[Union[str, int, None]]]) -> tuple:
     """Cutoffs from ints, 'all', 'trec' or comma lists of them, in order, without repeats."""
-    if values is None or isinstance(values, (str, int)):
+    if values is None or isinstance(values, (str, int, float)) or \
+            not isinstance(values, Iterable):
         values = [values]
     cutoffs: list = []
     for value in values:
@@ -43,6 +45,9 @@ def _cutoff(piece) -> tuple:
         k = 0
     if k < 1 or isinstance(piece, float):
         raise InputError(f"cutoff {piece!r} is not an integer >= 1, 'all' or 'trec'", usage=True)
+    if k > LARGEST:
+        raise InputError(f"cutoff {piece!r} is beyond the largest cutoff, {LARGEST}: use 'all' "
+                         f"for no cutoff", usage=True)
     return (k,)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
-from .cutoffs import parse_cutoffs
+from .cutoffs import LARGEST, parse_cutoffs
 from .errors import InputError
 from .metrics import check_names
 from .sqltext import bigint_list, double_map, literal
@@ -76,8 +76,18 @@ def _whole(name: str, minimum: int = 1):
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise InputError(f"{name} {value!r} is not an integer >= {minimum}", usage=True)
+        if value > LARGEST:
+            raise InputError(f"{name}={value!r} is beyond the largest, {LARGEST}", usage=True)
         return value
     return check
+
+
+def flag(name: str, value) -> bool:
+    """The one rule for an on/off keyword (judged_only=, unique_judgments=, evaluate()'s
+    per_user=): a real bool, never a text or a number that reads as one."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} {value!r} is not True or False", usage=True)
+    return value
 
 
 def _relevance_level(value):
@@ -174,8 +184,13 @@ class Param:
         if self.choices and value not in self.choices:
             raise InputError(f"{self.name} {value!r} is not one of: {', '.join(self.choices)}",
                              usage=True)
-        if self.kind == "flag" and not isinstance(value, bool):
-            raise InputError(f"{self.name} {value!r} is not True or False", usage=True)
+        if self.kind == "flag":
+            flag(self.name, value)
+        if self.name == "k":  # its check names the cutoff; Python's caller gave k=
+            try:
+                return self.check(value)
+            except InputError as exc:
+                raise InputError(f"k={value!r}: {exc}", usage=True) from None
         return self.check(value) if self.check else value
 
 

@@ -28,6 +28,9 @@ HEADER = """\
 -- then run `ndcg-duck sql > sql/ndcg.sql` from the repository root.
 """
 TEMP = re.compile(r"^CREATE OR REPLACE TEMP MACRO ", re.MULTILINE)
+# A macro with typed parameters, which a database file of DuckDB's default storage cannot keep,
+# followed by the line `-- persistent: ...` that the persistent script has in its place.
+TYPED = re.compile(r"^CREATE OR REPLACE TEMP MACRO [^;]*;\n-- persistent: (.*)$", re.MULTILINE)
 
 
 def sql_dir() -> Path:
@@ -56,7 +59,9 @@ def script(persistent: bool = False) -> str:
     for path in sources():
         parts.append(f"\n-- {path.name}\n" + path.read_text(encoding="utf-8").rstrip() + "\n")
     text = "".join(parts)
-    return TEMP.sub("CREATE OR REPLACE MACRO ", text) if persistent else text
+    if not persistent:
+        return text
+    return TEMP.sub("CREATE OR REPLACE MACRO ", TYPED.sub(lambda found: found.group(1), text))
 
 
 def register(con) -> None:

@@ -15,12 +15,32 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 -- ndcg_show(value): a value as text for a message; NULL shows as NULL.
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
--- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (numbers), row by row. Stops on
--- a NULL user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are
--- the judgments edge's, in ndcg_input.sql.)
+-- ndcg_relevance_number(relevance, what): a relevance value as a number: an integer or a float as
+-- it is, a DECIMAL as a DOUBLE, a boolean as 1 (true) or 0 (false). Any other type (text, a
+-- date, a list, ...) stops the query naming `what` (the column, the parameter) and the type. One
+-- overload per type that passes; the last, for every other type, stops (at the first value).
+CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance TINYINT, what) AS relevance,
+    (relevance SMALLINT, what) AS relevance, (relevance INTEGER, what) AS relevance,
+    (relevance BIGINT, what) AS relevance, (relevance HUGEINT, what) AS relevance,
+    (relevance UTINYINT, what) AS relevance, (relevance USMALLINT, what) AS relevance,
+    (relevance UINTEGER, what) AS relevance, (relevance UBIGINT, what) AS relevance,
+    (relevance UHUGEINT, what) AS relevance, (relevance FLOAT, what) AS relevance,
+    (relevance DOUBLE, what) AS relevance, (relevance BOOLEAN, what) AS relevance::UTINYINT,
+    (relevance, what) AS error('ndcg-duck: ' || what || ' is ' || typeof(relevance)
+                               || ', not a number or a boolean: convert it');
+-- persistent: CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance, what) AS CASE WHEN false THEN 0::UTINYINT ELSE relevance END;
+-- (A database file in DuckDB's default storage cannot keep typed parameters, so `ndcg-duck sql
+-- --persistent` writes the line above instead: numbers as they are (a TINYINT as a SMALLINT),
+-- booleans as 1 and 0; a relevance of another type then stops with DuckDB's own message.)
+
+-- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (a number, as
+-- ndcg_relevance_number reads it), row by row. Stops on a relevance of another type, on a NULL
+-- user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are the
+-- judgments edge's, in ndcg_input.sql.)
 CREATE OR REPLACE TEMP MACRO ndcg_judgments_checked(rels) AS TABLE
     SELECT user_id, item_id, relevance
-    FROM query_table(rels)
+    FROM (SELECT user_id, item_id, ndcg_relevance_number(relevance, 'relevance: column relevance') AS relevance
+          FROM query_table(rels))
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
               'relevance: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id'
                   WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ')'
@@ -36,13 +56,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_repeated_users(recs) AS TABLE
     SELECT user_id, count(*) AS times FROM query_table(recs)
     GROUP BY user_id HAVING count(*) > 1 LIMIT 1;
 
--- ndcg_row_problem(order_column, user_id, item_id): which key of a long recommendation row is
--- NULL (or NaN), as a message.
-CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
-    'recommendations: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id (NULL)'
-        WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ') (NULL)'
-        ELSE order_column || ' (user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
-             || ') (NULL or NaN)' END || ': fill it in or drop the row';
+-- ndcg_row_problem(order_column, user_id, item_id, value, wanted): what is wrong with a long
+-- recommendation row, as a message: a NULL key, or a value of order_column (rank or score) that
+-- orders nothing (NaN; for a rank also an infinity), shown, with what to give instead (wanted).
+CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id, value, wanted) AS
+    'recommendations: ' || CASE WHEN user_id IS NULL THEN 'a row has no user id (NULL)'
+        WHEN item_id IS NULL THEN 'a row has no item id (user ' || ndcg_show(user_id) || ') (NULL)'
+        WHEN value IS NULL THEN 'a row has no ' || order_column || ' (user ' || ndcg_show(user_id)
+             || ', item ' || ndcg_show(item_id) || ') (NULL)'
+        ELSE 'user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id) || ' has '
+             || order_column || ' ' || ndcg_show(value) END
+    || CASE WHEN user_id IS NULL OR item_id IS NULL OR value IS NULL
+            THEN ': fill it in or drop the row' ELSE ': give ' || wanted END;
 
 -- ndcg_twice(user_id, item_id): the message for an item in one ranking twice.
 CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS
@@ -67,16 +92,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoff(k) AS
     CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL ELSE coalesce(ndcg_whole(k), 0) END;
 
 -- ndcg_whole(value): a parameter's value as a BIGINT when it is a whole number (10, 10.0, '10',
--- '1e3'); NULL for anything else (2.5, 'ten', true, a list). TRY_CAST to BIGINT alone would round
--- 2.5 to 3.
+-- '1e3') that a BIGINT holds; NULL for anything else (2.5, 'ten', true, a list, 1e20). TRY_CAST to
+-- BIGINT alone would round 2.5 to 3; the DOUBLE alone would round 9223372036854775807 up, past
+-- the largest BIGINT: it only says the value is whole, and the text is cast exactly.
 CREATE OR REPLACE TEMP MACRO ndcg_whole(value) AS
     CASE WHEN TRY_CAST(value::VARCHAR AS DOUBLE) = floor(TRY_CAST(value::VARCHAR AS DOUBLE))
-         THEN TRY_CAST(TRY_CAST(value::VARCHAR AS DOUBLE) AS BIGINT) END;
+         THEN TRY_CAST(value::VARCHAR AS BIGINT) END;
+
+-- ndcg_too_large(value): true when value is a whole number >= 1 (infinity included) too large
+-- for a BIGINT, so too large for a cutoff or a depth; false otherwise.
+CREATE OR REPLACE TEMP MACRO ndcg_too_large(value) AS
+    coalesce(ndcg_whole(value) IS NULL
+             AND TRY_CAST(value::VARCHAR AS DOUBLE) = floor(TRY_CAST(value::VARCHAR AS DOUBLE))
+             AND TRY_CAST(value::VARCHAR AS DOUBLE) >= 1, false);
 
 -- ndcg_k(k): the cutoff parameter `k` of the shell wrappers as a one-cutoff list for ks; stops
--- naming what was typed when it is not an integer >= 1 or 'all'.
+-- naming what was typed when it is not an integer >= 1 or 'all', or is too large for a BIGINT.
 CREATE OR REPLACE TEMP MACRO ndcg_k(k) AS
-    CASE WHEN k IS NOT NULL AND NOT coalesce(ndcg_cutoff(k) >= 1, true)
+    CASE WHEN ndcg_too_large(k)
+         THEN error('ndcg-duck: k ' || k::VARCHAR || ' is beyond the largest cutoff, '
+                    || '9223372036854775807: use ''all'' for no cutoff')
+         WHEN k IS NOT NULL AND NOT coalesce(ndcg_cutoff(k) >= 1, true)
          THEN error('ndcg-duck: k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
          ELSE [ndcg_cutoff(k)] END;
 
@@ -167,9 +203,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, tie
          ELSE least(list_max(ks), coalesce(ndcg_max_depth(max_depth), 9223372036854775807)) END;
 
 -- ndcg_max_depth(max_depth): the parameter max_depth as a BIGINT (NULL: no limit); stops naming
--- `max_depth` when it is not an integer >= 1.
+-- `max_depth` when it is not an integer >= 1, or is too large for a BIGINT.
 CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
-    CASE WHEN max_depth IS NOT NULL AND NOT coalesce(ndcg_whole(max_depth) >= 1, false)
+    CASE WHEN ndcg_too_large(max_depth)
+         THEN error('ndcg-duck: max_depth ' || max_depth::VARCHAR || ' is beyond the largest '
+                    || 'depth, 9223372036854775807: use NULL for no limit')
+         WHEN max_depth IS NOT NULL AND NOT coalesce(ndcg_whole(max_depth) >= 1, false)
          THEN error('ndcg-duck: max_depth must be an integer >= 1 or NULL (no limit), not '
                     || max_depth::VARCHAR)
          ELSE ndcg_whole(max_depth) END;
@@ -280,12 +319,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_top_depth(depth) AS
     CASE WHEN depth <= 100 THEN depth::BIGINT END;
 
 -- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a NULL
--- user, item or rank. Every row is checked, counted or not.
+-- user, item or rank and on a NaN or infinite rank (a rank is a place in the list: NaN would
+-- sort last, and two infinities would tie). Every row is checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
     FROM query_table(recs)
-    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND rank IS NOT NULL,
-              ndcg_row_problem('rank', user_id, item_id));
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
+                       AND coalesce(isfinite(rank::DOUBLE), false),
+              ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
 
 -- ndcg_two_at_rank(user_id, rank): the message for two items of a user at one rank.
 CREATE OR REPLACE TEMP MACRO ndcg_two_at_rank(user_id, rank) AS
@@ -339,13 +380,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
     FROM ndcg_ranked_ranks_all(recs, depth) WHERE ndcg_top_depth(depth) IS NULL;
 
 -- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a NULL
--- user, item or score and on a NaN score. Every row is checked, counted or not.
+-- user, item or score and on a NaN score (it has no place in an order). An infinite score
+-- orders like any other (inf first, -inf last; equal ones tie). Every row is checked, counted
+-- or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
     SELECT user_id, item_id, score
     FROM query_table(recs)
-    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
-                       AND NOT isnan(score::DOUBLE),
-              ndcg_row_problem('score', user_id, item_id));
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
+                       AND NOT coalesce(isnan(score::DOUBLE), true),
+              ndcg_row_problem('score', user_id, item_id, score, 'a number'));
 
 -- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in
 -- trec_eval's order: score descending, ties broken by item id descending compared as text.
@@ -515,6 +558,29 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
                                 list_min(list_transform(ndcg_repeated_with(pairs), lambda p: p[2])),
                                 list_max(list_transform(ndcg_repeated_with(pairs), lambda p: p[2]))));
 
+-- ndcg_first_infinite_gain(items, relevances, gain, gain_map, min_relevance): the index of the
+-- first judgment (items and relevances: one user's, in one order) whose gain is not finite.
+CREATE OR REPLACE TEMP MACRO ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+        min_relevance) AS
+    list_filter(range(1, len(items) + 1), lambda i: NOT isfinite(
+        ndcg_judgment_gain(relevances[i], gain, gain_map, min_relevance)))[1];
+
+-- ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map, min_relevance): true when
+-- the user's largest gain (ideal[1]: the ideal gains come best first) is finite, so every gain
+-- is; otherwise (2^1100 - 1 is infinite as a DOUBLE) stops naming the first item whose gain is
+-- not, its relevance and the gain. One comparison per user.
+CREATE OR REPLACE TEMP MACRO ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map,
+        min_relevance) AS
+    ndcg_require(coalesce(isfinite(ideal[1]), true),
+        'relevance: user ' || ndcg_show(user_id) || ', item '
+        || ndcg_show(items[ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+                                                    min_relevance)])
+        || ' has relevance '
+        || ndcg_show(relevances[ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+                                                         min_relevance)])
+        || ', whose gain with --gain ' || gain || ' is beyond the largest number (about '
+        || '1.8e308): give that level a gain with --gain-map, or use smaller relevance values');
+
 -- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments, ideal_depth): the
 -- judgments edge. rels holds user_id, item_id, relevance (a number), one row per judgment.
 -- Returns one row per judged user: user_id; items, the user's judged item ids, each once;
@@ -524,7 +590,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
 -- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
 -- itself (the core refuses a cutoff beyond it). A (user, item) judged twice with one value
--- counts once, with two values stops naming both; unique_judgments true trusts rels to hold no
+-- counts once, with two values stops naming both; a gain too large for a DOUBLE stops naming the
+-- item (ndcg_gains_finite); unique_judgments true trusts rels to hold no
 -- (user, item) twice (a repeat would then count twice) and skips that check (BENCHMARKS.md,
 -- "What the checks cost").
 CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
@@ -537,7 +604,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
                lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
            list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
            num_relevant, ideal, ideal_depth::BIGINT AS ideal_depth
-    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);
+    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth)
+    WHERE ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map, min_relevance);
 
 -- ndcg_core.sql
 -- The metric. For one user, with the ranked items at positions i = 1, 2, ... and gain(i) the
@@ -699,6 +767,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, leng
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_sum_finite(user_id, k, name, total, largest_gain): true when total, a user's sum of
+-- gains (DCG, IDCG or CG) at cutoff k, is a finite number; otherwise (finite gains that add up
+-- past the largest DOUBLE) stops naming the user, the sum and the largest gain (the user's first
+-- ideal gain).
+CREATE OR REPLACE TEMP MACRO ndcg_sum_finite(user_id, k, name, total, largest_gain) AS
+    ndcg_require(isfinite(total),
+        'relevance: user ' || ndcg_show(user_id) || ': ' || name || '@'
+        || coalesce(k::VARCHAR, 'all') || ' adds up to ' || ndcg_show(total)
+        || ', past what a DOUBLE holds (about ±1.8e308), from gains up to '
+        || ndcg_show(largest_gain) || ' (--gain, --gain-map): use smaller relevance values');
+
 -- ndcg_ideal_covers(ideal_depth, ks): true when judgments whose ideal gains were cut at
 -- ideal_depth (NULL: not cut) hold enough of them for every cutoff in ks; otherwise stops, since
 -- the ideal DCG would come out too small.
@@ -722,19 +801,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
 -- side, with their scores at each cutoff. Returns user_id, k (NULL for no cutoff), dcg, idcg,
 -- ndcg, has_judgments and has_ranking (the user has judgments; has a ranking, even an empty
 -- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks); judgments as
--- ndcg_judgments returns them, with ideal_depth at least the largest cutoff.
+-- ndcg_judgments returns them, with ideal_depth at least the largest cutoff. Stops on a DCG or
+-- ideal DCG that adds up past the largest DOUBLE (ndcg_sum_finite).
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking
     FROM (SELECT u.user_id, c.k, ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 u.has_judgments, u.has_ranking
+                 u.ideal[1] AS largest_gain, u.has_judgments, u.has_ranking
           FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks));
+            AND ndcg_ideal_covers(u.ideal_depth, ks))
+    WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain);
 
 -- ndcg_evaluated(user_scores, missing, empty): the rows of a ndcg_user_scores result that count.
 -- The users of the judgments; missing 'zero' keeps a user with no ranked item (scored 0), 'skip'
@@ -891,10 +973,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_list_cutoff(k) AS
          THEN error('ndcg-duck: cutoff k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
          ELSE ndcg_cutoff(k) END;
 
--- ndcg_list_dcg(relevances, k, gain): DCG@k of relevance values listed in rank order.
+-- ndcg_list_values(relevances, parameter): the relevance values as numbers (ndcg_relevance_number:
+-- true counts 1, false 0); stops on a NULL one, naming the parameter and its position (as a NULL
+-- relevance is an error in the CLI), and on values of another type.
+CREATE OR REPLACE TEMP MACRO ndcg_list_values(relevances, parameter) AS
+    CASE WHEN list_count(relevances) < len(relevances)
+         THEN error('ndcg-duck: ' || parameter || ': the relevance at position '
+                    || list_position(list_transform(relevances, lambda r: r IS NULL), true)
+                    || ' is NULL: give a number (0 for an item without a judgment)')
+         ELSE list_transform(relevances,
+                             lambda r: ndcg_relevance_number(r, parameter || ': a value')) END;
+
+-- ndcg_list_dcg(relevances, k, gain): DCG@k of relevance values listed in rank order. Stops on
+-- a NULL value (ndcg_list_values).
 CREATE OR REPLACE TEMP MACRO ndcg_list_dcg(relevances, k := 10, gain := 'linear') AS
     coalesce(list_sum(list_transform(
-        list_slice(relevances, 1, coalesce(ndcg_list_cutoff(k), len(relevances))),
+        list_slice(ndcg_list_values(relevances, 'relevances'), 1,
+                   coalesce(ndcg_list_cutoff(k), len(relevances))),
         lambda r, i: ndcg_dcg(ndcg_gain(r, gain), i))), 0.0);
 
 -- ndcg_list(relevances, ideal, k, gain): NDCG@k of relevance values listed in rank order.
@@ -902,12 +997,43 @@ CREATE OR REPLACE TEMP MACRO ndcg_list_dcg(relevances, k := 10, gain := 'linear'
 -- it is sorted best first. Returns 0 when the ideal DCG is 0.
 CREATE OR REPLACE TEMP MACRO ndcg_list(relevances, ideal := NULL, k := 10, gain := 'linear') AS
     coalesce(ndcg_list_dcg(relevances, k, gain)
-             / nullif(ndcg_list_dcg(list_sort(coalesce(ideal, relevances), 'DESC'), k, gain), 0), 0.0);
+             / nullif(ndcg_list_dcg(list_sort(ndcg_list_values(coalesce(ideal, relevances), 'ideal'),
+                                              'DESC'), k, gain), 0), 0.0);
+
+-- ndcg_items_repeated(items): the items of a list that repeat an earlier one, in order.
+CREATE OR REPLACE TEMP MACRO ndcg_items_repeated(items) AS
+    list_filter(items, lambda item, i: list_position(items, item) < i);
+
+-- ndcg_items_checked(items, truth, k): items as given, checked against truth as the CLI checks
+-- a ranking: stops on a NULL item, on a NULL relevance in truth, and on a judged item (a key of
+-- truth) listed twice among the first k items. A repeated item without a judgment gains 0
+-- wherever it is, and passes.
+CREATE OR REPLACE TEMP MACRO ndcg_items_checked(items, truth, k) AS
+    CASE WHEN list_count(items) < len(items)
+         THEN error('ndcg-duck: items: the item at position '
+                    || list_position(list_transform(items, lambda i: i IS NULL), true)
+                    || ' is NULL: drop it or fill it in')
+         WHEN list_count(map_values(truth)) < len(map_values(truth))
+         THEN error('ndcg-duck: truth: item ' || ndcg_show(list_filter(map_keys(truth),
+                        lambda key, i: map_values(truth)[i] IS NULL)[1])
+                    || ' has relevance NULL: give a number')
+         WHEN len(ndcg_items_repeated(list_filter(
+                  list_slice(items, 1, coalesce(ndcg_list_cutoff(k), len(items))),
+                  lambda item: map_contains(truth, item)))) > 0
+         THEN error('ndcg-duck: items: item ' || ndcg_show(ndcg_items_repeated(list_filter(
+                        list_slice(items, 1, coalesce(ndcg_list_cutoff(k), len(items))),
+                        lambda item: map_contains(truth, item)))[1])
+                    || ' is listed twice: remove the repeat (a judged item counts once)')
+         ELSE items END;
 
 -- ndcg_items(items, truth, k, gain): NDCG@k of a ranked LIST of item ids against truth, a MAP from
 -- item id to relevance (items not in it have relevance 0). The ideal list is all of truth.
+-- Stops on a NULL item, a NULL relevance in truth, and an item of truth listed twice among the
+-- first k (ndcg_items_checked): it would count twice and NDCG could pass 1.
 CREATE OR REPLACE TEMP MACRO ndcg_items(items, truth, k := 10, gain := 'linear') AS
-    ndcg_list(list_transform(items, lambda item: truth[item]), map_values(truth), k, gain);
+    ndcg_list(list_transform(ndcg_items_checked(items, truth, k),
+                             lambda item: coalesce(ndcg_relevance_number(truth[item], 'truth: a value'), 0)),
+              ndcg_list_values(map_values(truth), 'truth'), k, gain);
 
 -- ndcg_trec.sql
 -- TREC files as trec_eval reads them: plain text, one entry a line, fields separated by any run of
@@ -1232,10 +1358,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
     WITH entries_ AS (FROM ndcg_beyond_entries(tops))
     FROM ndcg_beyond_user_of('entries_', tops, popularity);
 
--- ndcg_beyond_unit(embedding, squared): the embedding divided by its length, given its squared
--- length (the sum of its squares, computed once, not once per number).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, squared) AS
-    list_transform(embedding, lambda x: x / sqrt(squared));
+-- ndcg_beyond_unit(embedding, scale, squared): the embedding divided by its length, given its
+-- largest absolute number (scale) and the squared length of embedding / scale (the sum of its
+-- squares, computed once, not once per number). A cosine does not depend on the length, so
+-- each number is divided by the scale first: squares of 1e200 (or 1e-200) would overflow (or
+-- vanish), squares of numbers no larger than 1 cannot.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, squared) AS
+    list_transform(embedding, lambda x: (x / scale) / sqrt(squared));
 
 -- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
@@ -1250,11 +1379,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 
 -- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
 -- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with the checks: an item
--- twice, embeddings of different lengths (each against one item's length), a NULL or NaN
--- number in an embedding, an embedding of zeros (it has no direction), an empty category list.
+-- twice, embeddings of different lengths (each against one item's length), a NULL, NaN or
+-- infinite number in an embedding, an embedding of zeros (it has no direction), an empty
+-- category list.
 -- items has item_id and the columns embedding and category (either may be all NULL). The
 -- repeat check reads the ids alone; the others are folded into the one pass over the rows:
--- NULL numbers are counted (list_count skips them), NaN ones found in the squared length,
+-- NULL numbers are counted (list_count skips them), NaN and infinite ones found in the scale
+-- (the largest absolute number: NaN sorts above every number),
 -- and the one item whose length every other is checked against is joined to every row.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     WITH twice_ AS (SELECT count(*) AS times, item_id FROM query_table(items)
@@ -1264,10 +1395,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding,
                      list_distinct(category::VARCHAR[]) AS category
               FROM query_table(items)),
-    rows_ AS (SELECT item_id, embedding, category,
-                     list_sum(list_transform(embedding, lambda x: x * x)) AS squared
-              FROM read_)
-    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.squared) AS unit, r.category
+    scaled_ AS (SELECT *, list_max(list_transform(embedding, lambda x: abs(x))) AS scale
+                FROM read_),
+    rows_ AS (SELECT item_id, embedding, category, scale,
+                     list_sum(list_transform(embedding, lambda x: (x / scale) * (x / scale)))
+                         AS squared
+              FROM scaled_)
+    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.squared) AS unit, r.category
     FROM rows_ AS r LEFT JOIN first_ AS f ON true
     WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
                                              || ' has ' || any_value(times)
@@ -1276,11 +1410,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                        'items: embeddings have different lengths: item ' || ndcg_show(r.item_id)
                        || ' has ' || len(r.embedding) || ' numbers, item ' || ndcg_show(f.item_id)
                        || ' has ' || f.width || ': give every item one length')
-      AND ndcg_require(r.embedding IS NULL OR (list_count(r.embedding) = len(r.embedding)
-                                               AND NOT coalesce(isnan(r.squared), false)),
+      AND ndcg_require(r.embedding IS NULL OR list_count(r.embedding) = len(r.embedding),
                        'items: item ' || ndcg_show(r.item_id)
-                       || ' has a NULL or NaN number in its embedding')
-      AND ndcg_require(r.embedding IS NULL OR r.squared IS NULL OR r.squared > 0,
+                       || ' has a NULL number in its embedding: fill it in')
+      AND ndcg_require(r.embedding IS NULL OR coalesce(isfinite(r.scale), true),
+                       'items: item ' || ndcg_show(r.item_id) || ' has '
+                       || ndcg_show(list_filter(r.embedding, lambda x: NOT isfinite(x))[1])
+                       || ' in its embedding: give finite numbers')
+      AND ndcg_require(r.embedding IS NULL OR r.scale IS NULL OR r.scale > 0,
                        'items: item ' || ndcg_show(r.item_id) || ' has an embedding of zeros, '
                        || 'which has no direction for a cosine')
       AND ndcg_require(r.category IS NULL OR len(r.category) > 0,
@@ -1549,7 +1686,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
 -- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
 -- per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
--- metrics see tied items in trec_eval's order.
+-- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG or CG that adds up past
+-- the largest DOUBLE (ndcg_sum_finite).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
@@ -1565,14 +1703,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
+                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found,
+                 u.ideal[1] AS largest_gain
           FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
                        ndcg_found(relevant_ranks, num_relevant) AS found_r
                 FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks));
+            AND ndcg_ideal_covers(u.ideal_depth, ks))
+    WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain);
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty
@@ -1738,19 +1880,30 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean_scores(recs, rels, k := 10, gain 
 
 -- ndcg_segments.sql
 -- Segments: a table that puts users into groups (cold-start and active users, countries, ...),
--- so that every result can be broken down by group. A user appears at most once; a user without
--- a segment (absent from the table, or with a NULL segment) belongs to '(unknown)'.
+-- so that every result can be broken down by group. A user appears at most once. One rule for
+-- users without a segment: a user absent from the table, or whose segment is NULL, empty or only
+-- whitespace, belongs to '(unknown)'. The names '(unknown)' and '(all)' (the row of every user)
+-- are the output's own: a segment so named is an error.
 
 -- ndcg_unknown_segment(): the segment of users the segment table does not place.
 CREATE OR REPLACE TEMP MACRO ndcg_unknown_segment() AS '(unknown)';
 
--- ndcg_segment_of(segments): segments as user_id, segment (any type; NULL means none), one row
--- per (user, segment). Returns user_id, segment (as text), one row per user. Stops on a NULL user
--- id and on a user placed in two different segments, naming both.
+-- ndcg_all_segment(): the name of the row of every user, before the segments' rows.
+CREATE OR REPLACE TEMP MACRO ndcg_all_segment() AS '(all)';
+
+-- ndcg_segment_name(segment): a segment value (any type) as text; NULL (no segment) when it is
+-- NULL, empty or only whitespace (spaces, tabs, line breaks).
+CREATE OR REPLACE TEMP MACRO ndcg_segment_name(segment) AS
+    CASE WHEN regexp_full_match(segment::VARCHAR, '\s*') THEN NULL ELSE segment::VARCHAR END;
+
+-- ndcg_segment_of(segments): segments as user_id, segment (any type; no segment as
+-- ndcg_segment_name says), one row per (user, segment). Returns user_id, segment (as text,
+-- ndcg_unknown_segment() for none), one row per user. Stops on a NULL user id, on a user placed in
+-- two different segments, naming both, and on a segment named '(unknown)' or '(all)'.
 CREATE OR REPLACE TEMP MACRO ndcg_segment_of(segments) AS TABLE
     SELECT user_id, coalesce(first_segment, ndcg_unknown_segment()) AS segment
-    FROM (SELECT user_id, min(segment::VARCHAR) AS first_segment,
-                 max(segment::VARCHAR) AS last_segment
+    FROM (SELECT user_id, min(ndcg_segment_name(segment)) AS first_segment,
+                 max(ndcg_segment_name(segment)) AS last_segment
           FROM query_table(segments)
           GROUP BY user_id)
     WHERE ndcg_require(user_id IS NOT NULL, 'segments: a row has no user id (NULL): fill it in or '
@@ -1758,7 +1911,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_segment_of(segments) AS TABLE
       AND ndcg_require(first_segment IS NOT DISTINCT FROM last_segment,
               'segments: user ' || ndcg_show(user_id) || ' is in two segments, '
               || ndcg_show(first_segment) || ' and ' || ndcg_show(last_segment)
-              || ': give each user one segment');
+              || ': give each user one segment')
+      AND ndcg_require(first_segment IS NULL
+                       OR first_segment NOT IN (ndcg_unknown_segment(), ndcg_all_segment()),
+              'segments: user ' || ndcg_show(user_id) || ' is in the segment '
+              || ndcg_show(first_segment) || ', a name the output keeps for '
+              || CASE first_segment WHEN ndcg_unknown_segment() THEN 'users without a segment'
+                                    ELSE 'every user' END
+              || ': rename it' || CASE first_segment WHEN ndcg_unknown_segment()
+                                   THEN ', or leave it empty for users without a segment'
+                                   ELSE '' END);
 
 -- ndcg_by_segment(per_user, segments): per_user (user_id, any value columns) with each user's
 -- segment from ndcg_segment_of's result: every column of per_user, then segment.

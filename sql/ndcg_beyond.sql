@@ -243,10 +243,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
     WITH entries_ AS (FROM ndcg_beyond_entries(tops))
     FROM ndcg_beyond_user_of('entries_', tops, popularity);
 
--- ndcg_beyond_unit(embedding, squared): the embedding divided by its length, given its squared
--- length (the sum of its squares, computed once, not once per number).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, squared) AS
-    list_transform(embedding, lambda x: x / sqrt(squared));
+-- ndcg_beyond_unit(embedding, scale, squared): the embedding divided by its length, given its
+-- largest absolute number (scale) and the squared length of embedding / scale (the sum of its
+-- squares, computed once, not once per number). A cosine does not depend on the length, so
+-- each number is divided by the scale first: squares of 1e200 (or 1e-200) would overflow (or
+-- vanish), squares of numbers no larger than 1 cannot.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, squared) AS
+    list_transform(embedding, lambda x: (x / scale) / sqrt(squared));
 
 -- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
@@ -261,11 +264,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 
 -- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
 -- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with the checks: an item
--- twice, embeddings of different lengths (each against one item's length), a NULL or NaN
--- number in an embedding, an embedding of zeros (it has no direction), an empty category list.
+-- twice, embeddings of different lengths (each against one item's length), a NULL, NaN or
+-- infinite number in an embedding, an embedding of zeros (it has no direction), an empty
+-- category list.
 -- items has item_id and the columns embedding and category (either may be all NULL). The
 -- repeat check reads the ids alone; the others are folded into the one pass over the rows:
--- NULL numbers are counted (list_count skips them), NaN ones found in the squared length,
+-- NULL numbers are counted (list_count skips them), NaN and infinite ones found in the scale
+-- (the largest absolute number: NaN sorts above every number),
 -- and the one item whose length every other is checked against is joined to every row.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     WITH twice_ AS (SELECT count(*) AS times, item_id FROM query_table(items)
@@ -275,10 +280,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding,
                      list_distinct(category::VARCHAR[]) AS category
               FROM query_table(items)),
-    rows_ AS (SELECT item_id, embedding, category,
-                     list_sum(list_transform(embedding, lambda x: x * x)) AS squared
-              FROM read_)
-    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.squared) AS unit, r.category
+    scaled_ AS (SELECT *, list_max(list_transform(embedding, lambda x: abs(x))) AS scale
+                FROM read_),
+    rows_ AS (SELECT item_id, embedding, category, scale,
+                     list_sum(list_transform(embedding, lambda x: (x / scale) * (x / scale)))
+                         AS squared
+              FROM scaled_)
+    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.squared) AS unit, r.category
     FROM rows_ AS r LEFT JOIN first_ AS f ON true
     WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
                                              || ' has ' || any_value(times)
@@ -287,11 +295,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                        'items: embeddings have different lengths: item ' || ndcg_show(r.item_id)
                        || ' has ' || len(r.embedding) || ' numbers, item ' || ndcg_show(f.item_id)
                        || ' has ' || f.width || ': give every item one length')
-      AND ndcg_require(r.embedding IS NULL OR (list_count(r.embedding) = len(r.embedding)
-                                               AND NOT coalesce(isnan(r.squared), false)),
+      AND ndcg_require(r.embedding IS NULL OR list_count(r.embedding) = len(r.embedding),
                        'items: item ' || ndcg_show(r.item_id)
-                       || ' has a NULL or NaN number in its embedding')
-      AND ndcg_require(r.embedding IS NULL OR r.squared IS NULL OR r.squared > 0,
+                       || ' has a NULL number in its embedding: fill it in')
+      AND ndcg_require(r.embedding IS NULL OR coalesce(isfinite(r.scale), true),
+                       'items: item ' || ndcg_show(r.item_id) || ' has '
+                       || ndcg_show(list_filter(r.embedding, lambda x: NOT isfinite(x))[1])
+                       || ' in its embedding: give finite numbers')
+      AND ndcg_require(r.embedding IS NULL OR r.scale IS NULL OR r.scale > 0,
                        'items: item ' || ndcg_show(r.item_id) || ' has an embedding of zeros, '
                        || 'which has no direction for a cosine')
       AND ndcg_require(r.category IS NULL OR len(r.category) > 0,

@@ -9,12 +9,32 @@ CREATE OR REPLACE TEMP MACRO ndcg_require(ok, message) AS
 -- ndcg_show(value): a value as text for a message; NULL shows as NULL.
 CREATE OR REPLACE TEMP MACRO ndcg_show(value) AS coalesce(value::VARCHAR, 'NULL');
 
--- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (numbers), row by row. Stops on
--- a NULL user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are
--- the judgments edge's, in ndcg_input.sql.)
+-- ndcg_relevance_number(relevance, what): a relevance value as a number: an integer or a float as
+-- it is, a DECIMAL as a DOUBLE, a boolean as 1 (true) or 0 (false). Any other type (text, a
+-- date, a list, ...) stops the query naming `what` (the column, the parameter) and the type. One
+-- overload per type that passes; the last, for every other type, stops (at the first value).
+CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance TINYINT, what) AS relevance,
+    (relevance SMALLINT, what) AS relevance, (relevance INTEGER, what) AS relevance,
+    (relevance BIGINT, what) AS relevance, (relevance HUGEINT, what) AS relevance,
+    (relevance UTINYINT, what) AS relevance, (relevance USMALLINT, what) AS relevance,
+    (relevance UINTEGER, what) AS relevance, (relevance UBIGINT, what) AS relevance,
+    (relevance UHUGEINT, what) AS relevance, (relevance FLOAT, what) AS relevance,
+    (relevance DOUBLE, what) AS relevance, (relevance BOOLEAN, what) AS relevance::UTINYINT,
+    (relevance, what) AS error('ndcg-duck: ' || what || ' is ' || typeof(relevance)
+                               || ', not a number or a boolean: convert it');
+-- persistent: CREATE OR REPLACE TEMP MACRO ndcg_relevance_number(relevance, what) AS CASE WHEN false THEN 0::UTINYINT ELSE relevance END;
+-- (A database file in DuckDB's default storage cannot keep typed parameters, so `ndcg-duck sql
+-- --persistent` writes the line above instead: numbers as they are (a TINYINT as a SMALLINT),
+-- booleans as 1 and 0; a relevance of another type then stops with DuckDB's own message.)
+
+-- ndcg_judgments_checked(rels): rels as user_id, item_id, relevance (a number, as
+-- ndcg_relevance_number reads it), row by row. Stops on a relevance of another type, on a NULL
+-- user, item or relevance and on a NaN or infinite relevance. (Repeated judgments are the
+-- judgments edge's, in ndcg_input.sql.)
 CREATE OR REPLACE TEMP MACRO ndcg_judgments_checked(rels) AS TABLE
     SELECT user_id, item_id, relevance
-    FROM query_table(rels)
+    FROM (SELECT user_id, item_id, ndcg_relevance_number(relevance, 'relevance: column relevance') AS relevance
+          FROM query_table(rels))
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND relevance IS NOT NULL,
               'relevance: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id'
                   WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ')'
@@ -30,13 +50,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_repeated_users(recs) AS TABLE
     SELECT user_id, count(*) AS times FROM query_table(recs)
     GROUP BY user_id HAVING count(*) > 1 LIMIT 1;
 
--- ndcg_row_problem(order_column, user_id, item_id): which key of a long recommendation row is
--- NULL (or NaN), as a message.
-CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id) AS
-    'recommendations: a row has no ' || CASE WHEN user_id IS NULL THEN 'user id (NULL)'
-        WHEN item_id IS NULL THEN 'item id (user ' || ndcg_show(user_id) || ') (NULL)'
-        ELSE order_column || ' (user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
-             || ') (NULL or NaN)' END || ': fill it in or drop the row';
+-- ndcg_row_problem(order_column, user_id, item_id, value, wanted): what is wrong with a long
+-- recommendation row, as a message: a NULL key, or a value of order_column (rank or score) that
+-- orders nothing (NaN; for a rank also an infinity), shown, with what to give instead (wanted).
+CREATE OR REPLACE TEMP MACRO ndcg_row_problem(order_column, user_id, item_id, value, wanted) AS
+    'recommendations: ' || CASE WHEN user_id IS NULL THEN 'a row has no user id (NULL)'
+        WHEN item_id IS NULL THEN 'a row has no item id (user ' || ndcg_show(user_id) || ') (NULL)'
+        WHEN value IS NULL THEN 'a row has no ' || order_column || ' (user ' || ndcg_show(user_id)
+             || ', item ' || ndcg_show(item_id) || ') (NULL)'
+        ELSE 'user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id) || ' has '
+             || order_column || ' ' || ndcg_show(value) END
+    || CASE WHEN user_id IS NULL OR item_id IS NULL OR value IS NULL
+            THEN ': fill it in or drop the row' ELSE ': give ' || wanted END;
 
 -- ndcg_twice(user_id, item_id): the message for an item in one ranking twice.
 CREATE OR REPLACE TEMP MACRO ndcg_twice(user_id, item_id) AS

@@ -157,6 +157,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg(ideal, discounts, depth, width, leng
 CREATE OR REPLACE TEMP MACRO ndcg_ratio(dcg, idcg) AS
     CASE WHEN idcg > 0 THEN dcg / idcg ELSE 0.0 END;
 
+-- ndcg_sum_finite(user_id, k, name, total, largest_gain): true when total, a user's sum of
+-- gains (DCG, IDCG or CG) at cutoff k, is a finite number; otherwise (finite gains that add up
+-- past the largest DOUBLE) stops naming the user, the sum and the largest gain (the user's first
+-- ideal gain).
+CREATE OR REPLACE TEMP MACRO ndcg_sum_finite(user_id, k, name, total, largest_gain) AS
+    ndcg_require(isfinite(total),
+        'relevance: user ' || ndcg_show(user_id) || ': ' || name || '@'
+        || coalesce(k::VARCHAR, 'all') || ' adds up to ' || ndcg_show(total)
+        || ', past what a DOUBLE holds (about ±1.8e308), from gains up to '
+        || ndcg_show(largest_gain) || ' (--gain, --gain-map): use smaller relevance values');
+
 -- ndcg_ideal_covers(ideal_depth, ks): true when judgments whose ideal gains were cut at
 -- ideal_depth (NULL: not cut) hold enough of them for every cutoff in ks; otherwise stops, since
 -- the ideal DCG would come out too small.
@@ -180,19 +191,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoffs(ks) AS TABLE
 -- side, with their scores at each cutoff. Returns user_id, k (NULL for no cutoff), dcg, idcg,
 -- ndcg, has_judgments and has_ranking (the user has judgments; has a ranking, even an empty
 -- one): one row per user and cutoff. ks is a BIGINT list (see ndcg_ks); judgments as
--- ndcg_judgments returns them, with ideal_depth at least the largest cutoff.
+-- ndcg_judgments returns them, with ideal_depth at least the largest cutoff. Stops on a DCG or
+-- ideal DCG that adds up past the largest DOUBLE (ndcg_sum_finite).
 CREATE OR REPLACE TEMP MACRO ndcg_user_scores(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking
     FROM (SELECT u.user_id, c.k, ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 u.has_judgments, u.has_ranking
+                 u.ideal[1] AS largest_gain, u.has_judgments, u.has_ranking
           FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                judged_only := judged_only, ties := ties) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks));
+            AND ndcg_ideal_covers(u.ideal_depth, ks))
+    WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain);
 
 -- ndcg_evaluated(user_scores, missing, empty): the rows of a ndcg_user_scores result that count.
 -- The users of the judgments; missing 'zero' keeps a user with no ranked item (scored 0), 'skip'

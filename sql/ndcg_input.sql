@@ -55,12 +55,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_top_depth(depth) AS
     CASE WHEN depth <= 100 THEN depth::BIGINT END;
 
 -- ndcg_rows_ranked(recs): recs' rows (user_id, item_id, rank), each checked: stops on a NULL
--- user, item or rank. Every row is checked, counted or not.
+-- user, item or rank and on a NaN or infinite rank (a rank is a place in the list: NaN would
+-- sort last, and two infinities would tie). Every row is checked, counted or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
     FROM query_table(recs)
-    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND rank IS NOT NULL,
-              ndcg_row_problem('rank', user_id, item_id));
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
+                       AND coalesce(isfinite(rank::DOUBLE), false),
+              ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
 
 -- ndcg_two_at_rank(user_id, rank): the message for two items of a user at one rank.
 CREATE OR REPLACE TEMP MACRO ndcg_two_at_rank(user_id, rank) AS
@@ -114,13 +116,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks(recs, depth := NULL) AS TABLE
     FROM ndcg_ranked_ranks_all(recs, depth) WHERE ndcg_top_depth(depth) IS NULL;
 
 -- ndcg_rows_scored(recs): recs' rows (user_id, item_id, score), each checked: stops on a NULL
--- user, item or score and on a NaN score. Every row is checked, counted or not.
+-- user, item or score and on a NaN score (it has no place in an order). An infinite score
+-- orders like any other (inf first, -inf last; equal ones tie). Every row is checked, counted
+-- or not.
 CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
     SELECT user_id, item_id, score
     FROM query_table(recs)
-    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL AND score IS NOT NULL
-                       AND NOT isnan(score::DOUBLE),
-              ndcg_row_problem('score', user_id, item_id));
+    WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
+                       AND NOT coalesce(isnan(score::DOUBLE), true),
+              ndcg_row_problem('score', user_id, item_id, score, 'a number'));
 
 -- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in
 -- trec_eval's order: score descending, ties broken by item id descending compared as text.
@@ -290,6 +294,29 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
                                 list_min(list_transform(ndcg_repeated_with(pairs), lambda p: p[2])),
                                 list_max(list_transform(ndcg_repeated_with(pairs), lambda p: p[2]))));
 
+-- ndcg_first_infinite_gain(items, relevances, gain, gain_map, min_relevance): the index of the
+-- first judgment (items and relevances: one user's, in one order) whose gain is not finite.
+CREATE OR REPLACE TEMP MACRO ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+        min_relevance) AS
+    list_filter(range(1, len(items) + 1), lambda i: NOT isfinite(
+        ndcg_judgment_gain(relevances[i], gain, gain_map, min_relevance)))[1];
+
+-- ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map, min_relevance): true when
+-- the user's largest gain (ideal[1]: the ideal gains come best first) is finite, so every gain
+-- is; otherwise (2^1100 - 1 is infinite as a DOUBLE) stops naming the first item whose gain is
+-- not, its relevance and the gain. One comparison per user.
+CREATE OR REPLACE TEMP MACRO ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map,
+        min_relevance) AS
+    ndcg_require(coalesce(isfinite(ideal[1]), true),
+        'relevance: user ' || ndcg_show(user_id) || ', item '
+        || ndcg_show(items[ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+                                                    min_relevance)])
+        || ' has relevance '
+        || ndcg_show(relevances[ndcg_first_infinite_gain(items, relevances, gain, gain_map,
+                                                         min_relevance)])
+        || ', whose gain with --gain ' || gain || ' is beyond the largest number (about '
+        || '1.8e308): give that level a gain with --gain-map, or use smaller relevance values');
+
 -- ndcg_judgments(rels, gain, gain_map, min_relevance, unique_judgments, ideal_depth): the
 -- judgments edge. rels holds user_id, item_id, relevance (a number), one row per judgment.
 -- Returns one row per judged user: user_id; items, the user's judged item ids, each once;
@@ -299,7 +326,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments_once(gathered, gain, gain_map, min_r
 -- num_relevant (R, how many are relevant); and ideal, the user's positive gains best first (the
 -- first ideal_depth of them, enough for cutoffs up to ideal_depth; NULL: all) and ideal_depth
 -- itself (the core refuses a cutoff beyond it). A (user, item) judged twice with one value
--- counts once, with two values stops naming both; unique_judgments true trusts rels to hold no
+-- counts once, with two values stops naming both; a gain too large for a DOUBLE stops naming the
+-- item (ndcg_gains_finite); unique_judgments true trusts rels to hold no
 -- (user, item) twice (a repeat would then count twice) and skips that check (BENCHMARKS.md,
 -- "What the checks cost").
 CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := NULL,
@@ -312,4 +340,5 @@ CREATE OR REPLACE TEMP MACRO ndcg_judgments(rels, gain := 'linear', gain_map := 
                lambda r: ndcg_judgment_gain(r, gain, gain_map, min_relevance)) AS gains,
            list_transform(relevances, lambda r: ndcg_relevant(r, min_relevance)) AS relevant,
            num_relevant, ideal, ideal_depth::BIGINT AS ideal_depth
-    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth);
+    FROM ndcg_judgments_once('ndcg_gathered_', gain, gain_map, min_relevance, ideal_depth)
+    WHERE ndcg_gains_finite(user_id, items, relevances, ideal, gain, gain_map, min_relevance);

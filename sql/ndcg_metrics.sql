@@ -72,7 +72,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
 -- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
 -- per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
--- metrics see tied items in trec_eval's order.
+-- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG or CG that adds up past
+-- the largest DOUBLE (ndcg_sum_finite).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
@@ -88,14 +89,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found
+                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found,
+                 u.ideal[1] AS largest_gain
           FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
                        ndcg_found(relevant_ranks, num_relevant) AS found_r
                 FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks));
+            AND ndcg_ideal_covers(u.ideal_depth, ks))
+    WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain);
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty

@@ -8,16 +8,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_cutoff(k) AS
     CASE WHEN k IS NULL OR lower(k::VARCHAR) = 'all' THEN NULL ELSE coalesce(ndcg_whole(k), 0) END;
 
 -- ndcg_whole(value): a parameter's value as a BIGINT when it is a whole number (10, 10.0, '10',
--- '1e3'); NULL for anything else (2.5, 'ten', true, a list). TRY_CAST to BIGINT alone would round
--- 2.5 to 3.
+-- '1e3') that a BIGINT holds; NULL for anything else (2.5, 'ten', true, a list, 1e20). TRY_CAST to
+-- BIGINT alone would round 2.5 to 3; the DOUBLE alone would round 9223372036854775807 up, past
+-- the largest BIGINT: it only says the value is whole, and the text is cast exactly.
 CREATE OR REPLACE TEMP MACRO ndcg_whole(value) AS
     CASE WHEN TRY_CAST(value::VARCHAR AS DOUBLE) = floor(TRY_CAST(value::VARCHAR AS DOUBLE))
-         THEN TRY_CAST(TRY_CAST(value::VARCHAR AS DOUBLE) AS BIGINT) END;
+         THEN TRY_CAST(value::VARCHAR AS BIGINT) END;
+
+-- ndcg_too_large(value): true when value is a whole number >= 1 (infinity included) too large
+-- for a BIGINT, so too large for a cutoff or a depth; false otherwise.
+CREATE OR REPLACE TEMP MACRO ndcg_too_large(value) AS
+    coalesce(ndcg_whole(value) IS NULL
+             AND TRY_CAST(value::VARCHAR AS DOUBLE) = floor(TRY_CAST(value::VARCHAR AS DOUBLE))
+             AND TRY_CAST(value::VARCHAR AS DOUBLE) >= 1, false);
 
 -- ndcg_k(k): the cutoff parameter `k` of the shell wrappers as a one-cutoff list for ks; stops
--- naming what was typed when it is not an integer >= 1 or 'all'.
+-- naming what was typed when it is not an integer >= 1 or 'all', or is too large for a BIGINT.
 CREATE OR REPLACE TEMP MACRO ndcg_k(k) AS
-    CASE WHEN k IS NOT NULL AND NOT coalesce(ndcg_cutoff(k) >= 1, true)
+    CASE WHEN ndcg_too_large(k)
+         THEN error('ndcg-duck: k ' || k::VARCHAR || ' is beyond the largest cutoff, '
+                    || '9223372036854775807: use ''all'' for no cutoff')
+         WHEN k IS NOT NULL AND NOT coalesce(ndcg_cutoff(k) >= 1, true)
          THEN error('ndcg-duck: k must be an integer >= 1 or ''all'', not ' || k::VARCHAR)
          ELSE [ndcg_cutoff(k)] END;
 
@@ -108,9 +119,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_depth(ks, max_depth, judged_only := false, tie
          ELSE least(list_max(ks), coalesce(ndcg_max_depth(max_depth), 9223372036854775807)) END;
 
 -- ndcg_max_depth(max_depth): the parameter max_depth as a BIGINT (NULL: no limit); stops naming
--- `max_depth` when it is not an integer >= 1.
+-- `max_depth` when it is not an integer >= 1, or is too large for a BIGINT.
 CREATE OR REPLACE TEMP MACRO ndcg_max_depth(max_depth) AS
-    CASE WHEN max_depth IS NOT NULL AND NOT coalesce(ndcg_whole(max_depth) >= 1, false)
+    CASE WHEN ndcg_too_large(max_depth)
+         THEN error('ndcg-duck: max_depth ' || max_depth::VARCHAR || ' is beyond the largest '
+                    || 'depth, 9223372036854775807: use NULL for no limit')
+         WHEN max_depth IS NOT NULL AND NOT coalesce(ndcg_whole(max_depth) >= 1, false)
          THEN error('ndcg-duck: max_depth must be an integer >= 1 or NULL (no limit), not '
                     || max_depth::VARCHAR)
          ELSE ndcg_whole(max_depth) END;

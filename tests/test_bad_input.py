@@ -145,7 +145,11 @@ def test_null_item_in_a_list(tmp_path, rels):
 @pytest.mark.parametrize("row, problem", [
     (",a,1", "a row has no user id (NULL)"),
     ("u1,,1", "a row has no item id (user u1) (NULL)"),
-    ("u1,a,", "a row has no rank (user u1, item a) (NULL or NaN)"),
+    ("u1,a,", "a row has no rank (user u1, item a) (NULL): fill it in or drop the row"),
+    # a rank is a place in the list: NaN would sort last, infinities would tie
+    ("u1,a,nan", "user u1, item a has rank nan: give a finite number"),
+    ("u1,a,inf", "user u1, item a has rank inf: give a finite number"),
+    ("u1,a,-inf", "user u1, item a has rank -inf: give a finite number"),
 ])
 def test_null_in_long_recommendations(tmp_path, rels, row, problem):
     path = write_csv(tmp_path / "recs.csv", f"user_id,item_id,rank\nu2,c,1\n{row}\n")
@@ -172,7 +176,8 @@ def test_nan_score(tmp_path, rels):
     path = write_csv(tmp_path / "recs.csv", "user_id,item_id,score\nu1,a,0.5\nu1,b,nan\n")
     result = run("eval", path, rels)
     assert result.exit_code == 1
-    assert "a row has no score (user u1, item b) (NULL or NaN)" in result.output
+    assert result.output == f"Error: recommendations file {path}: user u1, item b has score nan: " \
+                            f"give a number\n"
 
 
 # --- duplicates -------------------------------------------------------------------------------
@@ -221,7 +226,8 @@ def test_two_items_at_one_rank(tmp_path, rels):
 # The long edges read each user's first max(k) items (the counted depth, here k = 2) with top-n
 # aggregates. A problem that can change a reported number is refused just inside that depth (or
 # straddling it); the same problem just outside it changes nothing and passes with the number a
-# clean input gives. NULL and NaN scores are refused on every row, counted or not.
+# clean input gives. NULL and NaN scores and ranks, and infinite ranks, are refused on every row,
+# counted or not; infinite scores order as numbers.
 # rels: u1 a=1, b=2; u2 c=1. u1's ideal DCG@2 is 2 + 1/log2(3); u2 ranks c first (NDCG 1).
 IDEAL = 2 + 1 / math.log2(3)
 A_THEN_B = (1 + 2 / math.log2(3)) / IDEAL      # u1 ranks a, then b
@@ -243,12 +249,17 @@ B_THEN_A = 1.0                                  # u1 ranks b, then a
     ("score", "a,0.9 b,0.5 a,0.4", "3", "user u1 ranks item a twice", None),
     ("score", "a,0.9 b,0.5 x,0.4 a,0.3", "2", None, A_THEN_B),
     # NULL or NaN scores: refused on every row, inside the depth or outside it
-    ("score", "a,0.9 b,nan x,0.1", "2", "a row has no score (user u1, item b) (NULL or NaN)", None),
-    ("score", "a,0.9 b,0.5 x,0.1 y,nan", "2",
-     "a row has no score (user u1, item y) (NULL or NaN)", None),
-    ("score", "a,0.9 b,0.5 x,0.1 y,", "2", "a row has no score (user u1, item y) (NULL or NaN)",
+    ("score", "a,0.9 b,nan x,0.1", "2", "user u1, item b has score nan: give a number", None),
+    ("score", "a,0.9 b,0.5 x,0.1 y,nan", "2", "user u1, item y has score nan: give a number",
      None),
-    ("rank", "a,1 b,2 x,3 y,", "2", "a row has no rank (user u1, item y) (NULL or NaN)", None),
+    ("score", "a,0.9 b,0.5 x,0.1 y,", "2", "a row has no score (user u1, item y) (NULL)", None),
+    ("rank", "a,1 b,2 x,3 y,", "2", "a row has no rank (user u1, item y) (NULL)", None),
+    # NaN or infinite ranks too (a NaN would sort last and pass unseen below the depth)
+    ("rank", "a,1 b,2 x,3 y,nan", "2", "user u1, item y has rank nan: give a finite number", None),
+    ("rank", "a,1 b,inf x,3", "all", "user u1, item b has rank inf: give a finite number", None),
+    # infinite scores order like any other: inf first, -inf last, within the depth and across it
+    ("score", "a,-1e308 b,inf x,-inf", "2", None, B_THEN_A),
+    ("score", "y,0 b,inf a,-inf x,-inf", "all", None, (2 + 1 / math.log2(5)) / IDEAL),
     # equal scores: ties broken by item id descending as text, within the depth, straddling it
     # (ranked exactly from all the user's rows), or just outside it
     ("score", "a,0.5 b,0.5 x,0.1", "2", None, B_THEN_A),
@@ -364,6 +375,31 @@ def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     assert "Invalid value" in result.output and named in result.output
 
 
+def test_a_gain_too_large_is_said_in_python_words(tmp_path, recs):
+    path = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nu1,a,1100\n")
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate(recs, path, gain="exponential")
+    assert str(error.value) == (f"relevance file {path}: user u1, item a has relevance 1100, whose "
+                                f"gain with gain='exponential' is beyond the largest number "
+                                f"(about 1.8e308): give that level a gain with gain_map=, or use "
+                                f"smaller relevance values")
+
+
+@pytest.mark.parametrize("keyword, message", [
+    # beyond a 64-bit integer: once a cast error (exit 1), now the keyword's own usage error
+    (dict(k=10 ** 20), "cutoff 100000000000000000000 is beyond the largest cutoff, "
+                       "9223372036854775807: use 'all' for no cutoff"),
+    (dict(k="99999999999999999999"), "cutoff '99999999999999999999' is beyond the largest "
+                                     "cutoff, 9223372036854775807: use 'all' for no cutoff"),
+    (dict(max_depth=10 ** 20), "max_depth=100000000000000000000 is beyond the largest, "
+                               "9223372036854775807"),
+])
+def test_cutoff_and_depth_beyond_64_bits_in_python(recs, rels, keyword, message):
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate(recs, rels, **keyword)
+    assert error.value.usage and message in str(error.value)
+
+
 # --- output files -----------------------------------------------------------------------------
 
 def test_per_user_into_a_missing_directory_fails_first(recs, tmp_path):
@@ -409,6 +445,11 @@ def test_single_user_and_very_large_k(tmp_path):
         "ndcg@1000000000": pytest.approx(1 / math.log2(3)), "users": 1,
         "users_without_recommendations": 0, "users_only_in_recommendations": 0,
         "users_with_zero_ideal_dcg": 0}
+    # the largest depth there is (2^63 - 1) is no limit at all, once refused by the SQL's check
+    # that read it through a DOUBLE (rounded past the largest BIGINT)
+    deepest = run("eval", recs, rels, "-k", "1000000000", "--max-depth", "9223372036854775807",
+                  "--format", "json")
+    assert deepest.output == result.output
 
 
 def test_unicode_ids_and_csv_quoting(tmp_path):

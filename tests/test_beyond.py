@@ -103,7 +103,13 @@ CASES = [
     (["-m", "ild", "--items", "{tmp}/lengths.json"], 1,
      "Error: items file {tmp}/lengths.json: embeddings have different lengths: item {first}"),
     (["-m", "ild", "--items", "{tmp}/nan.json"], 1,
-     "Error: items file {tmp}/nan.json: item b has a NULL or NaN number in its embedding\n"),
+     "Error: items file {tmp}/nan.json: item b has a NULL number in its embedding: fill it in\n"),
+    (["-m", "ild", "--items", "{tmp}/infinity.json"], 1,
+     "Error: items file {tmp}/infinity.json: item c has -inf in its embedding: give finite "
+     "numbers\n"),
+    (["-m", "ild", "--items", "{tmp}/realnan.json"], 1,
+     "Error: items file {tmp}/realnan.json: item a has nan in its embedding: give finite "
+     "numbers\n"),
     (["-m", "ild", "--items", "{tmp}/empty.json"], 1,
      "Error: items file {tmp}/empty.json: item c has an empty category list\n"),
     (["-m", "ild", "--items", "{tmp}/partial.json"], 1,
@@ -135,6 +141,10 @@ def _bad_files(tmp):
                            for i in items])
     write("nan.json", [{"item_id": i, "embedding": [1.0, None if i == "b" else 0.0]}
                        for i in items])
+    write("infinity.json", [{"item_id": i, "embedding": [1.0, -math.inf if i == "c" else 0.0]}
+                            for i in items])
+    write("realnan.json", [{"item_id": i, "embedding": [math.nan if i == "a" else 1.0, 0.0]}
+                           for i in items])
     write("empty.json", [{"item_id": i, "category": [] if i == "c" else ["s"]} for i in items])
     write("partial.json", [{"item_id": i, "category": ["s"]} for i in items if i != "d"])
     write("mixed.json", [{"item_id": i, "category": ["s"], "embedding": None if i == "b" else
@@ -156,6 +166,21 @@ def test_errors(tmp_path, flags, code, message):
     else:
         assert result.stderr.splitlines()[-1] + "\n" == message.replace("{tmp}", str(tmp_path))
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200, 1.0])
+def test_ild_of_huge_and_tiny_embeddings(scale):
+    """Cosine does not depend on length: embeddings near 1e200 (whose squares overflow) and near
+    1e-200 (whose squares vanish) give the ild of the same vectors near 1, computed here with
+    math (tests/reference_beyond.py); once 1.61 for 1.06, and "an embedding of zeros"."""
+    vectors = {"a": [3.0, -1.0, 0.5], "b": [0.25, 2.0, -1.0], "c": [1.0, 1.0, 4.0]}
+    recs = pa.table({"user_id": ["u1"], "items": [["a", "b", "c"]]})
+    rels = pa.table({"user_id": ["u1"], "item_id": ["a"], "relevance": [1]})
+    items = pa.table({"item_id": list(vectors),
+                      "embedding": [[x * scale for x in v] for v in vectors.values()]})
+    result = evaluate(recs, rels, 3, metrics="ild", items=items)
+    assert result.summary["ild@3"] == pytest.approx(ref.ild(list(vectors), embedding=vectors),
+                                                    rel=1e-12)
 
 
 def test_python_error_in_keywords():

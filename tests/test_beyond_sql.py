@@ -91,8 +91,11 @@ def test_catalogue_from_train(con):
 @pytest.mark.parametrize("items, message", [
     ([("a", ["s"], [1.0, 0.0]), ("a", ["t"], [0.0, 1.0])], "item a has 2 rows"),
     ([("a", ["s"], [1.0, 0.0]), ("b", ["t"], [0.0, 1.0, 2.0])], "different lengths"),
-    ([("a", ["s"], [1.0, float("nan")]), ("b", ["t"], [0.0, 1.0])], "item a has a NULL or NaN"),
-    ([("a", ["s"], [1.0, None]), ("b", ["t"], [0.0, 1.0])], "item a has a NULL or NaN"),
+    ([("a", ["s"], [1.0, float("nan")]), ("b", ["t"], [0.0, 1.0])],
+     "item a has nan in its embedding: give finite numbers"),
+    ([("a", ["s"], [1.0, 0.0]), ("b", ["t"], [float("inf"), 1.0])],
+     "item b has inf in its embedding: give finite numbers"),
+    ([("a", ["s"], [1.0, None]), ("b", ["t"], [0.0, 1.0])], "item a has a NULL number"),
     ([("a", [], None), ("b", ["t"], None)], "item a has an empty category list"),
 ])
 def test_bad_items(con, items, message):
@@ -106,8 +109,10 @@ def test_bad_items(con, items, message):
 def _item_sql(value):
     if isinstance(value, list) and not value:
         return "[]::VARCHAR[]"
-    if isinstance(value, list) and any(isinstance(v, float) and math.isnan(v) for v in value):
-        return "[" + ", ".join("'nan'::DOUBLE" if v != v else repr(v) for v in value) + "]"
+    if isinstance(value, list) and any(isinstance(v, float) and not math.isfinite(v)
+                                       for v in value):
+        return "[" + ", ".join(f"'{v}'::DOUBLE" if isinstance(v, float) and not math.isfinite(v)
+                               else repr(v) for v in value) + "]"
     if isinstance(value, list) and None in value:
         return "[" + ", ".join("NULL" if v is None else repr(v) for v in value) + "]::DOUBLE[]"
     return _sql(value)

@@ -1,6 +1,9 @@
 """ndcg-duck compare and segments: statistics against scipy and hand computations, counts on a
 hand example, the output formats, plots, and every user error with its exact message."""
 
+import csv
+import io
+import itertools
 import json
 import math
 import struct
@@ -432,6 +435,16 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
     (["--segments", "numbers.csv", "--by", "activity"], 1,
      "no evaluated user is in the segments file numbers.csv (user ids there look like '1', "
      "here like 'ana'): check --user-col and that the files use the same ids"),
+    (["--segments", "unknown.csv", "--by", "activity"], 1,
+     "segments file unknown.csv: user ben is in the segment (unknown), a name the output keeps "
+     "for users without a segment: rename it, or leave it empty for users without a segment"),
+    (["--segments", "all.csv", "--by", "activity"], 1,
+     "segments file all.csv: user ana is in the segment (all), a name the output keeps for every "
+     "user: rename it"),
+    *[(["compare", "rels.csv", "--run", "a=a.csv", "--run", "c=c.csv", "--missing", missing], 1,
+       "no user has recommendations in every run (a, c): there is no user to compare the runs "
+       "on; check that the runs are for the same users, with the same ids")
+      for missing in ("zero", "skip")],
     (["--plot", "out.jpg"], 2, "--plot out.jpg: the plot is a PNG image, name it with .png"),
     (["--plot", "nowhere/out.png"], 2,
      "the directory of plot file nowhere/out.png does not exist: create nowhere first"),
@@ -444,6 +457,12 @@ def test_compare_errors(tmp_path, monkeypatch, args, code, message):
     (tmp_path / "listeners.csv").write_text((EXAMPLES / "listeners.csv").read_text())
     (tmp_path / "twice.csv").write_text("user_id,activity\nana,heavy\nana,light\n")
     (tmp_path / "numbers.csv").write_text("user_id,activity\n1,heavy\n2,light\n")
+    (tmp_path / "unknown.csv").write_text("user_id,activity\nana,heavy\nben,(unknown)\n")
+    (tmp_path / "all.csv").write_text("user_id,activity\nana,(all)\n")
+    # u1 and u2 are judged; run a recommends to u1 only, run c to u2 only
+    (tmp_path / "rels.csv").write_text("user_id,item_id,relevance\nu1,a,1\nu2,a,1\n")
+    (tmp_path / "a.csv").write_text("user_id,item_id,rank\nu1,a,1\n")
+    (tmp_path / "c.csv").write_text("user_id,item_id,rank\nu2,a,1\n")
     result = run(*(args if args[0] == "compare" else example_args(*args)))
     assert result.exit_code == code, result.output
     assert result.output.splitlines()[-1] == f"Error: {message}"
@@ -476,3 +495,142 @@ def test_segments_from_memory_with_ids_typed_differently(tmp_path):
     assert (seven["users"], seven["wins"], seven["losses"], seven["diff"]) == \
         (2, 1, 1, pytest.approx(0.0, abs=1e-15))
     assert rows_of(result, "(unknown)")["q"]["users"] == 1
+
+
+# --- segments: one rule for users without a segment, any name through every format -----------
+
+HOSTILE = [("u1", None), ("u2", ""), ("u3", "   "), ("u4", 'north, "east"'), ("u5", 'north, "east"'),
+           ("u6", "Ünïcödé ☃"), ("u7", "Ünïcödé ☃"), ("u8", "line\nbreak")]  # u9: not listed
+
+
+def hostile_files(path):
+    """Nine users, each with one relevant item a; run a ranks it 1st, 2nd or 3rd, run b another
+    rank or not at all. segments.csv (written by the csv module): u1 a NULL segment (empty
+    field), u2 "" (quoted empty), u3 only spaces, u9 absent: four users of '(unknown)'; two
+    segments of two users whose names hold a comma and quotes, and non-ASCII letters; one of a
+    line break."""
+    users = [f"u{i}" for i in range(1, 10)]
+    (path / "rels.csv").write_text("user_id,item_id,relevance\n"
+                                   + "".join(f"{u},a,1\n" for u in users))
+    for name, shift in (("a", 0), ("b", 1)):
+        with open(path / f"{name}.csv", "w", newline="") as out:
+            out.write("user_id,item_id,rank\n")
+            for i, u in enumerate(users):
+                rank = 1 + (i + shift) % 3
+                if name == "b" and i % 4 == 3:
+                    continue  # b lacks this user: scored 0
+                out.write("".join(f"{u},{'a' if r == rank else f'x{r}'},{r}\n"
+                                  for r in range(1, rank + 1)))
+    with open(path / "segments.csv", "w", newline="") as out:
+        out.write("user_id,group\n")
+        for user, segment in HOSTILE:
+            out.write(f"{user},\n" if segment is None else
+                      f"{user},\"\"\n" if segment == "" else "")
+            if segment:
+                csv.writer(out, lineterminator="\n").writerow([user, segment])
+    return path
+
+
+def segment_of(user):
+    """The rule, in plain Python: no segment, an empty or blank one, is '(unknown)'."""
+    segment = dict(HOSTILE).get(user)
+    return "(unknown)" if segment is None or not segment.strip() else segment
+
+
+def expected_by_segment(values: dict) -> dict:
+    """{segment: (users, mean)} for values {user: value}, '(all)' included."""
+    groups = {"(all)": list(values.values())}
+    for user, value in values.items():
+        groups.setdefault(segment_of(user), []).append(value)
+    return {name: (len(v), math.fsum(v) / len(v)) for name, v in groups.items()}
+
+
+def test_eval_segments_rule_in_every_format(tmp_path):
+    files = hostile_files(tmp_path)
+    args = ["eval", files / "a.csv", files / "rels.csv", "-k", "10", "--segments",
+            files / "segments.csv", "--by", "group"]
+    assert run(*args, "--per-user", files / "users.csv").exit_code == 0
+    with open(files / "users.csv", newline="") as f:
+        values = {row["user_id"]: float(row["ndcg@10"]) for row in csv.DictReader(f)}
+    want = expected_by_segment(values)
+    assert want["(unknown)"][0] == 4 and len(want) == 5
+    with io.StringIO(run(*args, "--format", "csv").output, newline="") as f:
+        got = {row["segment"]: (int(row["users"]), float(row["ndcg@10"]))
+               for row in csv.DictReader(f)}
+    as_json = {row["segment"]: (row["users"], row["ndcg@10"])
+               for row in json.loads(run(*args, "--format", "json").output)["segments"]}
+    for found in (got, as_json):
+        assert found.keys() == want.keys()
+        for name, (users, mean) in want.items():
+            assert found[name] == (users, pytest.approx(mean, rel=1e-12)), name
+    table = run(*args).output.split("by group:\n")[1].splitlines()
+    assert [line.split("  ")[0] for line in table] == [
+        "segment", "(all)", "'line\\nbreak'", 'north, "east"', "Ünïcödé ☃", "(unknown)"]
+
+
+def test_compare_segments_rule_in_every_format(tmp_path):
+    files = hostile_files(tmp_path)
+    args = ["compare", files / "rels.csv", "--run", f"a={files / 'a.csv'}", "--run",
+            f"b={files / 'b.csv'}", "-k", "10", "--segments", files / "segments.csv", "--by",
+            "group", "--min-users", "1"]
+    assert run(*args, "--per-user", files / "users.csv").exit_code == 0
+    with open(files / "users.csv", newline="") as f:
+        users = list(csv.DictReader(f))
+    assert {row["user_id"]: row["segment"] for row in users} == {
+        f"u{i}": segment_of(f"u{i}") for i in range(1, 10)}
+    want = {run_: expected_by_segment({row["user_id"]: float(row[f"ndcg@10 {run_}"])
+                                       for row in users}) for run_ in ("a", "b")}
+    diffs = expected_by_segment({row["user_id"]: float(row["ndcg@10 b-a"]) for row in users})
+    with io.StringIO(run(*args, "--format", "csv").output, newline="") as f:
+        from_csv = [{k: v or None for k, v in row.items()} for row in csv.DictReader(f)]
+    for rows in (from_csv, json.loads(run(*args, "--format", "json").output)):
+        assert [row["segment"] for row in rows[::2]] == [
+            "(all)", "line\nbreak", 'north, "east"', "Ünïcödé ☃", "(unknown)"]
+        for row in rows:
+            users_, mean = want[row["run"]][row["segment"]]
+            assert (int(row["users"]), float(row["mean"])) == (users_, pytest.approx(mean))
+            if row["run"] == "b":
+                assert float(row["diff"]) == pytest.approx(diffs[row["segment"]][1], abs=1e-12)
+    table = run(*args).output
+    assert "\n'line\\nbreak'  a " in table and "\n'line\\nbreak'  b " in table
+    assert "line\nbreak" not in table
+
+
+def test_segments_without_a_name_are_one_unknown_segment_from_memory():
+    # '' and whitespace (a table in memory keeps them apart from NULL, as a CSV file does not)
+    rels = pa.table({"user_id": [1, 2, 3, 4], "item_id": ["a"] * 4, "relevance": [1] * 4})
+    first = pa.table({"user_id": [1, 2, 3, 4], "items": [["a"], ["x", "a"], ["a"], ["a"]]})
+    second = pa.table({"user_id": [1, 2, 3, 4], "items": [["x", "a"], ["a"], ["a"], ["x"]]})
+    groups = pa.table({"user_id": [1, 2, 3], "group": ["", " \t\n", None]})
+    result = compare(rels, [("p", first), ("q", second)], segments=groups, by="group",
+                     min_users=1)
+    assert [row["segment"] for row in result.rows] == ["(all)"] * 2 + ["(unknown)"] * 2
+    assert rows_of(result, "(unknown)")["q"]["users"] == 4
+
+
+# --- compare's corners: the exact randomization test on few users; no user in common ----------
+
+def hand_randomization(d):
+    """The two-sided sign-flip p-value by enumerating all 2^n sign vectors in plain Python."""
+    observed = abs(sum(d))
+    signs = list(itertools.product((1, -1), repeat=len(d)))
+    return sum(abs(sum(s * x for s, x in zip(v, d))) >= observed - 1e-12 for v in signs) / len(signs)
+
+
+@pytest.mark.parametrize("users", [["u2"], ["u1", "u3"], ["u1", "u2", "u3"]])
+def test_randomization_on_few_users_is_exact(users):
+    # NDCG@10 b - a: u1 -C (a: rank 1, b: rank 2), u2 +1/2 (a: rank 3, b: rank 1), u3 -1 (b lacks
+    # it); p by hand: 1, 2/4, 6/8
+    rels = pa.table({"user_id": users, "item_id": ["a"] * len(users),
+                     "relevance": [1] * len(users)})
+    a = {"u1": ["a"], "u2": ["x", "y", "a"], "u3": ["a"]}
+    b = {"u1": ["x", "a"], "u2": ["a"]}
+    runs = [(name, pa.table({"user_id": [u for u in users if u in lists],
+                             "items": [lists[u] for u in users if u in lists]}))
+            for name, lists in (("a", a), ("b", b))]
+    result = compare(rels, runs, test="randomization", per_user=True)
+    d = result.per_user.column("ndcg@10 b-a").to_pylist()
+    assert len(d) == len(users) and all(x != 0 for x in d)
+    row = rows_of(result)["b"]
+    assert row["p_value"] == hand_randomization(d) == {1: 1.0, 2: 0.5, 3: 0.75}[len(users)]
+    assert row["note"].startswith("randomization p-value exact")

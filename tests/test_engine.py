@@ -71,7 +71,8 @@ def test_a_failed_run_leaves_the_connection_as_it_was_too():
      "Error: Invalid value for '--temp-dir': '/no/such/dir' is not an existing directory: create "
      "it first\n"),
     (["--threads", "0"],
-     "Error: Invalid value for '--threads': 0 is not in the range x>=1.\n"),
+     "Error: Invalid value for '--threads': 0 is not in the range "
+     "1<=x<=9223372036854775807.\n"),
 ])
 def test_bad_limits_are_usage_errors(args, output):
     result = CliRunner().invoke(cli, ["eval", RECS, RELS, *args], prog_name="ndcg-duck")

@@ -53,6 +53,16 @@ def test_shell_wrappers_refuse_bad_relevance_as_the_cli_does(case, wrapper, tmp_
     assert result.output == f"Error: {message.replace('relevance:', f'relevance file {rels}:', 1)}\n"
 
 
+@pytest.mark.parametrize("rank, shown", [("'NaN'::DOUBLE", "nan"), ("'-Infinity'::DOUBLE", "-inf")])
+def test_shell_wrappers_refuse_nan_and_infinite_ranks(rank, shown):
+    # a NaN rank would sort last and score a ranking the user never gave
+    error = shell_error(f"CREATE TABLE bad AS SELECT * FROM (VALUES ('q1', 'b', 1.0), "
+                        f"('q1', 'a', {rank}), ('q1', 'c', 2.0)) t(user_id, item_id, rank);\n"
+                        f"SELECT * FROM ndcg_per_user_ranks('bad', 'rels');\n")
+    assert error == (f"Invalid Input Error: ndcg-duck: recommendations: user q1, item a has rank "
+                     f"{shown}: give a finite number")
+
+
 @pytest.mark.parametrize("call, message", [
     ("ndcg_mean('recs', 'rels', k := 'ten')", "k must be an integer >= 1 or 'all', not ten"),
     ("ndcg_mean('recs', 'rels', k := 0)", "k must be an integer >= 1 or 'all', not 0"),
@@ -63,6 +73,14 @@ def test_shell_wrappers_refuse_bad_relevance_as_the_cli_does(case, wrapper, tmp_
     ("ndcg_mean('recs', 'rels', gain := 'log')",
      "gain must be one of linear, exponential, binary, not log"),
     ("ndcg_mean('recs', 'rels', idcg_cutoff := 'all')", "idcg_cutoff must be one of k, list, not all"),
+    ("ndcg_mean('recs', 'rels', k := 99999999999999999999)",
+     "k 99999999999999999999 is beyond the largest cutoff, 9223372036854775807: use 'all' for no "
+     "cutoff"),
+    ("ndcg_per_user_ranks('recs_long', 'rels', k := 1e300)",
+     "k 1e+300 is beyond the largest cutoff, 9223372036854775807: use 'all' for no cutoff"),
+    ("ndcg_mean_scores('recs_scored', 'rels', max_depth := 99999999999999999999)",
+     "max_depth 99999999999999999999 is beyond the largest depth, 9223372036854775807: use NULL "
+     "for no limit"),
     ("ndcg_mean('recs', 'rels', max_depth := 0)",
      "max_depth must be an integer >= 1 or NULL (no limit), not 0"),
     ("ndcg_mean_ranks('recs_long', 'rels', max_depth := 'ten', judged_only := true)",

@@ -604,8 +604,11 @@ def test_cli_refusals_and_warnings_as_the_default_engine(spark, tmp_path):
     text_ids = tmp_path / "rels.json"
     text_ids.write_text('[{"user_id": "1", "item_id": "a", "relevance": 1},'
                         ' {"user_id": "2", "item_id": "a", "relevance": 2}]')
+    nan = tmp_path / "nan.csv"  # Spark's CSV reader takes NaN but not nan as a number
+    nan.write_text("user_id,item_id,relevance\n1,a,1\n1,b,nan\n")
     cases = [
         (recs, rels, "--user-col", "nope"),
+        (numbers, nan),
         (recs, rels, "--relevance-col", "rel"),
         (rels, rels),
         (recs, rels, "--items-col", "foo"),
@@ -615,8 +618,10 @@ def test_cli_refusals_and_warnings_as_the_default_engine(spark, tmp_path):
     for case in cases:
         want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
         assert (got.exit_code, got.output) == (want.exit_code, want.output), case
-        assert "compared as text" in got.output or case != cases[4]
+        assert "compared as text" in got.output or case != cases[5]
     assert "levels 7, 9, which never occur" in got.output
+    assert invoke("eval", numbers, nan).output == (f"Error: relevance file {nan}: user 1, item b "
+                                                   f"has relevance nan: give a finite number\n")
 
 
 def test_warnings_in_python_as_the_default_engine(spark):
@@ -798,3 +803,37 @@ def test_the_core_install_stays_duckdb_pyarrow_click():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert not [d for d in project["dependencies"] if "spark" in d]
     assert project["optional-dependencies"]["spark"] == ["pyspark[sql]>=4.0"]
+
+
+def test_compare_segments_rule_and_corners_on_spark_as_the_default_engine(spark, tmp_path):
+    """The segments rule (NULL, empty, blank and absent: '(unknown)'; a name with a comma,
+    quotes, non-ASCII letters or a line break) in compare's CSV; the exact randomization test on
+    one user; no user with recommendations in every run: the default engine's output."""
+    from test_compare import hostile_files
+
+    files = hostile_files(tmp_path)
+    base = ["compare", files / "rels.csv", "--run", f"a={files / 'a.csv'}", "--run",
+            f"b={files / 'b.csv'}", "-k", "10"]
+    (files / "one.csv").write_text("user_id,item_id,relevance\nu2,a,1\n")
+    (files / "c.csv").write_text("user_id,item_id,rank\nu4,a,1\n")
+    (files / "d.csv").write_text("user_id,item_id,rank\nu1,a,1\n")  # no user c has
+    for args, code in ((base + ["--segments", files / "segments.csv", "--by", "group",
+                                "--min-users", "1", "--format", "csv"], 0),
+                       (["compare", files / "one.csv", *base[2:], "--test", "randomization"], 0),
+                       (["compare", files / "rels.csv", "--run", f"d={files / 'd.csv'}",
+                         "--run", f"c={files / 'c.csv'}", "--missing", "skip"], 1)):
+        want, got = invoke(*args), invoke(*args, "--engine", "spark")
+        assert want.exit_code == code and got.exit_code == code, got.output
+        if "csv" not in args:
+            assert got.output == want.output
+            continue
+        rows = [list(csv.DictReader(io.StringIO(out.output, newline="")))
+                for out in (got, want)]
+
+        def typed(row):
+            return {k: float(v) if v and k not in ("cutoff", "segment", "run") and
+                    v[0] in "-0123456789" else v for k, v in row.items()}
+        assert_same_rows(*[[typed(row) for row in found] for found in rows])
+        assert {row["segment"] for row in rows[0]} == {
+            "(all)", "line\nbreak", 'north, "east"', "Ünïcödé ☃", "(unknown)"}
+

@@ -139,6 +139,45 @@ ERRORS = {
         ["{d}/run.txt", "{d}/qrels.txt"], 1,
         'Error: {d}/run.txt: a TREC run line is "query Q0 doc rank score tag", not: '
         "q1 Q0 b 5 high t\n"),
+    # issue 29: numbers beyond what the SQL counts in (a BIGINT) are the option's usage error
+    "cutoff beyond 64 bits": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "-k", "99999999999999999999"], 2,
+        USAGE + "Error: Invalid value for '-k': cutoff '99999999999999999999' is beyond the "
+        "largest cutoff, 9223372036854775807: use 'all' for no cutoff\n"),
+    "max depth beyond 64 bits": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--max-depth", "99999999999999999999"], 2,
+        USAGE + "Error: Invalid value for '--max-depth': 99999999999999999999 is not in the "
+        "range 1<=x<=9223372036854775807.\n"),
+    # issue 29: a gain, or a sum of gains, too large for a DOUBLE (once DuckDB's cast of NaN)
+    "exponential gain overflows": (
+        {"recs.parquet": NESTED, "rels.csv": "user_id,item_id,relevance\nu1,a,3\nu1,b,1100\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--gain", "exponential"], 1,
+        "Error: relevance file {d}/rels.csv: user u1, item b has relevance 1100, whose gain with "
+        "--gain exponential is beyond the largest number (about 1.8e308): give that level a gain "
+        "with --gain-map, or use smaller relevance values\n"),
+    "linear gains add up past the largest number": (
+        {"recs.parquet": NESTED,
+         "rels.csv": "user_id,item_id,relevance\nu1,a,1.5e308\nu1,b,1.5e308\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv"], 1,
+        "Error: relevance file {d}/rels.csv: user u1: ideal DCG@10 adds up to inf, past what a "
+        "DOUBLE holds (about ±1.8e308), from gains up to 1.5e+308 (--gain, --gain-map): use "
+        "smaller relevance values\n"),
+    "negative gain map gains add up past the largest number": (
+        {"recs.parquet": {"user_id": ["u1"], "items": [["a", "b", "c", "d"]]},
+         "rels.csv": "user_id,item_id,relevance\nu1,a,0\nu1,b,0\nu1,c,0\nu1,d,1\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--gain-map", "0=-1.7e308"], 1,
+        "Error: relevance file {d}/rels.csv: user u1: DCG@10 adds up to -inf, past what a "
+        "DOUBLE holds (about ±1.8e308), from gains up to 1.0 (--gain, --gain-map): use smaller "
+        "relevance values\n"),
+    "cg adds up past the largest number": (
+        {"recs.parquet": {"user_id": ["u1"], "items": [["a", "x", "b"]]},
+         "rels.csv": "user_id,item_id,relevance\nu1,a,1e308\nu1,b,0.9e308\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "-m", "cg,dcg"], 1,
+        "Error: relevance file {d}/rels.csv: user u1: CG@10 adds up to inf, past what a DOUBLE "
+        "holds (about ±1.8e308), from gains up to 1e+308 (--gain, --gain-map): use smaller "
+        "relevance values\n"),
     # 17: a truncated Parquet file
     "truncated parquet": (
         {"recs.parquet": truncated_parquet(), "rels.csv": RELS},
@@ -256,3 +295,16 @@ def test_trec_files_are_recognised_by_their_content():
     assert found == flagged
     # trec_eval's own `all` value for these files (out.test.aq: ndcg_cut_10 all 0.3016)
     assert round(found["ndcg@10"], 4) == 0.3016 and found["users"] == 3
+
+
+def test_json_ids_of_mixed_types_compare_as_their_text(tmp_path):
+    """A JSON file whose ids mix numbers and text gives DuckDB a JSON column ('"a"', quotes
+    included): ids compare by their own text, so item "a" ranked first and judged 1 scores 1
+    (found by tests/test_fuzz.py: it scored 0)."""
+    recs, rels = tmp_path / "recs.json", tmp_path / "rels.csv"
+    recs.write_text('[{"user_id": 0, "items": ["a", 0]}]')
+    rels.write_text("user_id,item_id,relevance\n0,a,1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # JSON ids are text: compared with the text ids as they are
+        result = ndcg_duck.evaluate(str(recs), str(rels), k=1)
+    assert result.summary["ndcg@1"] == 1.0  # a relevant item at rank 1: DCG = IDCG = 1

@@ -10,6 +10,7 @@ import sys
 import click
 
 from .. import interrupts, options
+from ..cutoffs import LARGEST
 from ..errors import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -44,7 +45,7 @@ def click_option(param):
     elif param.kind == "multiple":
         kwargs.update(multiple=True, callback=_checked(param))
     elif param.kind == "int":
-        kwargs.update(type=click.IntRange(min=1), default=param.default)
+        kwargs.update(type=click.IntRange(min=1, max=LARGEST), default=param.default)
     elif param.kind == "float":
         kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
     else:
@@ -96,8 +97,8 @@ def cli():
 
 SEGMENTS = click.option("--segments", metavar="FILE",
                         help="A table of users and their segment (Parquet, CSV or JSON): every "
-                             "result is also given per segment. Users it does not list are "
-                             "'(unknown)'.")
+                             "result is also given per segment. Users it does not list, or lists "
+                             "with a NULL, empty or blank segment, are '(unknown)'.")
 BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
 
 plot_option = click.option("--plot", metavar="OUT.png",

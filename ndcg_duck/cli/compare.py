@@ -10,9 +10,11 @@ from .. import options
 from ..comparison import report as compare_report, stats
 from ..evaluation import progress
 from ..report import output
+from ..report.clashes import Input, Output, refuse_clashes
 from . import common
 from .common import (click_option, cli, plot_option, registry_options, segment_options,
                      user_errors)
+from .extras import beside_inputs
 from ..errors import InputError
 
 
@@ -77,6 +79,12 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         ndcg-duck compare qrels.txt --run bm25=bm25.run --run dense=dense.run \\
             --rels-format trec --recs-format trec -k 10 --test randomization --format csv
     """
+    pairs = [_run_pair(text) for text in runs]
+    refuse_clashes(
+        [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
+        [Input("relevance", "RELEVANCE", relevance),
+         *(Input("recommendations", f"--run {name}", path) for name, path in pairs),
+         *beside_inputs(settings["segments"], settings)])
     stats.require("scipy", "compare")
     engine = settings.pop("engine")
     master, conf = settings.pop("spark_master"), settings.pop("spark_conf")
@@ -96,12 +104,12 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
 
         own = {name: settings.pop(name) for name in COMPARE_OPTIONS}
         segments, by = settings.pop("segments"), settings.pop("by")
-        result, notes = run_cli(relevance, [_run_pair(text) for text in runs], master, conf,
+        result, notes = run_cli(relevance, pairs, master, conf,
                                 not quiet and common.stderr_is_terminal(), settings, own,
                                 segments, by, per_user, plot)
     else:
         with progress.shown(enabled=not quiet and common.stderr_is_terminal()):
-            result, notes = compare_runs(relevance, [_run_pair(text) for text in runs],
+            result, notes = compare_runs(relevance, pairs,
                                          per_user=bool(per_user), plot=plot, **settings)
     for note in notes:
         click.echo(f"Warning: {note}", err=True)

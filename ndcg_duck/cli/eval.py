@@ -9,10 +9,11 @@ from __future__ import annotations
 import click
 
 from ..report import output
+from ..report.clashes import Input, Output, refuse_clashes
 from ..evaluation import progress
 from . import common
 from .common import EXIT_CODES, cli, plot_option, registry_options, segment_options, user_errors
-from .extras import check_eval_extras, eval_extras, with_segments
+from .extras import beside_inputs, check_eval_extras, eval_extras, with_segments
 from ..evaluation.evaluate import run
 from ..options import USER_COL
 from ..sqlfiles import script
@@ -51,6 +52,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
+    refuse_clashes(
+        [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
+        [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
+         *beside_inputs(segments, settings)])
     if engine == "spark":
         check_eval_extras(segments, by, plot)
         from ..spark import run_cli

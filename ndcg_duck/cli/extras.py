@@ -3,10 +3,13 @@ compare's too) after the evaluation."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 from ..comparison import stats
 from ..metrics import is_metric, per_run as per_run_metric
+from ..report.clashes import Input
 from ..errors import InputError
 from ..options import USER_COL
 
@@ -47,16 +50,28 @@ def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str,
     """eval's output `shown` with the per-segment rows (segments.by_segment's) in `fmt`."""
     if fmt == "json":
         return json.dumps(dict(summary, segments=rows)) + "\n"
+    from ..report.segments import shown as shown_segment
+
     head = ["segment", "users"] + metrics
-    if fmt == "csv":
-        return "\n".join(",".join(map(str, values)) for values in
-                         [head] + [[row[h] for h in head] for row in rows]) + "\n"
-    cells = [[row["segment"], str(row["users"])] + ["-" if row[m] is None else f"{row[m]:.4f}"
-                                                    for m in metrics] for row in rows]
+    if fmt == "csv":  # quoted as CSV needs (a segment may hold commas, quotes, line breaks)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(head)
+        writer.writerows([["" if row[h] is None else row[h] for h in head] for row in rows])
+        return out.getvalue()
+    cells = [[shown_segment(row["segment"]), str(row["users"])]
+             + ["-" if row[m] is None else f"{row[m]:.4f}" for m in metrics] for row in rows]
     widths = [max(len(c) for c in column) for column in zip(head, *cells)]
     lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
                        enumerate(zip(values, widths))) for values in [head] + cells]
     return shown + "\n" + f"by {by}:\n" + "\n".join(lines) + "\n"
+
+
+def beside_inputs(segments, settings: dict) -> list:
+    """The files eval and compare read besides the rankings and judgments (report/clashes.py)."""
+    return [Input("segments", "--segments", segments),
+            Input("train", "--train", settings.get("train")),
+            Input("items", "--items", settings.get("items"))]
 
 
 def check_eval_extras(segments, by, plot) -> None:

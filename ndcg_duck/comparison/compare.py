@@ -17,6 +17,7 @@ import duckdb
 
 from .. import interrupts, means, options as registry
 from ..report import segments as segmenting
+from ..report.clashes import Input, Output, refuse_clashes
 from . import stats
 from ..errors import InputError, NdcgWarning
 from ..evaluation import beyond
@@ -52,6 +53,18 @@ ROW_FIELDS = ("metric", "cutoff", "segment", "run", "baseline", "users", "mean",
 ALL_ZERO = "every per-user difference is 0 (the runs score each user the same): no test"
 
 
+# the note of a randomization test that enumerated every sign assignment (stats.is_exact)
+EXACT_RANDOMIZATION = ("randomization p-value exact: every sign assignment enumerated, as where "
+                       "2^m <= --n-resamples for m users with a nonzero difference (README, "
+                       "compare)")
+
+
+def no_shared_user(names) -> str:
+    """The message when no user has recommendations in every run (under any --missing)."""
+    return (f"no user has recommendations in every run ({', '.join(names)}): there is no user to "
+            f"compare the runs on; check that the runs are for the same users, with the same ids")
+
+
 # the note of a bootstrap whose resamples were too many to draw (stats.BOOTSTRAP_DRAWS)
 NORMAL_BOOTSTRAP = ("bootstrap in its normal-theory form, as where users x resamples exceed "
                     f"{stats.BOOTSTRAP_DRAWS:,} (README, compare)")
@@ -74,6 +87,12 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
     try:
+        runs = checked_runs(runs)
+        refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
+                       [Input("relevance", "rels=", rels),
+                        *(Input("recommendations", f"runs[{name!r}]", recs) for name, recs in runs),
+                        *(Input(name, f"{name}=", settings.get(name))
+                          for name in ("segments", "train", "items"))])
         with interrupts.stoppable(signals=(signal.SIGINT,)):
             result, notes = compare_runs(rels, runs, k, **settings)
     except InputError as exc:
@@ -107,11 +126,14 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         where = None
         if segments is not None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)
-        tables, summaries, notes, per_run_found = [], [], [], []
+        tables, summaries, notes, per_run_found, unranked = [], [], [], [], []
         for name, recs in runs:
             found = {}
 
             def after(work, found=found):
+                # the judged users the run has no recommendations for (usually few)
+                unranked.append(work.sql("SELECT DISTINCT user_id FROM ndcg_all "
+                                         "WHERE has_judgments AND NOT has_ranking").to_arrow_table())
                 found.update(_per_run_values(work, segments, by, user_col, segments_format,
                                              n_resamples if test == "bootstrap" else 0, seed))
             result, said = evaluate_run(recs, rels, k, con=con, per_user=True, threads=threads,
@@ -123,6 +145,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
             notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
         metrics = [c for c in tables[0].column_names if c in summaries[0]]
         users = _pair_users(con, tables, metrics, where)
+        _check_shared(con, unranked, names)
         aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
         info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
                          for name, summary in zip(names, summaries)},
@@ -225,6 +248,25 @@ def _pair_users(con, tables, metrics, segments: Optional[str]) -> dict:
     (everyone,), = con.sql(" UNION ".join(f"SELECT user_id FROM {v}" for v in views)
                            .join(("SELECT count(*) FROM (", ")"))).fetchall()
     return {"paired": paired, "left_out": everyone - paired}
+
+
+def _check_shared(con, unranked: list, names: list) -> None:
+    """Stop when no paired user has recommendations in every run: with --missing skip no user is
+    paired; with --missing zero each is scored 0 by some run (`unranked`: per run, the judged
+    users it has no recommendations for)."""
+    lacking = []
+    for run, table in enumerate(unranked):
+        if table.num_rows:
+            con.register(f"ndcg_cmp_unranked{run}", table)
+            lacking.append(f"SELECT user_id FROM ndcg_cmp_unranked{run}")
+    if lacking:
+        query = (f"SELECT count(*) FROM ndcg_cmp_joined ANTI JOIN ({' UNION ALL '.join(lacking)}) "
+                 f"USING (user_id)")
+    else:
+        query = "SELECT count(*) FROM ndcg_cmp_joined"
+    (shared,), = con.sql(query).fetchall()
+    if not shared:
+        raise InputError(no_shared_user(names))
 
 
 def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
@@ -426,6 +468,8 @@ def _compare(con, row, paired, against, key, segment, level, test, small, info) 
         diffs = _differences(con, key, segment, nonzero=test == "randomization")
         if test == "randomization":
             row["p_value"] = stats.randomization(diffs, info["n_resamples"], info["seed"])
+            if stats.is_exact(len(diffs), info["n_resamples"]):
+                row["note"] = EXACT_RANDOMIZATION
         elif n >= 2 and var:
             row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap(
                 diffs, info["n_resamples"], info["seed"], level)

@@ -7,8 +7,9 @@ import csv
 import io
 import json
 
-from .compare import (NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY, ROW_FIELDS,
-                      row_metric)
+from ..report.segments import shown as shown_segment
+from .compare import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP,
+                      PER_RUN_TOO_MANY, ROW_FIELDS, row_metric)
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -93,7 +94,7 @@ def table(rows, info) -> str:
                    else f"{row['wins']}/{row['ties']}/{row['losses']}")
             rel = "" if row["rel_diff"] is None else f"{row['rel_diff'] * 100:+.1f}%"
             show_mean = info["baseline"] is not None or row["baseline"] is None
-            cells.append([row["segment"], row["run"]] + against + [
+            cells.append([shown_segment(row["segment"]), row["run"]] + against + [
                 str(row["users"]), _signed(row["diff"]),
                 _interval(row["diff_ci_low"], row["diff_ci_high"], True), rel,
                 _plain(row["d_z"], 2), wtl, _p(row["p_value"]), _p(row["p_adjusted"]) + mark,
@@ -150,7 +151,7 @@ def _notes(rows, info) -> list:
     if info["users_left_out"]:
         notes.append(f"left out: {_users(info['users_left_out'])} that not every run scores "
                      f"(--missing skip)")
-    small = list(dict.fromkeys(row["segment"] for row in rows
+    small = list(dict.fromkeys(shown_segment(row["segment"]) for row in rows
                                if row["note"] and row["note"].startswith("fewer")))
     if small:
         notes.append(f"segments with fewer than {info['min_users']} users (--min-users), means "
@@ -159,15 +160,16 @@ def _notes(rows, info) -> list:
     for row in rows:
         if row["note"] and row["note"].startswith("every per-user difference"):
             pair = f"{row['run']} against {row['baseline']}"
-            where = "" if row["segment"] == "(all)" else f" in {row['segment']}"
+            where = "" if row["segment"] == "(all)" else f" in {shown_segment(row['segment'])}"
             metric = row_metric(row)
             same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
     for note in (PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY):
         per_run = [row_metric(row) for row in rows if row["note"] == note]
         if per_run:
             notes.append(f"{', '.join(dict.fromkeys(per_run))}: {note}")
-    if any(row["note"] == NORMAL_BOOTSTRAP for row in rows):
-        notes.append(NORMAL_BOOTSTRAP)
+    for note in (NORMAL_BOOTSTRAP, EXACT_RANDOMIZATION):
+        if any(row["note"] == note for row in rows):
+            notes.append(note)
     for why, cases in same.items():
         notes.append(f"no test where {why}: {', '.join(dict.fromkeys(cases))}")
     if info["family"]:

@@ -90,19 +90,39 @@ def randomization(diffs, n_resamples: int, seed: int) -> float:
     """The two-sided p-value of the paired sign-flip test on the per-user differences."""
     import numpy as np
 
-    stats = _scipy_stats()
     d = np.asarray(diffs, dtype=float)
     d = d[d != 0]  # a difference of 0 is the same under either sign
     m = d.size
     if m == 0:
         return 1.0
     observed, scale = abs(float(d.sum())), float(np.abs(d).sum())
-    if m < 63 and 2 ** m <= n_resamples:  # every sign assignment: exact
-        result = stats.permutation_test((d,), _sum, permutation_type="samples", vectorized=True,
-                                        n_resamples=n_resamples)
-        null = result.null_distribution
-        return count_extreme(null, observed, scale) / null.size
+    if is_exact(m, n_resamples):
+        return exact_randomization(d)
     return (count_extreme(sign_flips(d, n_resamples, seed), observed, scale) + 1) / (n_resamples + 1)
+
+
+def is_exact(m: int, n_resamples: int) -> bool:
+    """Whether the randomization test on m nonzero differences enumerates every sign assignment
+    (2^m <= n_resamples) instead of drawing n_resamples of them: both engines ask this."""
+    return m < 63 and 2 ** m <= n_resamples
+
+
+def exact_randomization(diffs) -> float:
+    """The exact two-sided p-value of the sign-flip test on the nonzero differences `diffs`: the
+    share of the 2^m sign assignments whose |sum| is at least the observed |sum d|. scipy's
+    permutation_test enumerates them (it does when there are no more than n_resamples); it
+    needs two values or more, and for one value d both assignments give |d|: p = 1."""
+    import numpy as np
+
+    d = np.asarray(diffs, dtype=float)
+    if d.size < 2:
+        return 1.0
+    observed, scale = abs(float(d.sum())), float(np.abs(d).sum())
+    result = _scipy_stats().permutation_test((d,), _sum, permutation_type="samples",
+                                             vectorized=True, n_resamples=2 ** d.size)
+    null = result.null_distribution
+    assert null.size == 2 ** d.size  # every assignment, each once
+    return count_extreme(null, observed, scale) / null.size
 
 
 def sign_flips(d, n_resamples: int, seed: int):

@@ -86,6 +86,7 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
     """evaluate() with its messages in the command line's words: returns the evaluation and the
     notes (warnings) of the run. `after(cursor)`, when given, runs in the run's cursor once
     every user is scored (its tables, such as beyond.py's ndcg_tops_, still there)."""
+    registry.flag("per_user", per_user)
     known = {p.name for p in registry.PYTHON}
     unknown = sorted(set(given) - known)
     if unknown:

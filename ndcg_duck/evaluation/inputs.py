@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
+import pyarrow as pa
 
 from ..errors import InputError, duckdb_message
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
@@ -40,8 +41,14 @@ TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
                 "relevance": ("ndcg_trec_qrels", "relevance")}
 TREC_FORMS = {"recommendations": ("run", "query Q0 doc rank score tag"),
               "relevance": ("qrels", "query iteration doc relevance")}
-TEXT_TYPES = ("VARCHAR",)
-NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$")
+INTEGER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d+,0\))$")
+NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*)$")
+# Ids (users, items) are integers of any width (a DECIMAL without decimals too: Arrow's HUGEINT)
+# or text; an ENUM (a pandas category, a polars
+# Categorical or Enum) or a UUID is read as its text. Anything else is refused (_need_id).
+TEXT_LIKE = re.compile(r"^(VARCHAR|ENUM\(.*\)|UUID|JSON)$", re.S)  # JSON: a JSON file's column of
+# mixed types, e.g. [1, "a"]: each id as its own text ("a" as a, 1 as 1)
+IDS = "ids must be integers or text"
 FILE_COLUMN = "ndcg_file_"  # the file each row came from, for inputs of several files
 FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
 ROLES = ("user", "item", "items", "rank", "score", "relevance")
@@ -156,10 +163,15 @@ def format_of(path: str, fmt: str | None, role: str, sample: str | None = None) 
         f"content; use a .parquet, .csv or .json name, or {FORMAT_FLAGS[role]}", usage=True)
 
 
+def _data_files(folder: Path) -> list[Path]:
+    """The files of a directory read as one dataset: all but the hidden ones, in order."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+
+
 def _directory_files(folder: Path, fmt: str | None, role: str) -> tuple[list[str], str]:
     """The data files of a directory (read as one dataset, like a Spark output), and their
     format."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+    files = _data_files(folder)
     if not files:
         raise InputError(f"{role} directory {folder} holds no data files: give a file, a glob "
                          f"or a directory of .parquet, .csv or .json files")
@@ -190,6 +202,21 @@ def _glob_files(con, path: str) -> list[str]:
         return []
 
 
+def files_read(path: str) -> tuple[str, list[str]]:
+    """What a local path input names, as loading reads it, without reading it: ('directory',
+    its data files), ('glob', the files it matches) or ('file', [path]). A missing file or a
+    glob matching nothing is for loading to report."""
+    if Path(path).is_dir():
+        return "directory", [str(p) for p in _data_files(Path(path))]
+    if has_glob(path):
+        con = duckdb.connect()
+        try:
+            return "glob", _glob_files(con, path)
+        finally:
+            con.close()
+    return "file", [path]
+
+
 class Source(NamedTuple):
     what: str  # how messages name it: "recommendations file x.csv"
     countable: bool  # Parquet or in memory: counting its rows costs next to nothing
@@ -209,7 +236,12 @@ def attach_source(con, source, name: str, fmt: str | None, role: str,
             source = source.to_arrow_table()
         elif type(source).__module__.split(".")[0] == "polars":
             source = source.to_arrow()
-        con.register(name, source)
+        try:
+            con.register(name, source)
+        except Exception:  # a pandas column DuckDB cannot scan (numpy arrays in object cells)
+            if type(source).__module__.split(".")[0] != "pandas":
+                raise
+            con.register(name, pa.Table.from_pandas(source, preserve_index=False))
     except Exception:  # duckdb raises several types for objects it cannot scan
         raise InputError(f"cannot use {role} of type {type(source).__name__}: pass a path, a "
                          f"DuckDB relation, an Arrow table or a pandas/polars DataFrame") from None
@@ -287,10 +319,25 @@ def _missing_named(schema: dict, cols: Columns, role: str, what: str) -> InputEr
                       f"{_found(schema)}); check {flag}")
 
 
-def _need_number(schema: dict, column: str, what: str) -> None:
-    if not NUMBER.match(schema[column]):
+def _need_number(schema: dict, column: str, what: str, boolean: bool = False) -> None:
+    """A rank, score (numbers) or relevance column (numbers or booleans: the judgments edge,
+    ndcg_relevance_number in sql/ndcg_checks.sql, counts true as 1 and false as 0)."""
+    if not (NUMBER.match(schema[column]) or (boolean and schema[column] == "BOOLEAN")):
         raise InputError(f"{what}: column {column!r} is {schema[column]}, not a number; "
                          f"convert it, or name another column")
+
+
+def _id_kind(sql_type: str):
+    """'integer' or 'text' for the type of an id, None for a type ids may not have."""
+    return "integer" if INTEGER.match(sql_type) else "text" if TEXT_LIKE.match(sql_type) else None
+
+
+def _need_id(sql_type: str, column: str, what: str, listed: bool = False) -> None:
+    """Stops on a column of ids (`listed`: of lists of item ids) of a type ids may not have."""
+    if _id_kind(sql_type) is None:
+        held = (f"a list of {sql_type}, not of item ids" if listed
+                else f"{sql_type}, not an id")
+        raise InputError(f"{what}: column {column!r} is {held}: {IDS}; convert it")
 
 
 def recs_layout(schema: dict, cols: Columns, what: str) -> str:
@@ -336,7 +383,7 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
     need_column(schema, cols.user, what, "--user-col")
     if cols.item in schema:
         if cols.relevance in schema:
-            _need_number(schema, cols.relevance, what)
+            _need_number(schema, cols.relevance, what, boolean=True)
             return "long"
         if "relevance" in cols.named:
             raise _missing_named(schema, cols, "relevance", what)
@@ -389,31 +436,37 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
                  else recs_schema[cols.item])
     rels_item = (element_type(rels_schema[cols.items]) if rels_kind == "lists"
                  else rels_schema[cols.item])
+    for schema, what in ((recs_schema, recs_what), (rels_schema, rels_what)):
+        _need_id(schema[cols.user], cols.user, what)
+    _need_id(recs_item, cols.items if layout == "lists" else cols.item, recs_what,
+             listed=layout == "lists")
+    _need_id(rels_item, cols.items if rels_kind == "lists" else cols.item, rels_what,
+             listed=rels_kind == "lists")
     user_text = ids_as_text(recs_schema[cols.user], rels_schema[cols.user])
     item_text = ids_as_text(recs_item, rels_item)
     as_text = tuple((kind, left, right) for kind, text, left, right in (
         ("user", user_text, recs_schema[cols.user], rels_schema[cols.user]),
         ("item", item_text, recs_item, rels_item)) if text)
 
-    user = _id(cols.user, user_text)
+    recs_user = _id(cols.user, recs_schema[cols.user], user_text)
+    rels_user = _id(cols.user, rels_schema[cols.user], user_text)
     if layout == "lists":
-        items = ident(cols.items) + ("::VARCHAR[]" if item_text else "")
-        body = f"{user} AS user_id, {items} AS items"
+        body = f"{recs_user} AS user_id, {_id(cols.items, recs_item, item_text, True)} AS items"
     else:
         order = cols.rank if layout == "ranks" else cols.score
-        body = (f"{user} AS user_id, {_id(cols.item, item_text)} AS item_id, "
+        body = (f"{recs_user} AS user_id, {_id(cols.item, recs_item, item_text)} AS item_id, "
                 f"{ident(order)} AS {layout[:-1]}")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs AS SELECT {body} FROM ndcg_recs_src")
 
     if rels_kind in ("long", "binary"):
         relevance = ident(cols.relevance) if rels_kind == "long" else "1"
-        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels AS SELECT {user} AS user_id, "
-                    f"{_id(cols.item, item_text)} AS item_id, {relevance} AS relevance "
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels AS SELECT {rels_user} AS user_id, "
+                    f"{_id(cols.item, rels_item, item_text)} AS item_id, {relevance} AS relevance "
                     f"FROM ndcg_rels_src")
     else:
-        items = ident(cols.items) + ("::VARCHAR[]" if item_text else "")
-        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_lists AS SELECT {user} AS user_id, "
-                    f"{items} AS items FROM ndcg_rels_src")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_lists AS SELECT {rels_user} AS "
+                    f"user_id, {_id(cols.items, rels_item, item_text, True)} AS items "
+                    f"FROM ndcg_rels_src")
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
     return Loaded(layout, recs_what, rels_what, recs_src.countable, as_text)
@@ -438,9 +491,15 @@ def _one_file_per_user(con, source: Source, cols: Columns) -> None:
 
 
 def ids_as_text(left: str, right: str) -> bool:
-    """Compare ids as text when one side is text and the other is not."""
-    return left != right and (left in TEXT_TYPES or right in TEXT_TYPES)
+    """Compare ids as text when one side is text and the other integers."""
+    return _id_kind(left) != _id_kind(right)
 
 
-def _id(column: str, as_text: bool) -> str:
-    return ident(column) + ("::VARCHAR" if as_text else "")
+def _id(column: str, sql_type: str, as_text: bool, listed: bool = False) -> str:
+    """The id column (of type sql_type; `listed`: a list column of such ids) as compared: text
+    ids other than VARCHAR (an ENUM, a UUID) as their text, and any id as text when `as_text`."""
+    if sql_type == "JSON":
+        return (f"list_transform({ident(column)}, lambda x: json_extract_string(x, '$'))"
+                if listed else f"json_extract_string({ident(column)}, '$')")
+    text = as_text or (_id_kind(sql_type) == "text" and sql_type != "VARCHAR")
+    return ident(column) + (("::VARCHAR[]" if listed else "::VARCHAR") if text else "")

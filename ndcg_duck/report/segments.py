@@ -17,8 +17,19 @@ from ..errors import InputError
 from ..options import USER_COL
 from ..sqltext import ident, literal
 
-ALL = "(all)"
+ALL = "(all)"  # sql/ndcg_segments.sql's ndcg_all_segment()
 FORMATS = ("parquet", "csv", "json")
+
+
+def shown(segment: str) -> str:
+    """A segment's name as the table views show it: as it is, unless a character of it does not
+    print (a line break, a tab, another control or format character, a space other than ' ') or
+    it begins or ends with a space; then quoted with Python's escapes (repr: 'north\\neast'), so
+    every segment keeps to one line and reads apart from the others. CSV and JSON give names as
+    they are."""
+    if segment.isprintable() and segment == segment.strip():
+        return segment
+    return repr(segment)
 
 
 def attach(con, source, by: str, user_col: str = USER_COL, fmt=None) -> str:

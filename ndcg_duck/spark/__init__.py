@@ -313,12 +313,14 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
 
 def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                      buckets=None, recs_what="recommendations (DataFrame)",
-                     rels_what="relevance (DataFrame)", lists=None, **given) -> SparkEvaluation:
+                     rels_what="relevance (DataFrame)", lists=None, ranked=False,
+                     **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
     per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
     'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
     persisted rows it comes from), for per-segment values: the caller closes the driver and
-    unpersists the rows."""
+    unpersists the rows. ranked=True keeps in the per-user rows the flag FLAGS[1] (whether the
+    user has recommendations), for compare."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -390,7 +392,8 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
                     scored.unpersist()
                     raise
             evaluated = scored.filter(col(FLAGS[2])) if rows_kept else None
-            hidden = (*FLAGS, spark_beyond.TOPS, spark_beyond.LACKING)
+            hidden = tuple(flag for flag in FLAGS if not (ranked and flag == FLAGS[1])) + (
+                spark_beyond.TOPS, spark_beyond.LACKING)
             rows = evaluated.drop(*hidden) if per_user else None
             notes = _notes(rels, cols, options, loaded, users)
             if driver is not None:
@@ -600,8 +603,11 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
             sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
             df = spark.read.csv(where, header=True, inferSchema=True, sep=sep)
             # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
-            return df.select(*[col(f.name).cast("long") if f.dataType.typeName() == "integer"
-                               else col(f.name) for f in df.schema.fields])
+            df = df.select(*[col(f.name).cast("long") if f.dataType.typeName() == "integer"
+                             else col(f.name) for f in df.schema.fields])
+            return _special_numbers(df, [cols.rank, cols.score] if role == "recommendations"
+                                    else [cols.relevance])
+
         if fmt == "json":
             df = spark.read.json(where)
             if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
@@ -612,6 +618,24 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+# a CSV number as DuckDB's reader takes it, nan and inf included (Spark's takes NaN and Inf only)
+CSV_NUMBER = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:nan|inf|infinity))\s*$"
+
+
+def _special_numbers(df, names):
+    """The named CSV columns that Spark read as text only because they hold nan or inf (as DuckDB's
+    reader does not), as DOUBLE, so that the macros' own checks name the value as on the default
+    engine. A pass over the column only when it came out as text (which is otherwise an error)."""
+    from pyspark.sql import functions as F
+
+    text = [f.name for f in df.schema.fields
+            if f.name in names and f.dataType.typeName() == "string"]
+    for name in text:
+        if not df.filter(col(name).isNotNull() & ~col(name).rlike(CSV_NUMBER)).limit(1).count():
+            df = df.withColumn(name, F.trim(col(name)).cast("double"))
+    return df
 
 
 TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for check_one_file_per_user

@@ -36,7 +36,8 @@ from ..options import USER_COL
 from ..sqlfiles import register
 from .columns import col
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
-from . import write_per_user
+from ..errors import InputError
+from . import FLAGS, write_per_user
 from .driver import connection as driver_connection
 
 STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
@@ -54,6 +55,11 @@ def _column(run: int, metric: str) -> str:
 SEGMENT = "__segment"  # the joined users' segment column (extras.join_segments), with --segments
 
 
+def _ranked(run: int) -> str:
+    """The joined column of whether run `run` has recommendations for the user."""
+    return f"{run}:__ranked"
+
+
 def _pieces(batch):
     """A batch as (segment, rows) pieces: one per segment with --segments, else (None, batch)."""
     import pyarrow.compute as pc
@@ -68,7 +74,8 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
     """mapInArrow function: per partition and segment (None without --segments), the users
     (key 'u') and, for each run and metric (key 's|RUN|METRIC') and each pair and metric (key
     'p|I|J|METRIC': the differences run J - run I), the count and the exact sums of the values
-    and of their squares (decimal text), and wins, ties and losses."""
+    and of their squares (decimal text), and wins, ties and losses; and (key 'r') the users
+    every run has recommendations for."""
     def partial(batches):
         import numpy as np
 
@@ -90,6 +97,11 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
 
             n = totals.get((segment, "u"), (0,))[0]
             totals[(segment, "u")] = (n + batch.num_rows, 0, 0, 0, 0, 0)
+            ranked = np.ones(batch.num_rows, dtype=bool)
+            for run in range(runs):
+                ranked &= batch.column(_ranked(run)).to_numpy(zero_copy_only=False).astype(bool)
+            n = totals.get((segment, "r"), (0,))[0]
+            totals[(segment, "r")] = (n + int(ranked.sum()), 0, 0, 0, 0, 0)
             for m in metrics:
                 columns = [values(run, m) for run in range(runs)]
                 for run, x in enumerate(columns):
@@ -181,7 +193,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     for name, recs, what_run in runs:
         lists = {}
         result, said = evaluate_for_cli(spark, recs, rels, per_user=True, recs_what=what_run,
-                                        rels_what=rels_what, lists=lists, **settings)
+                                        rels_what=rels_what, lists=lists, ranked=True,
+                                        **settings)
         with refusals(what_run, rels_what):
             per_run_found.append(_per_run_values(lists, user_col, seg if segments else None,
                                                  unknown, o) if lists else {})
@@ -192,7 +205,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     joined = None
     for run, table in enumerate(tables):
         side = table.select(col(user_col).alias("__ndcg_user"),
-                            *[col(m).alias(_column(run, m)) for m in metrics])
+                            *[col(m).alias(_column(run, m)) for m in metrics],
+                            col(FLAGS[1]).alias(_ranked(run)))
         joined = side if joined is None else joined.join(side, "__ndcg_user")
     if segments is not None:
         joined = join_segments(joined, seg, unknown)
@@ -210,6 +224,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
             users = users.union(table.select(col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
         paired = sum(int(row["n"]) for row in parts if row["key"] == "u")
+        if not sum(int(row["n"]) for row in parts if row["key"] == "r"):
+            raise InputError(comparing.no_shared_user(names))
         if segments is not None:
             placed = sum(int(row["n"]) for row in parts
                          if row["key"] == "u" and row["segment"] != unknown)
@@ -440,9 +456,10 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
                 row["diff"], sum(part["absolute"] for part in parts) / count,
                 _added(parts, "sums", n_resamples), _added(parts, "weights", n_resamples),
                 level)
-        elif count < 63 and 2 ** count <= n_resamples:  # every sign assignment: exact
-            row["p_value"] = stats.randomization(
-                [v for part in parts for v in part["values"]], n_resamples, seed)
+        elif stats.is_exact(count, n_resamples):  # every sign assignment: exact
+            row["p_value"] = stats.exact_randomization(
+                [v for part in parts for v in part["values"]])
+            row["note"] = comparing.EXACT_RANDOMIZATION
         else:
             null = _added(parts, "sums", n_resamples)
             observed = abs(sum(part["total"] for part in parts))

@@ -1,0 +1,88 @@
+"""No output may touch an input: before any work, every file a run writes (--per-user, --plot) is
+compared with every file it reads (recommendations, relevance, compare's runs, --segments,
+--train, --items; each glob's matches and each directory's files, as loading expands them).
+
+Two paths are the same file when their real paths (symlinks resolved) are equal or when they are
+one file on disk (st_dev and st_ino: a hard link, or a path spelt another way). An output inside
+an input directory is refused too (the next run would read it as part of the dataset), and so is
+an output directory (Spark's OUT/) that holds an input. Outputs that are not local paths (a URI,
+'-' for stdout) and inputs that are not paths (tables in memory, URIs) are not compared.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, NamedTuple, Optional
+
+from ..errors import InputError
+from ..evaluation.inputs import files_read
+
+
+class Output(NamedTuple):
+    said: str  # the caller's name for it: '--per-user' (CLI) or 'plot=' (Python)
+    path: Optional[str]
+    what: str  # what is written there: 'the per-user table'
+
+
+class Input(NamedTuple):
+    role: str  # 'relevance', 'segments', ...
+    said: str  # the caller's name for it: 'RELEVANCE', '--segments', 'rels='
+    source: object  # a path, glob or directory, or a table in memory (not compared)
+
+
+def _local(path) -> bool:
+    return isinstance(path, (str, Path)) and str(path) not in ("", "-") and "://" not in str(path)
+
+
+def _identity(path: str):
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _within(inner: str, outer: str) -> bool:
+    """inner is outer or lies under it (both real paths)."""
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def _words(said: str, path) -> str:
+    return f"{said}{str(path)!r}" if said.endswith("=") else f"{said} {path}"
+
+
+def refuse_clashes(outputs: Iterable[Output], inputs: Iterable[Input]) -> None:
+    """Raise a usage InputError naming both sides, in the caller's words, when an output is an
+    input, lies inside an input directory or (a directory) holds an input."""
+    outputs = [out for out in outputs if _local(out.path)]
+    if not outputs:
+        return
+    read = []  # (input, kind, its files)
+    for given in inputs:
+        if _local(given.source):
+            kind, files = files_read(str(given.source))
+            read.append((given, kind, files))
+    for out in outputs:
+        real, same = os.path.realpath(out.path), _identity(str(out.path))
+        said = _words(out.said, out.path)
+
+        def clash(text):
+            return InputError(f"{said} {text}: write {out.what} elsewhere", usage=True)
+
+        for given, kind, files in read:
+            whole = f"the {given.role} {kind} {given.said} ({given.source})"
+            if kind == "directory":
+                top = os.path.realpath(given.source)
+                if _within(real, top):
+                    raise clash(f"{'is' if real == top else 'is inside'} {whole}")
+                if _within(top, real):
+                    raise clash(f"holds {whole}")
+            for file in files:
+                name = {"file": whole, "glob": f"{file}, matched by {whole}",
+                        "directory": f"{file}, in {whole}"}[kind]
+                file_real = os.path.realpath(file)
+                if file_real == real or (same is not None and _identity(file) == same):
+                    raise clash(f"is {name}")
+                if _within(file_real, real):
+                    raise clash(f"holds {name}")

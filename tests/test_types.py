@@ -1,0 +1,200 @@
+"""Every type a user can hand over gets a value or a named error, one table per door (README,
+"Errors": which types are accepted and how). Values are checked against plain Python."""
+
+import math
+
+import duckdb
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+from ndcg_duck import InputError, evaluate
+from ndcg_duck.sqlfiles import register
+
+# The example: user u1 ranks items 1, 2, 3 (in that order); item 1 is judged 0, item 2 is judged 1.
+GAINS = [0, 1, 0]  # by position
+NDCG = sum(g / math.log2(i + 2) for i, g in enumerate(GAINS)) / (1 / math.log2(2))
+
+ID_ERROR = "{what}: column {column!r} is {type}, not an id: ids must be integers or text; convert it"
+NUMBER_ERROR = "{what}: column {column!r} is {type}, not a number; convert it, or name another column"
+RECS, RELS = "recommendations (Table)", "relevance (Table)"
+
+# role: the column given this type ('item' in both inputs); sql: the value made from i (1, 2, 3)
+# as that type; the result: NDCG (as the plain-Python one above) or the error.
+TYPES = {
+    "item boolean": ("item", "i = 2", ID_ERROR.format(what=RECS, column="item_id", type="BOOLEAN")),
+    "item decimal": ("item", "i::DECIMAL(9, 2)",
+                     ID_ERROR.format(what=RECS, column="item_id", type="DECIMAL(9,2)")),
+    "item hugeint": ("item", "i::HUGEINT", NDCG),  # Arrow holds it as a DECIMAL(38,0)
+    "item float": ("item", "i::DOUBLE", ID_ERROR.format(what=RECS, column="item_id", type="DOUBLE")),
+    "item date": ("item", "DATE '2020-01-01' + i::INTEGER",
+                  ID_ERROR.format(what=RECS, column="item_id", type="DATE")),
+    "item list": ("item", "[i]", ID_ERROR.format(what=RECS, column="item_id", type="BIGINT[]")),
+    "item struct": ("item", "{'id': i}",
+                    ID_ERROR.format(what=RECS, column="item_id", type="STRUCT(id BIGINT)")),
+    "item map": ("item", "MAP {i: 1}",
+                 ID_ERROR.format(what=RECS, column="item_id", type="MAP(BIGINT, INTEGER)")),
+    "item blob": ("item", "i::VARCHAR::BLOB", ID_ERROR.format(what=RECS, column="item_id", type="BLOB")),
+    "item uuid": ("item", "('00000000-0000-0000-0000-00000000000' || i)::UUID", NDCG),
+    "user timestamp": ("user", "TIMESTAMP '2020-01-01 00:00:00'",
+                       ID_ERROR.format(what=RECS, column="user_id", type="TIMESTAMP")),
+    "relevance boolean": ("relevance", "i = 2", NDCG),  # true counts 1, false 0
+    "relevance decimal": ("relevance", "(i - 1)::DECIMAL(9, 2)", NDCG),
+    "relevance hugeint": ("relevance", "(i - 1)::HUGEINT", NDCG),
+    "relevance float": ("relevance", "(i - 1)::FLOAT", NDCG),
+    "relevance date": ("relevance", "DATE '2020-01-01'",
+                       NUMBER_ERROR.format(what=RELS, column="relevance", type="DATE")),
+    "relevance text": ("relevance", "(i - 1)::VARCHAR",
+                       NUMBER_ERROR.format(what=RELS, column="relevance", type="VARCHAR")),
+    "relevance list": ("relevance", "[i - 1]",
+                       NUMBER_ERROR.format(what=RELS, column="relevance", type="BIGINT[]")),
+    "relevance map": ("relevance", "MAP {i: 1}",
+                      NUMBER_ERROR.format(what=RELS, column="relevance", type="MAP(BIGINT, INTEGER)")),
+    "rank boolean": ("rank", "i > 1", NUMBER_ERROR.format(what=RECS, column="rank", type="BOOLEAN")),
+    "rank decimal": ("rank", "i::DECIMAL(9, 2)", NDCG),
+    "rank hugeint": ("rank", "i::HUGEINT", NDCG),
+    "rank timestamp": ("rank", "TIMESTAMP '2020-01-01 00:00:00' + to_days(i::INTEGER)",
+                       NUMBER_ERROR.format(what=RECS, column="rank", type="TIMESTAMP")),
+    "score float": ("score", "(4 - i)::FLOAT", NDCG),
+    "score blob": ("score", "i::VARCHAR::BLOB", NUMBER_ERROR.format(what=RECS, column="score", type="BLOB")),
+}
+
+
+def _tables(role: str, sql: str):
+    con = duckdb.connect()
+    typed = {r: (sql if r == role else plain) for r, plain in
+             (("user", "'u1'"), ("item", "i"), ("relevance", "i - 1"), ("rank", "i"),
+              ("score", "4 - i"))}
+    order = "score" if role == "score" else "rank"
+    recs = con.sql(f"SELECT {typed['user']} AS user_id, {typed['item']} AS item_id, "
+                   f"{typed[order]} AS {order} FROM range(1, 4) t(i)").to_arrow_table()
+    rels = con.sql(f"SELECT {typed['user']} AS user_id, {typed['item']} AS item_id, "
+                   f"{typed['relevance']} AS relevance FROM range(1, 3) t(i)").to_arrow_table()
+    return recs, rels
+
+
+@pytest.mark.parametrize("case", list(TYPES))
+def test_each_type_gets_a_value_or_a_named_error(case):
+    role, sql, expected = TYPES[case]
+    recs, rels = _tables(role, sql)
+    if isinstance(expected, str):
+        with pytest.raises(InputError) as caught:
+            evaluate(recs, rels, per_user=False)
+        assert str(caught.value) == expected
+    else:
+        assert evaluate(recs, rels, per_user=False).summary["ndcg@10"] == pytest.approx(expected)
+
+
+RELS_FRAME = pd.DataFrame({"user_id": ["u1", "u1"], "item_id": ["1", "2"], "relevance": [0, 1]})
+NESTED = "recommendations (Table): column 'items' is a list of {type}, not of item ids: " \
+         "ids must be integers or text; convert it"
+
+# pandas and polars columns: (recommendations, relevance) -> NDCG or the error
+FRAMES = {
+    "pandas Int64": (pd.DataFrame({"user_id": ["u1"] * 3, "item_id": pd.array([1, 2, 3], "Int64"),
+                                   "rank": [1, 2, 3]}),
+                     RELS_FRAME.assign(item_id=pd.array([1, 2], "Int64")), NDCG),
+    "pandas string[python]": (pd.DataFrame({"user_id": pd.array(["u1"] * 3, "string[python]"),
+                                            "item_id": ["1", "2", "3"], "rank": [1, 2, 3]}),
+                              RELS_FRAME, NDCG),
+    "pandas string[pyarrow]": (pd.DataFrame({"user_id": ["u1"] * 3, "rank": [1, 2, 3],
+                                             "item_id": pd.array(["1", "2", "3"], "string[pyarrow]")}),
+                               RELS_FRAME, NDCG),
+    "pandas category": (pd.DataFrame({"user_id": ["u1"] * 3, "rank": [1, 2, 3],
+                                      "item_id": pd.Categorical(["1", "2", "3"])}),
+                        RELS_FRAME.assign(item_id=pd.Categorical(["1", "2"])), NDCG),
+    "pandas numpy arrays": (pd.DataFrame({"user_id": ["u1"], "items": [np.array(["1", "2", "3"])]}),
+                            RELS_FRAME, NDCG),
+    "pandas datetime": (pd.DataFrame({"user_id": ["u1"] * 3, "item_id": ["1", "2", "3"],
+                                      "rank": [1, 2, 3]}),
+                        RELS_FRAME.assign(relevance=pd.to_datetime(["2020-01-01"] * 2)),
+                        "relevance (DataFrame): column 'relevance' is TIMESTAMP, not a number; "
+                        "convert it, or name another column"),
+    "polars Categorical": (pl.DataFrame({"user_id": ["u1"] * 3, "item_id": ["1", "2", "3"],
+                                         "rank": [1, 2, 3]}, schema_overrides={"item_id": pl.Categorical}),
+                           RELS_FRAME, NDCG),
+    "polars Enum": (pl.DataFrame({"user_id": ["u1"] * 3, "item_id": ["1", "2", "3"], "rank": [1, 2, 3]},
+                                 schema_overrides={"item_id": pl.Enum(["1", "2", "3"])}),
+                    RELS_FRAME, NDCG),
+    "polars Decimal": (pl.DataFrame({"user_id": ["u1"] * 3, "item_id": ["1", "2", "3"], "rank": [1, 2, 3]}),
+                       pl.DataFrame({"user_id": ["u1", "u1"], "item_id": ["1", "2"], "relevance": [0, 1]},
+                                    schema_overrides={"relevance": pl.Decimal(9, 2)}), NDCG),
+    "polars List": (pl.DataFrame({"user_id": ["u1"], "items": [[["1"], ["2"]]]}), RELS_FRAME,
+                    NESTED.format(type="VARCHAR[]")),
+    "polars Struct": (pl.DataFrame({"user_id": ["u1"], "items": [[{"id": "1"}]]}), RELS_FRAME,
+                      NESTED.format(type="STRUCT(id VARCHAR)")),
+}
+
+
+@pytest.mark.parametrize("case", list(FRAMES))
+def test_each_dataframe_dtype_gets_a_value_or_a_named_error(case):
+    recs, rels, expected = FRAMES[case]
+    if isinstance(expected, str):
+        with pytest.raises(InputError) as caught:
+            evaluate(recs, rels, per_user=False)
+        assert str(caught.value) == expected
+    else:
+        assert evaluate(recs, rels, per_user=False).summary["ndcg@10"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("call, message", [
+    (dict(k=2.5), "k=2.5: cutoff 2.5 is not an integer >= 1, 'all' or 'trec'"),
+    (dict(per_user="no"), "per_user 'no' is not True or False"),
+    (dict(judged_only="false"), "judged_only 'false' is not True or False"),
+    (dict(unique_judgments=1), "unique_judgments 1 is not True or False"),
+])
+def test_keywords_of_the_wrong_type_are_refused_naming_the_keyword(call, message):
+    recs, rels = _tables("item", "i")
+    with pytest.raises(InputError) as caught:
+        evaluate(recs, rels, **call)
+    assert str(caught.value) == message and caught.value.usage
+
+
+def _shell_con():
+    con = duckdb.connect()
+    register(con)
+    con.execute("CREATE TABLE recs AS SELECT 'u1' AS user_id, [1, 2, 3] AS items")
+    return con
+
+
+# The shell's door: the SQL macros (the same script as `.read sql/ndcg.sql`), by the relevance
+# column's type, and the list macros' values: NDCG (plain Python) or the error.
+SHELL = {
+    "relevance boolean": ("i = 2", NDCG),  # true counts 1, false 0
+    "relevance decimal": ("(i - 1)::DECIMAL(9, 2)", NDCG),
+    "relevance hugeint": ("(i - 1)::HUGEINT", NDCG),
+    "relevance text": ("(i - 1)::VARCHAR",
+                       "relevance: column relevance is VARCHAR, not a number or a boolean: convert it"),
+    "relevance date": ("DATE '2020-01-01'",
+                       "relevance: column relevance is DATE, not a number or a boolean: convert it"),
+    "items repeated": ("SELECT ndcg_items([1, 2, 2], MAP {1: 0, 2: 1})",
+                       "items: item 2 is listed twice: remove the repeat (a judged item counts once)"),
+    "items repeated unjudged": ("SELECT ndcg_items([1, 2, 3, 3], MAP {1: 0, 2: 1})", NDCG),
+    "items NULL": ("SELECT ndcg_items([1, NULL], MAP {1: 0, 2: 1})",
+                   "items: the item at position 2 is NULL: drop it or fill it in"),
+    "truth NULL": ("SELECT ndcg_items([1, 2], MAP {1: NULL, 2: 1})",
+                   "truth: item 1 has relevance NULL: give a number"),
+    "truth boolean": ("SELECT ndcg_items([1, 2, 3], MAP {1: false, 2: true})", NDCG),
+    "list NULL": ("SELECT ndcg_list_dcg([0, NULL, 1])",
+                  "relevances: the relevance at position 2 is NULL: give a number (0 for an item "
+                  "without a judgment)"),
+    "list text": ("SELECT ndcg_list(['0', '1'])",
+                  "relevances: a value is VARCHAR, not a number or a boolean: convert it"),
+}
+
+
+@pytest.mark.parametrize("case", list(SHELL))
+def test_each_type_in_the_shell_gets_a_value_or_a_named_error(case):
+    sql, expected = SHELL[case]
+    con = _shell_con()
+    if not sql.startswith("SELECT"):
+        con.execute(f"CREATE TABLE rels AS SELECT 'u1' AS user_id, i AS item_id, {sql} AS relevance "
+                    f"FROM range(1, 3) t(i)")
+        sql = "SELECT ndcg FROM ndcg_per_user('recs', 'rels')"
+    if isinstance(expected, str):
+        with pytest.raises(duckdb.Error) as caught:
+            con.sql(sql).fetchall()
+        assert str(caught.value) == f"Invalid Input Error: ndcg-duck: {expected}"
+    else:
+        assert con.sql(sql).fetchall()[0][0] == pytest.approx(expected)
