@@ -54,3 +54,8 @@ def _cutoff(piece) -> tuple:
 def label(k: Cutoff) -> str:
     """How a cutoff appears in metric names: 10 -> '10', None -> 'all'."""
     return "all" if k is None else str(k)
+
+
+def at_k(metric: str, k: Cutoff) -> str:
+    """A metric's name at cutoff k: ('ndcg', 10) -> 'ndcg@10', ('ndcg', None) -> 'ndcg@all'."""
+    return f"{metric}@{label(k)}"

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from .sqltext import ident
+
 
 def mean_of_sum(total: int, exponent: int, count: int) -> Optional[float]:
     """The exactly rounded mean of `count` values whose exact sum is total * 2**exponent (total an
@@ -36,10 +38,6 @@ def mean_of_parts(parts: Iterable[tuple]) -> Optional[float]:
     return mean_of_sum(total, low, count)
 
 
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def exact_means(con, relation: str, columns: dict, groups: tuple = ()) -> dict:
     """The exactly rounded mean of each of `columns` ({name: SQL expression over `relation`})
     over the rows of `relation` (NULLs left out), per value of the SQL expressions `groups`.
@@ -48,12 +46,12 @@ def exact_means(con, relation: str, columns: dict, groups: tuple = ()) -> dict:
     if not columns:
         return {}
     keys = [f"{g} AS g{i}" for i, g in enumerate(groups)]
-    named = [f"({expr})::DOUBLE AS {_ident(name)}" for name, expr in columns.items()]
+    named = [f"({expr})::DOUBLE AS {ident(name)}" for name, expr in columns.items()]
     kept = ", ".join(f"g{i}" for i in range(len(groups)))
     query = (f"SELECT {kept + ', ' if kept else ''}name, e, sum(ndcg_mantissa(value, e)), count(*) "
              f"FROM (SELECT *, ndcg_exponent(value) AS e FROM "
              f"(UNPIVOT (SELECT {', '.join(keys + named)} FROM {relation}) "
-             f"ON {', '.join(_ident(name) for name in columns)} INTO NAME name VALUE value)) "
+             f"ON {', '.join(ident(name) for name in columns)} INTO NAME name VALUE value)) "
              f"GROUP BY ALL")
     parts: dict = {}
     for row in con.sql(query).fetchall():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Union
 
 from .errors import InputError
-from .cutoffs import Cutoff, label, parse_cutoffs
+from .cutoffs import Cutoff, at_k, parse_cutoffs
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Measure(NamedTuple):
         """The output name: 'ndcg@10', 'ndcg@all', 'mrr', 'mrr@10', 'r_precision'."""
         if self.k is None and BY_NAME[self.metric].cutoff in ("optional", "none"):
             return self.metric
-        return f"{self.metric}@{label(self.k)}"
+        return at_k(self.metric, self.k)
 
 
 def known_names() -> str:

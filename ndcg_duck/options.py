@@ -1,6 +1,6 @@
 """The one option registry: every option's name, default, allowed values and help, in PARAMS.
 
-PARAMS drives the click options of `ndcg-duck eval` (cli/eval.py), the keyword arguments of
+PARAMS drives the click options of `ndcg-duck eval` (cli/common.py), the keyword arguments of
 `evaluate()` and the checked `Options` it builds, and the named arguments the SQL macros get
 (`Options.sql_args`). Adding an option is adding one `Param` below (and, for a metric option,
 using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of allowed
@@ -18,8 +18,10 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Union
 from .cutoffs import LARGEST, parse_cutoffs
 from .errors import InputError
 from .metrics import check_names
+from .sqltext import bigint_list, double_map, literal
 
 FORMATS = ("parquet", "csv", "json", "trec")
+USER_COL = "user_id"  # the user column when --user-col (user_col=) is not given
 RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
                  "scores": "ndcg_ranked_scores"}
 
@@ -129,11 +131,7 @@ def _text(name: str):
     return check
 
 
-# --- SQL literals --------------------------------------------------------------------------------
-
-def _sql_text(value) -> str:
-    return "'" + str(value).replace("'", "''") + "'"
-
+# --- SQL literals (text, lists and maps: sqltext.py) ---------------------------------------------
 
 def _sql_bool(value) -> str:
     return "true" if value else "false"
@@ -145,20 +143,6 @@ def _sql_int(value) -> str:
 
 def _sql_number(value) -> str:
     return "NULL" if value is None else repr(float(value))
-
-
-def _sql_cutoffs(ks) -> str:
-    """The cutoffs as a SQL list literal; NULL stands for 'all'."""
-    return "[" + ", ".join("NULL" if k is None else str(int(k)) for k in ks) + "]::BIGINT[]"
-
-
-def _sql_gain_map(pairs) -> str:
-    """The gain map as a SQL MAP(DOUBLE, DOUBLE) literal, or NULL."""
-    if pairs is None:
-        return "NULL"
-    levels = ", ".join(repr(level) for level, _ in pairs)
-    gains = ", ".join(repr(gain) for _, gain in pairs)
-    return f"MAP([{levels}]::DOUBLE[], [{gains}]::DOUBLE[])"
 
 
 # --- the registry --------------------------------------------------------------------------------
@@ -183,7 +167,7 @@ class Param:
     check: Optional[Callable] = None
     sql: Optional[str] = None
     sql_name: Optional[str] = None
-    to_sql: Callable = _sql_text
+    to_sql: Callable = literal
     flag: Optional[str] = None
     short: Optional[str] = None
     metavar: Optional[str] = None
@@ -215,7 +199,7 @@ COLUMN_HELP = "(one name serves both files)."
 PARAMS = (
     # what to compute
     Param("k", "metric", default=10, kind="multiple", check=parse_cutoffs, sql="scores",
-          sql_name="ks", to_sql=_sql_cutoffs, flag="-k", metavar="K[,K...]", shown="10",
+          sql_name="ks", to_sql=bigint_list, flag="-k", metavar="K[,K...]", shown="10",
           help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
@@ -230,7 +214,7 @@ PARAMS = (
                "(relevance > 0, or >= --min-relevance), tied items in trec_eval's order."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
-    Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=_sql_gain_map,
+    Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=double_map,
           metavar="LEVEL=GAIN[,...]",
           help="Gains for listed relevance levels, e.g. 1=3,2=9,4=4.5 (trec_eval's "
                "ndcg.1=3,...); other levels gain by --gain. A level that never occurs in the "
@@ -266,7 +250,7 @@ PARAMS = (
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),
     # where the columns are
-    Param("user_col", "columns", check=_text("user_col"), shown="user_id",
+    Param("user_col", "columns", check=_text("user_col"), shown=USER_COL,
           help="User id column " + COLUMN_HELP),
     Param("item_col", "columns", check=_text("item_col"), shown="item_id",
           help="Item id column, long layouts " + COLUMN_HELP),
@@ -383,13 +367,13 @@ class Options:
                          for p in PARAMS if p.sql == macro)
 
     def ks_sql(self) -> str:
-        return _sql_cutoffs(self.k)
+        return bigint_list(self.k)
 
     def ties_for(self, layout: str) -> str:
         return self.value_for("ties", layout)
 
     def gain_map_sql(self) -> str:
-        return _sql_gain_map(self.gain_map)
+        return double_map(self.gain_map)
 
     def depth_sql(self, layout: str) -> str:
         """How many items of each ranking to read, as the SQL that ndcg_depth computes."""

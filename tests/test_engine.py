@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import ndcg_duck
 from conftest import ROOT, row
-from ndcg_duck.cli import eval as cli_module
+from ndcg_duck.cli import common as cli_module
 from ndcg_duck.evaluation import progress as progress_module
 from ndcg_duck.cli import cli
 
@@ -102,7 +102,7 @@ def progress_lines(text):
 
 def test_progress_shows_the_step_and_the_batches_with_the_time_left(monkeypatch):
     monkeypatch.setattr(progress_module, "DELAY", 0.0)
-    monkeypatch.setattr(cli_module, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(cli_module, "stderr_is_terminal", lambda: True)
     result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--batch-users", "2"])
     assert result.exit_code == 0, result.output
     # On a loaded machine the ticking thread may show "starting" before the first step is named.
@@ -122,7 +122,7 @@ def test_progress_shows_the_step_and_the_batches_with_the_time_left(monkeypatch)
 @pytest.mark.parametrize("terminal, quiet", [(False, []), (True, ["--quiet"])])
 def test_no_progress_when_stderr_is_not_a_terminal_or_quiet(monkeypatch, terminal, quiet):
     monkeypatch.setattr(progress_module, "DELAY", 0.0)  # would show at once, if it showed at all
-    monkeypatch.setattr(cli_module, "_stderr_is_terminal", lambda: terminal)
+    monkeypatch.setattr(cli_module, "stderr_is_terminal", lambda: terminal)
     result = CliRunner().invoke(cli, ["eval", RECS, RELS, "--batch-users", "2", *quiet])
     assert result.exit_code == 0
     assert result.stderr == ""

@@ -13,7 +13,7 @@ PACKAGE = Path(ndcg_duck.__file__).parent
 
 # Lowest first: a module may import from its own layer or the ones before it.
 LAYERS = [
-    {"errors", "sqlfiles", "interrupts", "means"},
+    {"errors", "sqlfiles", "sqltext", "interrupts", "means"},
     {"cutoffs"},
     {"metrics"},
     {"options"},
@@ -49,13 +49,8 @@ def _imports(name: str) -> set:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = _package_of(name, path)
-                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
-                target = base + (node.module.split(".") if node.module else [])
-            elif node.module and node.module.startswith("ndcg_duck"):
-                target = node.module.split(".")[1:]
-            else:
+            target = _target(name, path, node)
+            if target is None:
                 continue
             candidates = [".".join(target + [alias.name]) for alias in node.names]
             for candidate in candidates:
@@ -122,3 +117,63 @@ def test_the_checker_sees_imports_inside_functions_and_circles():
     assert "spark" in _imports("cli.eval")  # imported inside eval's command, on --engine spark
     assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _circle({"a": {"b"}, "b": set()}) == []
+
+
+def _bound_modules(name: str, tree) -> dict:
+    """{local name: module} for the package's modules that `name` imports as a whole, as in
+    `from ..evaluation import inputs` or `from .. import options as registry`."""
+    path = MODULES[name]
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = _target(name, path, node)
+            for alias in node.names if target is not None else ():
+                module = ".".join(target + [alias.name])
+                if module in MODULES:
+                    bound[alias.asname or alias.name] = module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                module = alias.name.removeprefix("ndcg_duck.")
+                if alias.name.startswith("ndcg_duck.") and alias.asname and module in MODULES:
+                    bound[alias.asname] = module
+    return bound
+
+
+def _target(name: str, path: Path, node: ast.ImportFrom):
+    """The parts of the package module an ImportFrom reads from, or None outside the package."""
+    if node.level:
+        base = _package_of(name, path)
+        base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+        return base + (node.module.split(".") if node.module else [])
+    if node.module and (node.module + ".").startswith("ndcg_duck."):
+        return node.module.split(".")[1:]
+    return None
+
+
+def _private(attr: str) -> bool:
+    return attr.startswith("_") and not (attr.startswith("__") and attr.endswith("__"))
+
+
+def _borrowed(name: str) -> list:
+    """Another module's private names (`_name`) that `name` uses: imported by name, or read as
+    an attribute of a module it imported."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text())
+    bound = _bound_modules(name, tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and _target(name, path, node) is not None:
+            source = ".".join(_target(name, path, node)) or "__init__"
+            found += [f"{source}.{alias.name}" for alias in node.names
+                      if _private(alias.name) and source != name]
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in bound and _private(node.attr)):
+            found.append(f"{bound[node.value.id]}.{node.attr}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_uses_another_modules_private_names(name):
+    borrowed = _borrowed(name)
+    assert not borrowed, (f"{name} uses {borrowed}: another module's private names; make them "
+                          f"public in their module (no leading _)")

@@ -1,7 +1,7 @@
-"""The ndcg-duck command line: `eval` and `sql` (eval.py), `compare` (compare.py), and the
-options eval and compare share for segments and plots (extras.py)."""
+"""The ndcg-duck command line: the group and what the commands share (common.py), `eval` and
+`sql` (eval.py), `compare` (compare.py), and what eval does with segments and plots (extras.py)."""
 
-from . import compare  # noqa: F401  (adds the compare command)
-from .eval import cli, main
+from . import eval, compare  # noqa: F401  (each adds its commands to the group)
+from .common import cli, main
 
 __all__ = ["cli", "main"]

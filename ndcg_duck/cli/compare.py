@@ -11,8 +11,10 @@ from ..comparison import report as compare_report, stats
 from ..evaluation import progress
 from ..report import output
 from ..report.clashes import Input, Output, refuse_clashes
-from .eval import _click_option, _stderr_is_terminal, _user_errors, cli, registry_options
-from .extras import beside_inputs, plot_option, segment_options
+from . import common
+from .common import (click_option, cli, plot_option, registry_options, segment_options,
+                     user_errors)
+from .extras import beside_inputs
 from ..errors import InputError
 
 
@@ -52,7 +54,7 @@ def _run_pair(text: str) -> tuple:
 @click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
               help="Segments with fewer users get means but no test.")
 @registry_options("metric", "beyond", "columns", "formats", "engine", "spark")
-@_click_option(options.BY_NAME["quiet"])
+@click_option(options.BY_NAME["quiet"])
 @click.option("--per-user", "per_user", metavar="OUT",
               help="Write each user's values per run and the differences to OUT (.parquet, "
                    ".csv, .json, .jsonl). With --engine spark, OUT/ (ending in /) or a URI is a "
@@ -61,7 +63,7 @@ def _run_pair(text: str) -> tuple:
 @click.option("--format", "fmt", type=click.Choice(compare_report.FORMATS), default="table",
               show_default=True, help="table, or tidy rows (one per metric, cutoff, segment "
                                       "and run) as json, csv or parquet (to a redirected stdout).")
-@_user_errors
+@user_errors
 def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
     """Compare runs on the same users: differences, intervals and paired tests.
 
@@ -103,10 +105,10 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         own = {name: settings.pop(name) for name in COMPARE_OPTIONS}
         segments, by = settings.pop("segments"), settings.pop("by")
         result, notes = run_cli(relevance, pairs, master, conf,
-                                not quiet and _stderr_is_terminal(), settings, own,
+                                not quiet and common.stderr_is_terminal(), settings, own,
                                 segments, by, per_user, plot)
     else:
-        with progress.shown(enabled=not quiet and _stderr_is_terminal()):
+        with progress.shown(enabled=not quiet and common.stderr_is_terminal()):
             result, notes = compare_runs(relevance, pairs,
                                          per_user=bool(per_user), plot=plot, **settings)
     for note in notes:

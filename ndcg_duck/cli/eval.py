@@ -6,101 +6,17 @@ allowed values and help are written there once.
 
 from __future__ import annotations
 
-import functools
-import sys
-
 import click
 
-from .. import interrupts, options
 from ..report import output
 from ..report.clashes import Input, Output, refuse_clashes
 from ..evaluation import progress
-from .extras import (beside_inputs, check_eval_extras, eval_extras, plot_option,
-                     segment_options, with_segments)
-from ..cutoffs import LARGEST
-from ..errors import InputError
+from . import common
+from .common import EXIT_CODES, cli, plot_option, registry_options, segment_options, user_errors
+from .extras import beside_inputs, check_eval_extras, eval_extras, with_segments
 from ..evaluation.evaluate import run
+from ..options import USER_COL
 from ..sqlfiles import script
-
-CONTEXT = {"help_option_names": ["-h", "--help"]}
-EXIT_CODES = """Exit status: 0 when the evaluation ran, 1 for bad input data (the message names
-the file, column, user, item and value), 2 for a bad command line or option value, 130 when
-stopped by Ctrl-C (SIGINT), 143 by SIGTERM."""
-
-
-def _checked(param):
-    """A click callback that checks a value as the Python API does, as a usage error."""
-    def callback(ctx, click_param, value):
-        if param.kind == "multiple":
-            value = value or None
-        if value is None:
-            return param.default if param.kind == "multiple" else None
-        try:
-            return param.check(value)
-        except InputError as exc:  # click names the option itself
-            raise click.BadParameter(str(exc).removeprefix(param.option + " ")) from None
-    return callback
-
-
-def _click_option(param):
-    """The click option of a registry Param; its value arrives under the Param's name."""
-    names = [name for name in (param.short, param.option, param.name) if name]
-    kwargs = {"help": param.help, "metavar": param.metavar}
-    if param.kind == "flag":
-        kwargs.update(is_flag=True, default=False)
-    elif param.choices:
-        kwargs.update(type=click.Choice([c for c in param.choices if c is not None]),
-                      default=param.default, show_default=param.default is not None)
-    elif param.kind == "multiple":
-        kwargs.update(multiple=True, callback=_checked(param))
-    elif param.kind == "int":
-        kwargs.update(type=click.IntRange(min=1, max=LARGEST), default=param.default)
-    elif param.kind == "float":
-        kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
-    else:
-        kwargs.update(default=param.default, show_default=param.shown,
-                      callback=_checked(param) if param.check else None)
-    return click.option(*names, **kwargs)
-
-
-def registry_options(*groups):
-    """The click options of every registry Param in `groups`, in the registry's order."""
-    chosen = [param for param in options.PARAMS if param.group in groups and param.cli]
-
-    def wrap(fn):
-        for param in reversed(chosen):
-            fn = _click_option(param)(fn)
-        return fn
-    return wrap
-
-
-def _user_errors(fn):
-    """Turn InputError into click's usage (exit 2) or data (exit 1) errors, and run the command
-    so that SIGINT and SIGTERM stop it promptly: one line on stderr, exit 130 or 143, the
-    files it was writing left as they were (interrupts.py)."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            with interrupts.stoppable():
-                return fn(*args, **kwargs)
-        except interrupts.Interrupted as exc:
-            click.echo(interrupts.MESSAGE, err=True)
-            sys.exit(exc.exit_code)
-        except InputError as exc:
-            if exc.usage:
-                raise click.UsageError(str(exc)) from None
-            raise click.ClickException(str(exc)) from None
-    return wrapper
-
-
-def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
-
-
-@click.group(context_settings=CONTEXT)
-@click.version_option(package_name="ndcg-duck")
-def cli():
-    """NDCG, DCG and ideal DCG per user and on average, computed in DuckDB."""
 
 
 @cli.command(name="eval", epilog=EXIT_CODES)
@@ -109,7 +25,7 @@ def cli():
 @registry_options("metric", "beyond", "columns", "formats", "engine", "spark", "output")
 @segment_options
 @plot_option
-@_user_errors
+@user_errors
 def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, engine,
                  spark_master, spark_conf, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
@@ -143,7 +59,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     if engine == "spark":
         check_eval_extras(segments, by, plot)
         from ..spark import run_cli
-        show = not quiet and _stderr_is_terminal()
+        show = not quiet and common.stderr_is_terminal()
         summary, notes, rows = run_cli(recs, relevance, per_user, spark_master, spark_conf,
                                        show, settings, segments, by, plot, format)
         for note in notes:
@@ -166,8 +82,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         from ..report.segments import per_run_by_segment
 
         per_run.update(per_run_by_segment(work, segments, by,
-                                          settings["user_col"] or "user_id"))
-    with progress.shown(enabled=not quiet and _stderr_is_terminal()):
+                                          settings["user_col"] or USER_COL))
+    with progress.shown(enabled=not quiet and common.stderr_is_terminal()):
         result, notes = run(recs, relevance, per_user=bool(per_user or segments or plot),
                             con=con, after=by_segment if segments else None, **settings)
         if per_user:
@@ -204,7 +120,3 @@ def sql_command(persistent):
         duckdb my.duckdb -c "SELECT * FROM ndcg_mean('recs', 'rels')"
     """
     click.echo(script(persistent=persistent), nl=False)
-
-
-def main():
-    cli()

@@ -1,5 +1,5 @@
-"""Segments and plots: the options `eval` and `compare` share (click decorators), and what `eval`
-does with them after the evaluation."""
+"""Segments and plots: what `eval` does with --segments, --by and --plot (common.py's options,
+compare's too) after the evaluation."""
 
 from __future__ import annotations
 
@@ -7,31 +7,15 @@ import csv
 import io
 import json
 
-import click
-
 from ..comparison import stats
 from ..metrics import is_metric, per_run as per_run_metric
 from ..report.clashes import Input
 from ..errors import InputError
+from ..options import USER_COL
 
 # The options eval takes beyond the registry (options.PARAMS): they break the results down and
 # draw them, after the evaluation, and are compare's too.
 EVAL_EXTRAS = ("segments", "by", "plot")
-
-SEGMENTS = click.option("--segments", metavar="FILE",
-                        help="A table of users and their segment (Parquet, CSV or JSON): every "
-                             "result is also given per segment. Users it does not list, or lists "
-                             "with a NULL, empty or blank segment, are '(unknown)'.")
-BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
-
-plot_option = click.option("--plot", metavar="OUT.png",
-                           help="Draw a PNG picture of the per-user values (needs the compare "
-                                "extra: pip install 'ndcg-duck[compare]').")
-
-
-def segment_options(fn):
-    """--segments FILE and --by COLUMN."""
-    return SEGMENTS(BY(fn))
 
 
 def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
@@ -52,7 +36,7 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
     from ..report.segments import ALL, by_segment
 
     rows = by_segment(result.per_user, result.summary, segments, by,
-                      settings.get("user_col") or "user_id")
+                      settings.get("user_col") or USER_COL)
     for name in result.summary:  # coverage, gini, entropy: each segment's users' lists at once
         if is_metric(name) and per_run_metric(name.partition("@")[0]):
             metrics.append(name)

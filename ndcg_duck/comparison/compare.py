@@ -22,7 +22,7 @@ from . import stats
 from ..errors import InputError, NdcgWarning
 from ..evaluation import beyond
 from ..evaluation.evaluate import run as evaluate_run
-from ..evaluation.inputs import ident, literal
+from ..sqltext import ident, literal
 from ..sqlfiles import register
 
 if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)
@@ -87,7 +87,7 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
     try:
-        runs = _runs(runs)
+        runs = checked_runs(runs)
         refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
                        [Input("relevance", "rels=", rels),
                         *(Input("recommendations", f"runs[{name!r}]", recs) for name, recs in runs),
@@ -111,10 +111,10 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     stats.require("scipy", "compare")
     if plot is not None:
         stats.require("matplotlib", "--plot")
-    runs = _runs(runs)
+    runs = checked_runs(runs)
     names = [name for name, _ in runs]
-    pairs = _pairs(names, baseline, all_pairs)
-    _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by)
+    pairs = run_pairs(names, baseline, all_pairs)
+    check_options(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by)
     if plot is not None:
         from ..report import plot as plotting
 
@@ -122,7 +122,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     con = duckdb.connect()
     with interrupts.watching(con):
         register(con)
-        user_col = options.get("user_col") or "user_id"
+        user_col = options.get("user_col") or registry.USER_COL
         where = None
         if segments is not None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)
@@ -154,15 +154,15 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                 "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
                 "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
                 "n_resamples": n_resamples, "seed": seed, "by": by}
-        rows = _rows(con, aggregates, names, pairs, metrics, info)
+        rows = metric_rows(con, aggregates, names, pairs, metrics, info)
         asked = [name for name in summaries[0] if name in per_run_found[0].get(ALL, {}).get(
             "values", {})]  # the per-run metrics asked for, in their order
-        per_run = _per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
-                                [segment for segment, _ in aggregates], asked)
+        per_run = per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                               [segment for segment, _ in aggregates], asked)
         rows += per_run
         info["metrics"] = metrics + list(dict.fromkeys(
-            row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
-        _correct(rows, correction, alpha, info)
+            row_metric(row) for row in per_run))
+        apply_correction(rows, correction, alpha, info)
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
             from ..report import plot as plotting
@@ -171,7 +171,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         return Comparison(rows, table, info), notes
 
 
-def _runs(runs) -> list:
+def checked_runs(runs) -> list:
     items = list(runs.items()) if isinstance(runs, dict) else [tuple(run) for run in runs]
     names = [name for name, _ in items]
     if len(items) < 2:
@@ -187,7 +187,7 @@ def _runs(runs) -> list:
     return items
 
 
-def _pairs(names: list, baseline, all_pairs: bool) -> list:
+def run_pairs(names: list, baseline, all_pairs: bool) -> list:
     """The (reference, run) index pairs to compare: the baseline against every other run, or every
     pair in the order given."""
     if all_pairs:
@@ -205,7 +205,7 @@ def _pairs(names: list, baseline, all_pairs: bool) -> list:
     return [(base, j) for j in range(len(names)) if j != base]
 
 
-def _check(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by) -> None:
+def check_options(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by) -> None:
     if test not in stats.TESTS:
         raise InputError(f"test {test!r} is not one of: {', '.join(stats.TESTS)}", usage=True)
     if correction is not None and correction not in stats.CORRECTIONS:
@@ -321,7 +321,12 @@ def split_metric(name: str):
     return metric, (cutoff or None)
 
 
-def _rows(con, aggregates, names, pairs, metrics, info) -> list:
+def row_metric(row: dict) -> str:
+    """The metric's name of a tidy row, split_metric undone: 'ndcg@10', 'mrr'."""
+    return row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
+
+
+def metric_rows(con, aggregates, names, pairs, metrics, info) -> list:
     level, test = info["ci"], info["test"]
     rows = []
     for m in metrics:
@@ -377,7 +382,7 @@ def _per_run_values(con, segments, by, user_col: str, fmt, n_resamples: int, see
     return out
 
 
-def _per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
+def per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
     """The rows of the metrics that are one value per run (`asked`, e.g. ['coverage@10']; found:
     per run, _per_run_values'), per segment: each run's value and, against the baseline (or per pair), the difference; no
     test. Under --test bootstrap, percentile intervals of the value and of the difference over
@@ -487,7 +492,7 @@ def _differences(con, key, segment: str, nonzero: bool):
     return con.sql(f"SELECT {d} AS d FROM ndcg_cmp_paired{clause} ORDER BY user_id").fetchnumpy()["d"]
 
 
-def _correct(rows, correction, alpha, info) -> None:
+def apply_correction(rows, correction, alpha, info) -> None:
     tested = [row for row in rows if row["tested"]]
     if correction is None:
         correction = "holm" if len(tested) > 1 else "none"

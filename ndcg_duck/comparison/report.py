@@ -9,7 +9,7 @@ import json
 
 from ..report.segments import shown as shown_segment
 from .compare import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP,
-                      PER_RUN_TOO_MANY, ROW_FIELDS)
+                      PER_RUN_TOO_MANY, ROW_FIELDS, row_metric)
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -161,11 +161,10 @@ def _notes(rows, info) -> list:
         if row["note"] and row["note"].startswith("every per-user difference"):
             pair = f"{row['run']} against {row['baseline']}"
             where = "" if row["segment"] == "(all)" else f" in {shown_segment(row['segment'])}"
-            metric = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "")
+            metric = row_metric(row)
             same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
     for note in (PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY):
-        per_run = [row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in rows
-                   if row["note"] == note]
+        per_run = [row_metric(row) for row in rows if row["note"] == note]
         if per_run:
             notes.append(f"{', '.join(dict.fromkeys(per_run))}: {note}")
     for note in (NORMAL_BOOTSTRAP, EXACT_RANDOMIZATION):

@@ -74,7 +74,7 @@ def t_test(diff_mean: float, diff_var: Optional[float], n: int) -> Optional[floa
     return float(2 * _scipy_stats().t.sf(abs(t), n - 1))
 
 
-def _count_extreme(null, observed: float, scale: float) -> int:
+def count_extreme(null, observed: float, scale: float) -> int:
     """How many values of `null` are at least `observed` (both absolute), allowing for rounding."""
     import numpy as np
 
@@ -98,7 +98,7 @@ def randomization(diffs, n_resamples: int, seed: int) -> float:
     observed, scale = abs(float(d.sum())), float(np.abs(d).sum())
     if is_exact(m, n_resamples):
         return exact_randomization(d)
-    return (_count_extreme(_sign_flips(d, n_resamples, seed), observed, scale) + 1) / (n_resamples + 1)
+    return (count_extreme(sign_flips(d, n_resamples, seed), observed, scale) + 1) / (n_resamples + 1)
 
 
 def is_exact(m: int, n_resamples: int) -> bool:
@@ -122,10 +122,10 @@ def exact_randomization(diffs) -> float:
                                              vectorized=True, n_resamples=2 ** d.size)
     null = result.null_distribution
     assert null.size == 2 ** d.size  # every assignment, each once
-    return _count_extreme(null, observed, scale) / null.size
+    return count_extreme(null, observed, scale) / null.size
 
 
-def _sign_flips(d, n_resamples: int, seed: int):
+def sign_flips(d, n_resamples: int, seed: int):
     """sum(s_i * d_i) for n_resamples random sign vectors s (each sign +1 or -1 with chance 1/2).
 
     Each user's sign is one bit of a random byte: a byte picks one of the 256 signed sums of a
@@ -176,7 +176,7 @@ def bootstrap(diffs, n_resamples: int, seed: int, level: float) -> Tuple[float, 
                              batch=max(1, BATCH_VALUES // max(d.size, 1)),
                              **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)})
     mean = float(d.mean())
-    count = _count_extreme(result.bootstrap_distribution - mean, abs(mean), float(np.abs(d).mean()))
+    count = count_extreme(result.bootstrap_distribution - mean, abs(mean), float(np.abs(d).mean()))
     return ((count + 1) / (n_resamples + 1), float(result.confidence_interval.low),
             float(result.confidence_interval.high))
 
@@ -274,7 +274,7 @@ def bootstrap_of_sums(mean: float, scale: float, totals, weights, level: float
 
     drawn = weights > 0
     means = totals[drawn] / weights[drawn]
-    count = _count_extreme(means - mean, abs(mean), scale)
+    count = count_extreme(means - mean, abs(mean), scale)
     low, high = np.percentile(means, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
     return (count + 1) / (means.size + 1), float(low), float(high)
 

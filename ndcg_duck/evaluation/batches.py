@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from .inputs import literal
+from ..sqltext import literal
 
 # Peak memory per user measured at 10M users (about 1.1 KB: benchmarks/, BENCHMARKS.md), with
 # room for longer lists of judgments.

@@ -14,6 +14,8 @@ from typing import NamedTuple, Optional
 
 import duckdb
 
+from .. import sqltext
+from ..cutoffs import at_k
 from . import batches, inputs
 from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
@@ -62,17 +64,17 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
     train_what = items_what = None
     if train is not None:
         train_what = inputs.attach_source(con, train, "ndcg_train_src", None, "train").what
-        schema = inputs._schema(con, "ndcg_train_src", train_what)
+        schema = inputs.schema_of(con, "ndcg_train_src", train_what)
         for column, flag in ((cols.user, "--user-col"), (cols.item, "--item-col")):
-            inputs._need(schema, column, train_what, flag)
-            inputs._need_id(schema[column], column, train_what)
-        train_user = inputs._id(cols.user, schema[cols.user], False)
+            inputs.need_column(schema, column, train_what, flag)
+            inputs.need_id(schema[column], column, train_what)
+        train_user = inputs.id_column(cols.user, schema[cols.user], False)
         types.append((schema[cols.item], train_what))
     if items is not None:
         items_what = inputs.attach_source(con, items, "ndcg_items_src", None, "items").what
-        schema = inputs._schema(con, "ndcg_items_src", items_what)
-        inputs._need(schema, cols.item, items_what, "--item-col")
-        inputs._need_id(schema[cols.item], cols.item, items_what)
+        schema = inputs.schema_of(con, "ndcg_items_src", items_what)
+        inputs.need_column(schema, cols.item, items_what, "--item-col")
+        inputs.need_id(schema[cols.item], cols.item, items_what)
         types.append((schema[cols.item], items_what))
         for column in ("embedding", "category"):
             if column in schema and not schema[column].endswith("[]") and \
@@ -81,19 +83,19 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
                                  f"a list" + (" of numbers" if column == "embedding" else
                                               " of texts or a text"))
     differ = [f"{kind} in the {what}" for kind, what in types
-              if inputs._as_text(recs_item_type, kind)]
+              if inputs.ids_as_text(recs_item_type, kind)]
     as_text = (f"item ids are {recs_item_type} in the recommendations and "
                f"{' and '.join(differ)}: compared as text, so '001' and '1' differ"
                if differ else "")
-    # ids as the main inputs' are read (inputs._id): an ENUM or a UUID as its text, any id as
+    # ids as the main inputs' are read (inputs.id_column): an ENUM or a UUID as its text, any id as
     # text when the recommendations' item ids are of the other kind
-    item = {what: inputs._id(cols.item, kind, bool(as_text)) for kind, what in types}
+    item = {what: inputs.id_column(cols.item, kind, bool(as_text)) for kind, what in types}
     if train is not None:
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_train AS SELECT "
                     f"{train_user} AS user_id, {item[train_what]} AS item_id "
                     f"FROM ndcg_train_src")
     if items is not None:
-        schema = inputs._schema(con, "ndcg_items_src", items_what)
+        schema = inputs.schema_of(con, "ndcg_items_src", items_what)
         category = ("NULL::VARCHAR[]" if "category" not in schema else
                     "[category]" if schema["category"] == "VARCHAR" else "category")
         embedding = "embedding" if "embedding" in schema else "NULL::DOUBLE[]"
@@ -121,8 +123,7 @@ def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures:
     duplicates and judged_only, as every metric reads it. Without judged_only the judgments are
     not read (ndcg_beyond_lists: compute() keeps the evaluated users); with it,
     ndcg_beyond_tops takes the unjudged items out as the core does."""
-    ks = "[" + ", ".join("NULL" if k is None else str(int(k)) for k in
-                         dict.fromkeys(m.k for m in wanted(measures))) + "]::BIGINT[]"
+    ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
     ranked = options.ranked_cte(layout, recs=recs)
     if not options.judged_only:
         con.execute(f"INSERT INTO ndcg_tops WITH {ranked} "
@@ -160,7 +161,7 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
         summary, notes = per_run(con, measures, given, shown)
         columns = per_user(con, measures)
     except duckdb.Error as exc:
-        raise InputError(_message(exc, given)) from None
+        raise InputError(check_message(exc, given)) from None
     return Results(summary, columns, notes)
 
 
@@ -290,7 +291,7 @@ def _outside(con, given: Inputs, shown: str = "ndcg_exposure_") -> list:
             f"never in tail's head"]
 
 
-def _message(exc: Exception, given: Inputs) -> str:
+def check_message(exc: Exception, given: Inputs) -> str:
     """A beyond macro's check as a user message naming the file it read."""
     text = duckdb_message(exc)
     found = re.search(r"ndcg-duck: (items|train): (.*)", str(exc).splitlines()[0])
@@ -312,7 +313,7 @@ def per_run_values(con, tops: str) -> dict:
     """{'coverage@10': value, ...}: the per-run metrics of the lists `tops` (a relation like
     ndcg_tops_) over the run's catalogue."""
     rows = con.sql(f"FROM ndcg_beyond_run('{tops}', 'ndcg_catalogue_')").fetchall()
-    return {f"{name}@{'all' if k is None else k}": value for k, *values, _ in rows
+    return {at_k(name, k): value for k, *values, _ in rows
             for name, value in zip(PER_RUN, values)}
 
 
@@ -329,5 +330,5 @@ def resampled_values(con, tops: str, n_resamples: int, seed: int, budget: int) -
                                  f"resamples := {int(n_resamples)}, seed := {int(seed)})"
                                  ).fetchall():
         for metric, value in zip(PER_RUN, values):
-            out.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+            out.setdefault(at_k(metric, k), {})[b] = value
     return out

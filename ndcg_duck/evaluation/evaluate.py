@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
+from .. import sqltext
 from . import batches, beyond, inputs, progress
 from .. import interrupts, means, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
@@ -106,7 +107,7 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
         progress.step("reading the inputs")
         loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
                              settings["rels_format"])
-        item_type = _item_type(work, loaded.layout)
+        item_type = recs_item_type(work, loaded.layout)
         extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
                             item_type)
         if extra:
@@ -139,7 +140,7 @@ def _borrowed(con, settings):
                 continue
             changed[setting] = _setting(con, setting)
             try:
-                con.execute(f"SET {setting} = {inputs.literal(str(value))}")
+                con.execute(f"SET {setting} = {sqltext.literal(str(value))}")
             except duckdb.Error as exc:
                 flag = registry.BY_NAME[option].option
                 raise InputError(f"{flag} {value!r}: {duckdb_message(exc)}", usage=True) from None
@@ -154,7 +155,7 @@ def _borrowed(con, settings):
 
 
 def _setting(con, name: str) -> str:
-    (value,), = con.sql(f"SELECT current_setting({inputs.literal(name)})::VARCHAR").fetchall()
+    (value,), = con.sql(f"SELECT current_setting({sqltext.literal(name)})::VARCHAR").fetchall()
     return value
 
 
@@ -169,7 +170,7 @@ def _restore(con, name: str, value: str) -> None:
     if found and "." in found.group(1):
         decimals = len(found.group(1).split(".")[1])
         value = f"{float(found.group(1)) + 0.5 * 10 ** -decimals:.{decimals + 1}f} {found.group(2)}"
-    con.execute(f"SET {name} = {inputs.literal(value)}")
+    con.execute(f"SET {name} = {sqltext.literal(value)}")
 
 
 def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
@@ -231,7 +232,7 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
     ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
     has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
     ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
-    macro = "ndcg_user_scores" if _core_only(measures) else "ndcg_user_metrics"
+    macro = "ndcg_user_scores" if core_computes(measures) else "ndcg_user_metrics"
     return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()}, "
             f"ideal_depth := ndcg_width({options.ks_sql()}))) "
@@ -248,7 +249,7 @@ METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hi
 def _asked(measures: Optional[tuple]) -> str:
     """The columns to keep of ndcg_user_metrics: every one, but a metric not asked for is NULL,
     so DuckDB does not compute it (a typed NULL keeps the summary macros' columns)."""
-    if _core_only(measures):
+    if core_computes(measures):
         return "*"
     asked = {m.metric for m in measures}
     return "* REPLACE (" + ", ".join(f"NULL::{kind} AS {name}" for name, kind in
@@ -268,16 +269,16 @@ def score_users(con, options: Options, layout: str, recs: str, rels: str, into: 
     con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
 
 
-def _core_only(measures: Optional[tuple]) -> bool:
+def core_computes(measures: Optional[tuple]) -> bool:
     """Whether the core's macros compute every measure: NDCG and its parts take the core's
     ndcg_user_scores, anything else sql/ndcg_metrics.sql's ndcg_user_metrics (every metric)."""
     return measures is None or metric_names.core_only(measures)
 
 
-def _item_type(con, layout: str) -> str:
+def recs_item_type(con, layout: str) -> str:
     """The SQL type of the recommended item ids (ndcg_recs)."""
     schema = {row[0]: row[1] for row in con.sql("DESCRIBE ndcg_recs").fetchall()}
-    return inputs._element(schema["items"]) if layout == "lists" else schema["item_id"]
+    return inputs.element_type(schema["items"]) if layout == "lists" else schema["item_id"]
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
@@ -300,7 +301,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
                             all_measures)
-    evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if _core_only(measures)
+    evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if core_computes(measures)
                          else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
@@ -308,23 +309,23 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         "SELECT users_judged, users_unranked, users_unjudged FROM ndcg_coverage('ndcg_all')"
     ).fetchall()
     if judged == unranked:
-        raise InputError(_no_overlap(con, loaded))
+        raise InputError(no_overlap(con, loaded))
     summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0],
                        _exact_means(con, measures))
     notes, relation = [], "ndcg_result"
     if extra:
         found = beyond.compute(con, options, all_measures, extra, "ndcg_result")
-        notes, relation = found.notes, _with_beyond(con, found.per_user)
+        notes, relation = found.notes, with_beyond(con, found.per_user)
         summary = _beyond_summary(con, summary, all_measures, found)
     summary.update(users_without_recommendations=unranked,
                    users_only_in_recommendations=unjudged)
     summary.update(_zero_ideal(con, options))
-    table = (con.sql(_wide_sql(all_measures, user_col, relation)).to_arrow_table()
+    table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
              if per_user else None)
     return Evaluation(summary, table), notes
 
 
-def _with_beyond(con, columns: tuple) -> str:
+def with_beyond(con, columns: tuple) -> str:
     """A view of ndcg_result with the per-user beyond-accuracy columns beside each user's row at
     each cutoff (NULL where the user has no value): its name."""
     if not columns:
@@ -391,7 +392,7 @@ def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     return summary
 
 
-def _no_overlap(con, loaded: inputs.Loaded) -> str:
+def no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
     (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
     (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_rels").fetchall()
@@ -400,7 +401,7 @@ def _no_overlap(con, loaded: inputs.Loaded) -> str:
             f"--user-col and that both files use the same ids")
 
 
-def _wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> str:
+def wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> str:
     """One row per user: the user id, then a column per metric and cutoff (metrics.per_user_columns:
     with ndcg, dcg@K, idcg@K, ndcg@K for each cutoff)."""
     columns = []
@@ -412,5 +413,5 @@ def _wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> 
         else:
             match = f" FILTER (WHERE k = {int(measure.k)})"
         columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
-    return (f"SELECT user_id AS {inputs.ident(user_col)}, {', '.join(columns)} "
+    return (f"SELECT user_id AS {sqltext.ident(user_col)}, {', '.join(columns)} "
             f"FROM {relation} GROUP BY user_id ORDER BY user_id")

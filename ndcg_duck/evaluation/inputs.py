@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from ..errors import InputError, duckdb_message
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
+from ..sqltext import ident, literal, text_list
 
 EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",
@@ -44,7 +45,7 @@ INTEGER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d
 NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL.*)$")
 # Ids (users, items) are integers of any width (a DECIMAL without decimals too: Arrow's HUGEINT)
 # or text; an ENUM (a pandas category, a polars
-# Categorical or Enum) or a UUID is read as its text. Anything else is refused (_need_id).
+# Categorical or Enum) or a UUID is read as its text. Anything else is refused (need_id).
 TEXT_LIKE = re.compile(r"^(VARCHAR|ENUM\(.*\)|UUID|JSON)$", re.S)  # JSON: a JSON file's column of
 # mixed types, e.g. [1, "a"]: each id as its own text ("a" as a, 1 as 1)
 IDS = "ids must be integers or text"
@@ -79,25 +80,17 @@ class Columns:
                    named=frozenset(role for role, name in chosen.items() if name is not None))
 
 
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _is_list(sql_type: str) -> bool:
     return re.search(r"\[\d*\]$", sql_type) is not None
 
 
-def _element(sql_type: str) -> str:
+def element_type(sql_type: str) -> str:
     return re.sub(r"\[\d*\]$", "", sql_type)
 
 
 # --- finding the files and their format ----------------------------------------------------------
 
-def _has_glob(path: str) -> bool:
+def has_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
@@ -215,7 +208,7 @@ def files_read(path: str) -> tuple[str, list[str]]:
     glob matching nothing is for loading to report."""
     if Path(path).is_dir():
         return "directory", [str(p) for p in _data_files(Path(path))]
-    if _has_glob(path):
+    if has_glob(path):
         con = duckdb.connect()
         try:
             return "glob", _glob_files(con, path)
@@ -260,8 +253,8 @@ def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> So
     if Path(path).is_dir():
         files, fmt = _directory_files(Path(path), fmt, role)
         what = f"{role} directory {path}"
-        target = "[" + ", ".join(literal(f) for f in files) + "]"
-    elif _has_glob(path):
+        target = text_list(files)
+    elif has_glob(path):
         files = _glob_files(con, path)
         if not files:
             raise InputError(f"{role} glob {path} matches no file")
@@ -297,7 +290,7 @@ def _read_problem(exc: Exception, fmt: str) -> str:
     return text
 
 
-def _schema(con, name: str, what: str) -> dict:
+def schema_of(con, name: str, what: str) -> dict:
     try:
         return {row[0]: row[1] for row in con.sql(f"DESCRIBE {name}").fetchall()}
     except duckdb.Error as exc:
@@ -308,7 +301,7 @@ def _found(schema: dict) -> str:
     return ", ".join(schema) or "none"
 
 
-def _need(schema: dict, column: str, what: str, flag: str) -> None:
+def need_column(schema: dict, column: str, what: str, flag: str) -> None:
     if column not in schema:
         found = _found(schema)
         if len(schema) == 1 and any(sep in found for sep in ",;\t|"):
@@ -339,7 +332,7 @@ def _id_kind(sql_type: str):
     return "integer" if INTEGER.match(sql_type) else "text" if TEXT_LIKE.match(sql_type) else None
 
 
-def _need_id(sql_type: str, column: str, what: str, listed: bool = False) -> None:
+def need_id(sql_type: str, column: str, what: str, listed: bool = False) -> None:
     """Stops on a column of ids (`listed`: of lists of item ids) of a type ids may not have."""
     if _id_kind(sql_type) is None:
         held = (f"a list of {sql_type}, not of item ids" if listed
@@ -350,7 +343,7 @@ def _need_id(sql_type: str, column: str, what: str, listed: bool = False) -> Non
 def recs_layout(schema: dict, cols: Columns, what: str) -> str:
     """Which layout the recommendations are in: 'lists', 'ranks' or 'scores'. A column named by
     the caller must exist where it is used (the rank or score of long rows)."""
-    _need(schema, cols.user, what, "--user-col")
+    need_column(schema, cols.user, what, "--user-col")
     if cols.items in schema and not ("item" in cols.named and cols.item in schema):
         if not _is_list(schema[cols.items]):
             raise InputError(f"{what}: column {cols.items!r} is {schema[cols.items]}, not a list "
@@ -387,7 +380,7 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
     of only the user and item: each counts 1) or 'lists'. A relevance column named by the caller
     must exist; a file with columns other than the user and item but no relevance column is an
     error (a typo, another name for it, or the recommendations given as judgments)."""
-    _need(schema, cols.user, what, "--user-col")
+    need_column(schema, cols.user, what, "--user-col")
     if cols.item in schema:
         if cols.relevance in schema:
             _need_number(schema, cols.relevance, what, boolean=True)
@@ -432,47 +425,47 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
             raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
         if empty and require_rows:
             raise InputError(f"{what} has no rows: nothing to evaluate")
-    recs_schema = _schema(con, "ndcg_recs_src", recs_what)
-    rels_schema = _schema(con, "ndcg_rels_src", rels_what)
+    recs_schema = schema_of(con, "ndcg_recs_src", recs_what)
+    rels_schema = schema_of(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)
     rels_kind = rels_layout(rels_schema, cols, rels_what)
     if recs_src.files:
         _one_file_per_user(con, recs_src, cols)
 
-    recs_item = (_element(recs_schema[cols.items]) if layout == "lists"
+    recs_item = (element_type(recs_schema[cols.items]) if layout == "lists"
                  else recs_schema[cols.item])
-    rels_item = (_element(rels_schema[cols.items]) if rels_kind == "lists"
+    rels_item = (element_type(rels_schema[cols.items]) if rels_kind == "lists"
                  else rels_schema[cols.item])
     for schema, what in ((recs_schema, recs_what), (rels_schema, rels_what)):
-        _need_id(schema[cols.user], cols.user, what)
-    _need_id(recs_item, cols.items if layout == "lists" else cols.item, recs_what,
+        need_id(schema[cols.user], cols.user, what)
+    need_id(recs_item, cols.items if layout == "lists" else cols.item, recs_what,
              listed=layout == "lists")
-    _need_id(rels_item, cols.items if rels_kind == "lists" else cols.item, rels_what,
+    need_id(rels_item, cols.items if rels_kind == "lists" else cols.item, rels_what,
              listed=rels_kind == "lists")
-    user_text = _as_text(recs_schema[cols.user], rels_schema[cols.user])
-    item_text = _as_text(recs_item, rels_item)
+    user_text = ids_as_text(recs_schema[cols.user], rels_schema[cols.user])
+    item_text = ids_as_text(recs_item, rels_item)
     as_text = tuple((kind, left, right) for kind, text, left, right in (
         ("user", user_text, recs_schema[cols.user], rels_schema[cols.user]),
         ("item", item_text, recs_item, rels_item)) if text)
 
-    recs_user = _id(cols.user, recs_schema[cols.user], user_text)
-    rels_user = _id(cols.user, rels_schema[cols.user], user_text)
+    recs_user = id_column(cols.user, recs_schema[cols.user], user_text)
+    rels_user = id_column(cols.user, rels_schema[cols.user], user_text)
     if layout == "lists":
-        body = f"{recs_user} AS user_id, {_id(cols.items, recs_item, item_text, True)} AS items"
+        body = f"{recs_user} AS user_id, {id_column(cols.items, recs_item, item_text, True)} AS items"
     else:
         order = cols.rank if layout == "ranks" else cols.score
-        body = (f"{recs_user} AS user_id, {_id(cols.item, recs_item, item_text)} AS item_id, "
+        body = (f"{recs_user} AS user_id, {id_column(cols.item, recs_item, item_text)} AS item_id, "
                 f"{ident(order)} AS {layout[:-1]}")
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs AS SELECT {body} FROM ndcg_recs_src")
 
     if rels_kind in ("long", "binary"):
         relevance = ident(cols.relevance) if rels_kind == "long" else "1"
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels AS SELECT {rels_user} AS user_id, "
-                    f"{_id(cols.item, rels_item, item_text)} AS item_id, {relevance} AS relevance "
+                    f"{id_column(cols.item, rels_item, item_text)} AS item_id, {relevance} AS relevance "
                     f"FROM ndcg_rels_src")
     else:
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_lists AS SELECT {rels_user} AS "
-                    f"user_id, {_id(cols.items, rels_item, item_text, True)} AS items "
+                    f"user_id, {id_column(cols.items, rels_item, item_text, True)} AS items "
                     f"FROM ndcg_rels_src")
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
@@ -497,12 +490,12 @@ def _one_file_per_user(con, source: Source, cols: Columns) -> None:
                          f"each user's rows in one file")
 
 
-def _as_text(left: str, right: str) -> bool:
+def ids_as_text(left: str, right: str) -> bool:
     """Compare ids as text when one side is text and the other integers."""
     return _id_kind(left) != _id_kind(right)
 
 
-def _id(column: str, sql_type: str, as_text: bool, listed: bool = False) -> str:
+def id_column(column: str, sql_type: str, as_text: bool, listed: bool = False) -> str:
     """The id column (of type sql_type; `listed`: a list column of such ids) as compared: text
     ids other than VARCHAR (an ENUM, a UUID) as their text, and any id as text when `as_text`."""
     if sql_type == "JSON":

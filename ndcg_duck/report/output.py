@@ -14,7 +14,7 @@ import duckdb
 
 from .. import interrupts
 from ..errors import InputError
-from ..evaluation.inputs import literal
+from ..sqltext import literal
 from ..metrics import is_metric
 
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",

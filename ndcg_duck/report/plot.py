@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import InputError
-from ..evaluation.inputs import ident
+from ..sqltext import ident
 
 DPI = 100
 PANEL = (5.0, 3.2)  # inches per panel

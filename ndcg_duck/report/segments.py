@@ -14,7 +14,8 @@ import duckdb
 from .. import means
 from ..evaluation import beyond, inputs
 from ..errors import InputError
-from ..evaluation.inputs import ident, literal
+from ..options import USER_COL
+from ..sqltext import ident, literal
 
 ALL = "(all)"  # sql/ndcg_segments.sql's ndcg_all_segment()
 FORMATS = ("parquet", "csv", "json")
@@ -31,7 +32,7 @@ def shown(segment: str) -> str:
     return repr(segment)
 
 
-def attach(con, source, by: str, user_col: str = "user_id", fmt=None) -> str:
+def attach(con, source, by: str, user_col: str = USER_COL, fmt=None) -> str:
     """Create ndcg_segments (user_id, segment) in `con` from `source`, whose columns `user_col`
     and `by` give each user's segment. Returns how messages name the source."""
     if isinstance(source, (str, Path)):
@@ -88,7 +89,7 @@ def join(con, per_user: str, into: str, what: str) -> None:
                          f"use the same ids")
 
 
-def by_segment(per_user, summary: dict, segments, by: str, user_col: str = "user_id",
+def by_segment(per_user, summary: dict, segments, by: str, user_col: str = USER_COL,
                fmt=None) -> list:
     """The mean of each metric per segment of the per-user table `per_user` (from evaluate):
     a list of {'segment', 'users', METRIC: mean, ...}, everyone ('(all)') first, then the

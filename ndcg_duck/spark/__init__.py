@@ -28,6 +28,7 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
+from .. import sqltext
 from .. import interrupts
 from ..evaluation import inputs
 from ..report import output
@@ -35,12 +36,13 @@ from .. import options as registry
 from ..errors import InputError
 from .. import metrics as metric_names
 from ..evaluation import beyond
-from ..evaluation.evaluate import (_core_only, _item_type, _no_overlap, _wide_sql,
+from ..evaluation.evaluate import (core_computes, recs_item_type, no_overlap, wide_sql,
                                    score_users as score_all)
 from ..options import Options
 from ..sqlfiles import register
 from .exact import SCALE, exact_sum, mean_of  # noqa: F401 (SCALE and exact_sum: the API)
 from . import beyond_accuracy as spark_beyond
+from .columns import col
 from .workers import connection as _connection
 from .driver import connection as driver_connection
 
@@ -82,24 +84,24 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     accuracy = metric_names.accuracy(measures)
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
               measures=accuracy)
-    evaluated = "ndcg_evaluated" if _core_only(accuracy) else "ndcg_metrics_evaluated"
+    evaluated = "ndcg_evaluated" if core_computes(accuracy) else "ndcg_metrics_evaluated"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
     relation, tops, lists = "ndcg_result", "", ""
     if shipped is not None:
         relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)
-        tops = f", t.tops AS {inputs.ident(spark_beyond.TOPS)}"
+        tops = f", t.tops AS {sqltext.ident(spark_beyond.TOPS)}"
         lists = f" LEFT JOIN {spark_beyond.TOPS_SQL} AS t ON t.user_id = u.user_id"
         if any(m.metric == "ild" for m in measures):
-            tops += f", {spark_beyond.LACKING_SQL} AS {inputs.ident(spark_beyond.LACKING)}"
-    judged, ranked, evaluated, zero = (inputs.ident(flag) for flag in FLAGS)
+            tops += f", {spark_beyond.LACKING_SQL} AS {sqltext.ident(spark_beyond.LACKING)}"
+    judged, ranked, evaluated, zero = (sqltext.ident(flag) for flag in FLAGS)
     keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
-        f"WITH wide AS ({_wide_sql(measures, '__ndcg_user', relation)}), "
+        f"WITH wide AS ({wide_sql(measures, '__ndcg_user', relation)}), "
         f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
         f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
         f"          FROM ndcg_all GROUP BY user_id) "
-        f"SELECT u.user_id AS {inputs.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
+        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
         f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
         f"       w.* EXCLUDE (__ndcg_user){tops} "
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
@@ -230,7 +232,7 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None
         loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
         loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
         if metric_names.accuracy(measures) != measures:
-            made = driver(_item_type(con, loaded.layout))
+            made = driver(recs_item_type(con, loaded.layout))
         schema = score_users(con, options, measures, loaded, cols.user,
                              made.empty if made else None).schema
     except InputError as exc:  # named as the input the caller gave, not as the empty table
@@ -265,13 +267,7 @@ def _columns(df, cols: inputs.Columns, role: str, layout: str):
         wanted = [cols.user, cols.item] + ([cols.relevance] if cols.relevance in names else [])
     else:
         wanted = [cols.user, cols.items]
-    return df.select(*[_col(name) for name in wanted])
-
-
-def _col(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
+    return df.select(*[col(name) for name in wanted])
 
 
 def bucket_count(spark, recs, rels) -> int:
@@ -309,8 +305,8 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     from ..errors import NdcgWarning
 
     try:
-        result, notes = _evaluate(spark, recs, rels, k, per_user=per_user, buckets=buckets,
-                                  **options)
+        result, notes = evaluate_for_cli(spark, recs, rels, k, per_user=per_user,
+                                         buckets=buckets, **options)
     except InputError as exc:
         raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
     for note in notes:
@@ -318,10 +314,10 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     return result
 
 
-def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
-              buckets=None, recs_what="recommendations (DataFrame)",
-              rels_what="relevance (DataFrame)", lists=None, ranked=False,
-              **given) -> SparkEvaluation:
+def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
+                     buckets=None, recs_what="recommendations (DataFrame)",
+                     rels_what="relevance (DataFrame)", lists=None, ranked=False,
+                     **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
     per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
     'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
@@ -351,19 +347,19 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
     beyond.require(measures, settings["train"], settings["items"])
     driver = None
     try:
-        with _refusals(recs_what, rels_what):
+        with refusals(recs_what, rels_what):
             loaded, schema, driver = _plan(
                 recs, rels, cols, options, measures, recs_what, rels_what,
                 lambda item_type: spark_beyond.Driver(spark, options, measures, settings, cols,
                                                       item_type))
         # the beyond-accuracy measures read each user's lists from the per-user rows (TOPS)
         rows_kept = per_user or driver is not None
-        with _refusals(recs_what, rels_what, driver and driver.given):
+        with refusals(recs_what, rels_what, driver and driver.given):
             recs = _columns(recs, cols, "recommendations", loaded.layout)
             rels = _columns(rels, cols, "relevance", loaded.layout)
             user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
             if buckets is None and batch_users is not None:
-                (users,), = recs.agg(F.approx_count_distinct(_col(cols.user))).collect()
+                (users,), = recs.agg(F.approx_count_distinct(col(cols.user))).collect()
                 buckets = max(1, math.ceil(users / batch_users))
             count = buckets or bucket_count(spark, recs, rels)
 
@@ -371,7 +367,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
 
             def bucketed(df):
                 # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
-                bucket = F.pmod(F.hash(_col(cols.user).cast(user_type)), F.lit(count))
+                bucket = F.pmod(F.hash(col(cols.user).cast(user_type)), F.lit(count))
                 return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
             means = tuple(m for m in measures if not metric_names.per_run(m.metric))
@@ -398,7 +394,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 except InputError:
                     scored.unpersist()
                     raise
-            evaluated = scored.filter(_col(FLAGS[2])) if rows_kept else None
+            evaluated = scored.filter(col(FLAGS[2])) if rows_kept else None
             hidden = tuple(flag for flag in FLAGS if not (ranked and flag == FLAGS[1])) + (
                 spark_beyond.TOPS, spark_beyond.LACKING)
             rows = evaluated.drop(*hidden) if per_user else None
@@ -409,7 +405,7 @@ def _evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tr
                 notes += said
                 if lists is not None and set(values):
                     lists.update(driver=driver, tops=evaluated.select(
-                        _col(cols.user), spark_beyond.TOPS), scored=scored)
+                        col(cols.user), spark_beyond.TOPS), scored=scored)
                     driver = None  # the caller's now
                 elif not per_user:
                     scored.unpersist()
@@ -450,7 +446,7 @@ def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> 
     if options.gain_map:
         levels = [level for level, _ in options.gain_map]
         if cols.item in rels.columns and cols.relevance in rels.columns:
-            relevance = _col(cols.relevance).cast("double")
+            relevance = col(cols.relevance).cast("double")
             found = {row[0] for row in rels.select(relevance.alias("r"))
                      .where(relevance.isin(levels)).distinct().collect()}
         else:  # every judgment counts 1
@@ -468,20 +464,20 @@ def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
     """The default engine's message, with the smallest user id of each side."""
     from pyspark.sql import functions as F
 
-    lowest = [df.agg(F.min(_col(cols.user).cast(user_type))).collect()[0][0]
+    lowest = [df.agg(F.min(col(cols.user).cast(user_type))).collect()[0][0]
               for df in (recs, rels)]
     con = driver_connection()
     try:
         con.register("ndcg_recs", pa.table({"user_id": [lowest[0]]}))
         for name in ("ndcg_judged", "ndcg_rels"):
             con.register(name, pa.table({"user_id": [lowest[1]]}))
-        return _no_overlap(con, loaded)
+        return no_overlap(con, loaded)
     finally:
         con.close()
 
 
 @contextlib.contextmanager
-def _refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = None):
+def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = None):
     """A check that stopped a worker reaches the caller as the default engine's one-line
     message, naming the input (given: how the beyond-accuracy inputs are named); any other
     Spark failure as its first line."""
@@ -592,10 +588,10 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
 
     path = str(path)
     remote = "://" in path
-    if not remote and not inputs._has_glob(path) and not Path(path).exists():
+    if not remote and not inputs.has_glob(path) and not Path(path).exists():
         raise InputError(f"{role} file {path} does not exist")
     sample = None
-    if not remote and inputs._has_glob(path):
+    if not remote and inputs.has_glob(path):
         matches = sorted(glob.glob(path, recursive=True))
         if not matches:
             raise InputError(f"{role} glob {path} matches no file")
@@ -610,8 +606,8 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
             sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
             df = spark.read.csv(where, header=True, inferSchema=True, sep=sep)
             # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
-            df = df.select(*[_col(f.name).cast("long") if f.dataType.typeName() == "integer"
-                             else _col(f.name) for f in df.schema.fields])
+            df = df.select(*[col(f.name).cast("long") if f.dataType.typeName() == "integer"
+                             else col(f.name) for f in df.schema.fields])
             return _special_numbers(df, [cols.rank, cols.score] if role == "recommendations"
                                     else [cols.relevance])
 
@@ -640,12 +636,12 @@ def _special_numbers(df, names):
     text = [f.name for f in df.schema.fields
             if f.name in names and f.dataType.typeName() == "string"]
     for name in text:
-        if not df.filter(_col(name).isNotNull() & ~_col(name).rlike(CSV_NUMBER)).limit(1).count():
-            df = df.withColumn(name, F.trim(_col(name)).cast("double"))
+        if not df.filter(col(name).isNotNull() & ~col(name).rlike(CSV_NUMBER)).limit(1).count():
+            df = df.withColumn(name, F.trim(col(name)).cast("double"))
     return df
 
 
-TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for _one_file_per_user
+TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for check_one_file_per_user
 
 
 def _read_trec(spark, path: str, where: str, role: str, cols: inputs.Columns):
@@ -679,7 +675,7 @@ def _read_trec(spark, path: str, where: str, role: str, cols: inputs.Columns):
                     pc.equal(lines.column(0), name)))
                 try:
                     table = con.sql(f"SELECT user_id, item_id, {value}, "
-                                    f"{inputs.literal(name)} AS filename "
+                                    f"{sqltext.literal(name)} AS filename "
                                     f"FROM {reader}('ndcg_trec_lines_in')").to_arrow_table()
                 except duckdb.Error as exc:
                     raise RuntimeError(str(exc).strip().splitlines()[0]) from None
@@ -696,7 +692,7 @@ def remote_or_absolute(path: str) -> bool:
     return "://" in path or os.path.isabs(path)
 
 
-def _one_file_per_user(df, what: str, user_col: str) -> None:
+def check_one_file_per_user(df, what: str, user_col: str) -> None:
     """The default engine's check on recommendations read from several files: each user's rows
     come from one of them (else a glob that matches two runs would evaluate their union)."""
     from pyspark.sql import functions as F
@@ -704,8 +700,8 @@ def _one_file_per_user(df, what: str, user_col: str) -> None:
     files = df.inputFiles()
     if len(files) < 2 or user_col not in df.columns:
         return
-    file = _col(TREC_FILE) if TREC_FILE in df.columns else F.input_file_name()
-    rows = (df.select(_col(user_col).cast("string").alias("u"), file.alias("f"))
+    file = col(TREC_FILE) if TREC_FILE in df.columns else F.input_file_name()
+    rows = (df.select(col(user_col).cast("string").alias("u"), file.alias("f"))
             .groupBy("u").agg(F.min("f").alias("first"), F.max("f").alias("second"))
             .filter("first <> second").limit(1).collect())
     if rows:
@@ -755,8 +751,8 @@ def write_per_user(rows, path: str, user_col: str) -> None:
     con = driver_connection()
     try:
         rows.write.mode("overwrite").parquet(str(parts))
-        con.execute(f"COPY (FROM read_parquet({inputs.literal(str(parts / '*.parquet'))}) "
-                    f"ORDER BY {inputs.ident(user_col)}) TO {inputs.literal(str(tmp))} "
+        con.execute(f"COPY (FROM read_parquet({sqltext.literal(str(parts / '*.parquet'))}) "
+                    f"ORDER BY {sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
                     f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
         os.replace(tmp, target)
     except duckdb.Error as exc:
@@ -798,17 +794,17 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
         recs_what, rels_what = (
             f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
             f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
-        with _refusals(recs_what, rels_what):
-            _one_file_per_user(recs_df, recs_what, settings["user_col"]
-                               or registry.BY_NAME["user_col"].shown)
+        with refusals(recs_what, rels_what):
+            check_one_file_per_user(recs_df, recs_what, settings["user_col"]
+                                    or registry.BY_NAME["user_col"].shown)
         lists = {} if segments is not None else None  # the per-run metrics per segment
-        result, notes = _evaluate(spark, recs_df, rels_df,
-                                  per_user=bool(per_user or segments or plot),
-                                  recs_what=recs_what, rels_what=rels_what, lists=lists,
-                                  **settings)
+        result, notes = evaluate_for_cli(spark, recs_df, rels_df,
+                                         per_user=bool(per_user or segments or plot),
+                                         recs_what=recs_what, rels_what=rels_what, lists=lists,
+                                         **settings)
         user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
         rows = None
-        with _refusals(recs_what, rels_what):
+        with refusals(recs_what, rels_what):
             if per_user == "-":
                 output.through_file(
                     lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)

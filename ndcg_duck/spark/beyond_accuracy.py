@@ -22,9 +22,11 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
+from .. import sqltext
+from ..cutoffs import at_k
 from ..errors import InputError
-from ..evaluation import beyond, inputs
-from ..evaluation.evaluate import _item_type, _with_beyond
+from ..evaluation import beyond
+from ..evaluation.evaluate import recs_item_type, with_beyond
 from ..options import Options
 from ..sqlfiles import register
 from .driver import connection as driver_connection
@@ -68,13 +70,13 @@ def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
     """On a worker, after the bucket's users are scored (evaluate.score_users into ndcg_all, the
     view ndcg_result of the evaluated users): their top_k lists (ndcg_tops_) and per-user
     beyond-accuracy metrics (ndcg_beyond_users), as the default engine's run makes them.
-    Returns the relation of per-user rows with those metrics (evaluate._with_beyond)."""
+    Returns the relation of per-user rows with those metrics (evaluate.with_beyond)."""
     _load(con, shipped, key)
-    beyond.start_tops(con, shipped.given, _item_type(con, layout))
+    beyond.start_tops(con, shipped.given, recs_item_type(con, layout))
     beyond.add_tops(con, options, layout, "ndcg_recs", "ndcg_rels", measures)
     beyond.evaluated_tops(con, "ndcg_result")
     if not any(m.metric == "ild" for m in measures):
-        return _with_beyond(con, beyond.per_user(con, measures))
+        return with_beyond(con, beyond.per_user(con, measures))
     # ild's check counts the shown items without features over every bucket (the driver's
     # check_lacking): a bucket that has some leaves ild out
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_lacking_ AS "
@@ -85,10 +87,10 @@ def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
                 "SELECT item_id::VARCHAR FROM ndcg_beyond_missing('false_', 'ndcg_features_', "
                 "false)")
     if not con.sql("SELECT 1 FROM ndcg_lacking_ LIMIT 1").fetchall():
-        return _with_beyond(con, beyond.per_user(con, measures))
+        return with_beyond(con, beyond.per_user(con, measures))
     columns = beyond.per_user(con, tuple(m for m in measures if m.metric != "ild"))
     con.execute("ALTER TABLE ndcg_beyond_users ADD COLUMN ild DOUBLE")
-    return _with_beyond(con, columns + ("ild",))
+    return with_beyond(con, columns + ("ild",))
 
 
 LACKING_SQL = "(SELECT list(item_id ORDER BY item_id) FROM ndcg_lacking_)"  # LACKING's value
@@ -115,7 +117,7 @@ class Driver:
             try:
                 beyond.prepare(self.con, options, measures, self.given)
             except duckdb.Error as exc:
-                raise InputError(beyond._message(exc, self.given)) from None
+                raise InputError(beyond.check_message(exc, self.given)) from None
             tables = {}
             for name in SHIPPED:
                 if self.con.sql(f"SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
@@ -153,10 +155,10 @@ class Driver:
             return
         try:
             self.con.execute(f"SELECT ndcg_beyond_missing_check({int(n)}, "
-                             f"{inputs.literal(example)}, (SELECT cosine FROM "
+                             f"{sqltext.literal(example)}, (SELECT cosine FROM "
                              f"ndcg_beyond_cosine_mode('ndcg_features_')))")
         except duckdb.Error as exc:
-            raise InputError(beyond._message(exc, self.given)) from None
+            raise InputError(beyond.check_message(exc, self.given)) from None
 
     def per_run(self, tops) -> tuple[dict, list]:
         """The per-run measures and the notes (beyond.per_run) of the lists in `tops` (a Spark
@@ -193,7 +195,7 @@ class Driver:
             into = found.setdefault(group, {"users": 0, "values": {}, "resampled": {}})
             into["users"] = max(into["users"], users)  # every user has a list at every k
             for metric, value in zip(beyond.PER_RUN, values):
-                into["values"][f"{metric}@{'all' if k is None else k}"] = value
+                into["values"][at_k(metric, k)] = value
         if not n_resamples:
             return found
         shown = dict(self.con.sql("SELECT k.segment, sum(shown) FROM ndcg_exposure_in "
@@ -214,7 +216,7 @@ class Driver:
                     ).fetchall():
                 into = found[group]["resampled"]
                 for metric, value in zip(beyond.PER_RUN, values):
-                    into.setdefault(f"{metric}@{'all' if k is None else k}", {})[b] = value
+                    into.setdefault(at_k(metric, k), {})[b] = value
         return found
 
     def _add_everyone(self) -> None:
@@ -266,12 +268,12 @@ def _exposure_of(segment: Optional[str], user: Optional[str], n_resamples: int, 
         from .workers import connection
 
         con = connection(())
-        group = inputs.ident(segment) + "::VARCHAR" if segment else "NULL::VARCHAR"
-        who = inputs.ident(user) if user else "NULL"
+        group = sqltext.ident(segment) + "::VARCHAR" if segment else "NULL::VARCHAR"
+        who = sqltext.ident(user) if user else "NULL"
         chosen = ""
         if n_resamples:
             chosen = " AND (" + ("g IS NULL" if None in drawn else "false") + "".join(
-                f" OR g = {inputs.literal(name)}" for name in drawn if name is not None) + ")"
+                f" OR g = {sqltext.literal(name)}" for name in drawn if name is not None) + ")"
         for batch in batches:
             con.register("ndcg_tops_batch", batch)
             try:

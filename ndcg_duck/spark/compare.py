@@ -32,7 +32,9 @@ import pyarrow as pa
 
 from ..comparison import compare as comparing
 from ..evaluation import inputs
+from ..options import USER_COL
 from ..sqlfiles import register
+from .columns import col
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
 from ..errors import InputError
 from . import FLAGS, write_per_user
@@ -177,22 +179,23 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from . import _col, _evaluate, _refusals
+    from . import evaluate_for_cli, refusals
     from .extras import check_placed, join_segments, segment_table
 
     o = compare_options
     names = [name for name, _, _ in runs]
-    pairs = comparing._pairs(names, o["baseline"], o["all_pairs"])
-    user_col = settings.get("user_col") or "user_id"
+    pairs = comparing.run_pairs(names, o["baseline"], o["all_pairs"])
+    user_col = settings.get("user_col") or USER_COL
     unknown = None
     if segments is not None:  # read and checked before any run is scored, as the default engine
         seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
     tables, summaries, notes, per_run_found = [], [], [], []
     for name, recs, what_run in runs:
         lists = {}
-        result, said = _evaluate(spark, recs, rels, per_user=True, recs_what=what_run,
-                                 rels_what=rels_what, lists=lists, ranked=True, **settings)
-        with _refusals(what_run, rels_what):
+        result, said = evaluate_for_cli(spark, recs, rels, per_user=True, recs_what=what_run,
+                                        rels_what=rels_what, lists=lists, ranked=True,
+                                        **settings)
+        with refusals(what_run, rels_what):
             per_run_found.append(_per_run_values(lists, user_col, seg if segments else None,
                                                  unknown, o) if lists else {})
         tables.append(result.per_user)
@@ -201,9 +204,9 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     metrics = [c for c in tables[0].columns if c in summaries[0]]
     joined = None
     for run, table in enumerate(tables):
-        side = table.select(_col(user_col).alias("__ndcg_user"),
-                            *[_col(m).alias(_column(run, m)) for m in metrics],
-                            _col(FLAGS[1]).alias(_ranked(run)))
+        side = table.select(col(user_col).alias("__ndcg_user"),
+                            *[col(m).alias(_column(run, m)) for m in metrics],
+                            col(FLAGS[1]).alias(_ranked(run)))
         joined = side if joined is None else joined.join(side, "__ndcg_user")
     if segments is not None:
         joined = join_segments(joined, seg, unknown)
@@ -213,12 +216,12 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         (margin,), = con.sql("SELECT ndcg_tie_margin()").fetchall()
     finally:
         con.close()
-    with _refusals(runs[0][2], rels_what):
+    with refusals(runs[0][2], rels_what):
         parts = joined.drop("__ndcg_user").mapInArrow(
             _sums(len(names), pairs, metrics, margin), from_arrow_schema(SUMS)).collect()
-        users = tables[0].select(_col(user_col).alias("u"))
+        users = tables[0].select(col(user_col).alias("u"))
         for table in tables[1:]:
-            users = users.union(table.select(_col(user_col).alias("u")))
+            users = users.union(table.select(col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
         paired = sum(int(row["n"]) for row in parts if row["key"] == "u")
         if not sum(int(row["n"]) for row in parts if row["key"] == "r"):
@@ -238,38 +241,37 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     test = o["test"]
     # the t-test needs only the sums; the resampling tests are filled in below
     resampling = test in ("randomization", "bootstrap")
-    rows = comparing._rows(None, found, names, pairs, metrics,
-                           dict(info, test="none") if resampling else info)
+    rows = comparing.metric_rows(None, found, names, pairs, metrics,
+                                 dict(info, test="none") if resampling else info)
     if resampling:
-        with _refusals(runs[0][2], rels_what):
+        with refusals(runs[0][2], rels_what):
             _resampling(rows, found, joined, names, pairs, metrics, test, o["n_resamples"],
                         o["seed"], o["ci"])
     for row in rows:
         row["test"] = test
     asked = [name for name in summaries[0] if name in per_run_found[0].get(
         comparing.ALL, {}).get("values", {})]  # the per-run metrics asked for, in their order
-    per_run = comparing._per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
-                                      [segment for segment, _ in found], asked)
+    per_run = comparing.per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                                     [segment for segment, _ in found], asked)
     rows += per_run
     info["metrics"] = metrics + list(dict.fromkeys(
-        row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] else "") for row in per_run))
-    comparing._correct(rows, o["correction"], o["alpha"], info)
+        comparing.row_metric(row) for row in per_run))
+    comparing.apply_correction(rows, o["correction"], o["alpha"], info)
     if per_user:
-        with _refusals(runs[0][2], rels_what):
+        with refusals(runs[0][2], rels_what):
             write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
                            user_col)
     if plot is not None:
-        with _refusals(runs[0][2], rels_what):
+        with refusals(runs[0][2], rels_what):
             curves(joined, rows, names, pairs, metrics, info, plot)
     return comparing.Comparison(rows, None, info), notes
 
 
 def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
-    """comparison.compare's _per_run_values for a run scored on Spark (lists: _evaluate's, with
-    its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
+    """comparison.compare's _per_run_values for a run scored on Spark (lists: evaluate_for_cli's,
+    with its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
     table) each segment: {'users', 'values', 'resampled'}}; the driver closes."""
     from ..comparison import stats
-    from . import _col
     from .beyond_accuracy import TOPS
     from .extras import join_segments
 
@@ -277,8 +279,8 @@ def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
     draws = dict(n_resamples=n_resamples, seed=o["seed"], budget=stats.BOOTSTRAP_DRAWS)
     driver = lists["driver"]
     try:
-        tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"),
-                                    _col(user_col).alias("__ndcg_weighed"), TOPS)
+        tops = lists["tops"].select(col(user_col).alias("__ndcg_user"),
+                                    col(user_col).alias("__ndcg_weighed"), TOPS)
         if seg is None:
             found = driver.per_run_found(tops, user="__ndcg_weighed", **draws)
         else:  # every user's from the segments' exposure, added up
@@ -294,11 +296,10 @@ def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
     """compare --plot: plot.compare_figure's picture, its curves of sorted per-user differences
     found on Spark (extras.sorted_samples); returns the curves {(metric, I, J): values}."""
     from ..report import plot as plotting
-    from . import _col
     from .extras import sorted_samples
 
     keys = [(m, i, j) for m in metrics for i, j in pairs]
-    found = sorted_samples(joined, [_col(_column(j, m)) - _col(_column(i, m))
+    found = sorted_samples(joined, [col(_column(j, m)) - col(_column(i, m))
                                     for m, i, j in keys], plotting.curve_points(info["users"]))
     drawn = dict(zip(keys, found))
     plotting.draw_compare(drawn, info["users"], rows, names, pairs, metrics, info, path)
@@ -309,14 +310,13 @@ def per_user_rows(joined, names, pairs, metrics, user_col: str):
     """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
     orders it by user): the user, the segment with --segments, then per metric each run's
     value and each pair's difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
-    from . import _col
 
-    columns = [_col("__ndcg_user").alias(user_col)]
+    columns = [col("__ndcg_user").alias(user_col)]
     if SEGMENT in joined.columns:
-        columns.append(_col(SEGMENT).alias("segment"))
+        columns.append(col(SEGMENT).alias("segment"))
     for m in metrics:
-        columns += [_col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
-        columns += [(_col(_column(j, m)) - _col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
+        columns += [col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
+        columns += [(col(_column(j, m)) - col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
                     for i, j in pairs]
     return joined.select(*columns)
 
@@ -325,7 +325,7 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
     """mapInArrow function over the paired users sorted by stratum and user: per stratum, group
     (every user: None; each segment with --segments) and (pair, metric) key, the count, sum and
     absolute sum of its differences and, as float64 bytes, per resample:
-    - randomization: the sign-flip sums of its nonzero differences (stats._sign_flips with the
+    - randomization: the sign-flip sums of its nonzero differences (stats.sign_flips with the
       stratum's own stream, and the segment's), and the differences themselves when a stratum
       has few (for the exact test of the default engine when there are few in all);
     - bootstrap: the sums of weight x difference and of the weights (stats.poisson_sums: each
@@ -356,7 +356,7 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
                     keep = ~np.isnan(d) & ((d != 0) if test == "randomization" else True)
                     d = d[keep]
                     if test == "randomization":
-                        sums = stats._sign_flips(d, n_resamples, stream)
+                        sums = stats.sign_flips(d, n_resamples, stream)
                         weights = np.zeros(0)
                     else:
                         sums, weights = stats.poisson_sums(d, users[keep], n_resamples, seed)
@@ -426,7 +426,7 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
     spreads = dict(found)
 
     def key_of(row):
-        m = row["metric"] + (f"@{row['cutoff']}" if row["cutoff"] is not None else "")
+        m = comparing.row_metric(row)
         return keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
 
     if test == "bootstrap":
@@ -464,7 +464,7 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
             null = _added(parts, "sums", n_resamples)
             observed = abs(sum(part["total"] for part in parts))
             scale = sum(part["absolute"] for part in parts)
-            row["p_value"] = ((stats._count_extreme(null, observed, scale) + 1)
+            row["p_value"] = ((stats.count_extreme(null, observed, scale) + 1)
                               / (n_resamples + 1))
         row["tested"] = True
 
@@ -477,7 +477,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     import warnings
     from pathlib import Path
 
-    from . import parse_conf, read, session, _one_file_per_user, _refusals
+    from . import parse_conf, read, session, check_one_file_per_user, refusals
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
     if plot is not None:
@@ -486,11 +486,11 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
 
         stats.require("matplotlib", "--plot")
         plotting.check_path(plot)
-    comparing._runs(runs)
-    comparing._check(compare_options["test"], compare_options["correction"],
-                     compare_options["n_resamples"], compare_options["seed"],
-                     compare_options["alpha"], compare_options["ci"],
-                     compare_options["min_users"], segments, by)
+    comparing.checked_runs(runs)
+    comparing.check_options(compare_options["test"], compare_options["correction"],
+                            compare_options["n_resamples"], compare_options["seed"],
+                            compare_options["alpha"], compare_options["ci"],
+                            compare_options["min_users"], segments, by)
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**{name: settings.get(name) for name in
                                    ("user_col", "item_col", "items_col", "rank_col",
@@ -509,8 +509,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
         frames = []
         for name, path in runs:
             recs_df = read(spark, path, settings["recs_format"], "recommendations", cols)
-            with _refusals(what("recommendations", path), what("relevance", relevance)):
-                _one_file_per_user(recs_df, what("recommendations", path), cols.user)
+            with refusals(what("recommendations", path), what("relevance", relevance)):
+                check_one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
                        what("relevance", relevance), segments, by, per_user, plot)

@@ -15,20 +15,15 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..evaluation import inputs
+from .. import sqltext
 from ..errors import InputError
 from ..report import plot as plotting
 from ..report import segments as segmenting
 from ..sqlfiles import register
 from .exact import exact_sum, mean_of
+from .columns import col
 from .workers import connection
 from .driver import connection as driver_connection
-
-
-def _col(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
 
 
 def _segment_sums(metrics: list, segment: str):
@@ -118,9 +113,9 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
 
     seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
     metrics = [c for c in per_user.columns if c in summary]
-    values = per_user.select(_col(user_col).alias("__ndcg_user"), *[_col(m) for m in metrics])
+    values = per_user.select(col(user_col).alias("__ndcg_user"), *[col(m) for m in metrics])
     placed_users = join_segments(values, seg, unknown)
-    joined = placed_users.select(*[_col(m) for m in metrics], "__segment")
+    joined = placed_users.select(*[col(m) for m in metrics], "__segment")
     parts = joined.mapInArrow(_segment_sums(metrics, "__segment"),
                               from_arrow_schema(_sums_schema(len(metrics)))).collect()
     totals = {}
@@ -151,13 +146,13 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
                        user_col: str) -> None:
     """Adds to by_segment's `rows` the per-run metrics of the summary (coverage, gini,
     entropy) of each segment's users, as the default engine's eval --segments: the summary's
-    value for everyone, each segment's from its users' lists (lists: _evaluate's, with the
+    value for everyone, each segment's from its users' lists (lists: evaluate_for_cli's, with the
     driver and the evaluated users' lists), '-' (None) for a segment without lists."""
     from .. import metrics as metric_names
     from .beyond_accuracy import TOPS
 
     seg, _, _, unknown = segment_table(spark, segments, by, user_col)
-    tops = lists["tops"].select(_col(user_col).alias("__ndcg_user"), TOPS)
+    tops = lists["tops"].select(col(user_col).alias("__ndcg_user"), TOPS)
     try:
         found = lists["driver"].per_run_found(join_segments(tops, seg, unknown), "__segment")
     finally:
@@ -177,7 +172,7 @@ def _bins(metrics: list, ranges: list):
         for batch in batches:
             con.register("ndcg_plot_batch", pa.Table.from_batches([batch]))
             for i, (metric, (low, high)) in enumerate(zip(metrics, ranges)):
-                sql = plotting.bins_sql(inputs.ident(metric), low, high, "ndcg_plot_batch")
+                sql = plotting.bins_sql(sqltext.ident(metric), low, high, "ndcg_plot_batch")
                 for b, users in con.sql(sql).fetchall():
                     counts[(i, b)] = counts.get((i, b), 0) + users
             con.unregister("ndcg_plot_batch")
@@ -200,8 +195,8 @@ def plot(per_user, summary: dict, path) -> None:
     metrics = [c for c in per_user.columns if c in summary]
     aggregates = []
     for m in metrics:
-        aggregates += [F.min(_col(m)), F.max(_col(m)), F.count(F.when(_col(m) == 0, 1)),
-                       F.count(_col(m))]
+        aggregates += [F.min(col(m)), F.max(col(m)), F.count(F.when(col(m) == 0, 1)),
+                       F.count(col(m))]
     (row,) = per_user.agg(*aggregates).collect()
     ranges, stats = [], []
     for i, name in enumerate(metrics):
@@ -210,7 +205,7 @@ def plot(per_user, summary: dict, path) -> None:
         top = plotting.range_top(name, max(top, 1e-12) if top is not None else 1e-12)
         ranges.append((low, top))
         stats.append((zeros, users))
-    data = per_user.select(*[_col(m) for m in metrics])
+    data = per_user.select(*[col(m) for m in metrics])
     parts = data.mapInArrow(_bins(metrics, ranges), from_arrow_schema(_bins_schema())) \
         .groupBy("metric", "bin").agg(F.sum("users").alias("users")).collect()
     panels = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
-from ..evaluation import inputs
+from .. import sqltext
 from ..sqlfiles import register
 
 _CONNECTION = {}
@@ -17,7 +17,7 @@ def connection(settings: tuple):
     if con is None:
         con = duckdb.connect()
         for name, value in settings:
-            con.execute(f"SET {name} = {inputs.literal(str(value))}")
+            con.execute(f"SET {name} = {sqltext.literal(str(value))}")
         register(con)
         _CONNECTION[settings] = con
     return con

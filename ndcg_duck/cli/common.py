@@ -1,0 +1,115 @@
+"""What the commands share: the `ndcg-duck` group (`cli`, `main`), the click options of the
+registry's Params (options.PARAMS), the --segments/--by and --plot options eval and compare both
+take, and the wrapper that turns InputError and signals into exit codes."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import click
+
+from .. import interrupts, options
+from ..cutoffs import LARGEST
+from ..errors import InputError
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+EXIT_CODES = """Exit status: 0 when the evaluation ran, 1 for bad input data (the message names
+the file, column, user, item and value), 2 for a bad command line or option value, 130 when
+stopped by Ctrl-C (SIGINT), 143 by SIGTERM."""
+
+
+def _checked(param):
+    """A click callback that checks a value as the Python API does, as a usage error."""
+    def callback(ctx, click_param, value):
+        if param.kind == "multiple":
+            value = value or None
+        if value is None:
+            return param.default if param.kind == "multiple" else None
+        try:
+            return param.check(value)
+        except InputError as exc:  # click names the option itself
+            raise click.BadParameter(str(exc).removeprefix(param.option + " ")) from None
+    return callback
+
+
+def click_option(param):
+    """The click option of a registry Param; its value arrives under the Param's name."""
+    names = [name for name in (param.short, param.option, param.name) if name]
+    kwargs = {"help": param.help, "metavar": param.metavar}
+    if param.kind == "flag":
+        kwargs.update(is_flag=True, default=False)
+    elif param.choices:
+        kwargs.update(type=click.Choice([c for c in param.choices if c is not None]),
+                      default=param.default, show_default=param.default is not None)
+    elif param.kind == "multiple":
+        kwargs.update(multiple=True, callback=_checked(param))
+    elif param.kind == "int":
+        kwargs.update(type=click.IntRange(min=1, max=LARGEST), default=param.default)
+    elif param.kind == "float":
+        kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
+    else:
+        kwargs.update(default=param.default, show_default=param.shown,
+                      callback=_checked(param) if param.check else None)
+    return click.option(*names, **kwargs)
+
+
+def registry_options(*groups):
+    """The click options of every registry Param in `groups`, in the registry's order."""
+    chosen = [param for param in options.PARAMS if param.group in groups and param.cli]
+
+    def wrap(fn):
+        for param in reversed(chosen):
+            fn = click_option(param)(fn)
+        return fn
+    return wrap
+
+
+def user_errors(fn):
+    """Turn InputError into click's usage (exit 2) or data (exit 1) errors, and run the command
+    so that SIGINT and SIGTERM stop it promptly: one line on stderr, exit 130 or 143, the
+    files it was writing left as they were (interrupts.py)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            with interrupts.stoppable():
+                return fn(*args, **kwargs)
+        except interrupts.Interrupted as exc:
+            click.echo(interrupts.MESSAGE, err=True)
+            sys.exit(exc.exit_code)
+        except InputError as exc:
+            if exc.usage:
+                raise click.UsageError(str(exc)) from None
+            raise click.ClickException(str(exc)) from None
+    return wrapper
+
+
+def stderr_is_terminal() -> bool:
+    """Whether to show progress: stderr is a terminal (tests patch this)."""
+    return sys.stderr.isatty()
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="ndcg-duck")
+def cli():
+    """NDCG, DCG and ideal DCG per user and on average, computed in DuckDB."""
+
+
+SEGMENTS = click.option("--segments", metavar="FILE",
+                        help="A table of users and their segment (Parquet, CSV or JSON): every "
+                             "result is also given per segment. Users it does not list, or lists "
+                             "with a NULL, empty or blank segment, are '(unknown)'.")
+BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
+
+plot_option = click.option("--plot", metavar="OUT.png",
+                           help="Draw a PNG picture of the per-user values (needs the compare "
+                                "extra: pip install 'ndcg-duck[compare]').")
+
+
+def segment_options(fn):
+    """--segments FILE and --by COLUMN."""
+    return SEGMENTS(BY(fn))
+
+
+def main():
+    cli()
