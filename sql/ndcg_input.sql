@@ -136,7 +136,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
     SELECT user_id, item_id, score
     FROM ndcg_rows_typed(recs, 'score')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
-                       AND NOT coalesce(isnan(score::DOUBLE), true),
+                       -- not isnan(score): DuckDB folds isnan (and score <> score) to false
+                       -- where a Parquet file's min/max statistics, which leave NaN out, say
+                       -- the column is finite; isfinite is not folded so
+                       AND coalesce(isfinite(score::DOUBLE) OR isinf(score::DOUBLE), false),
               ndcg_row_problem('score', user_id, item_id, score, 'a number'));
 
 -- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in

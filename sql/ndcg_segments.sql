@@ -18,18 +18,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_segment_name(segment) AS
 -- ndcg_segment_of(segments): segments as user_id, segment (any type; no segment as
 -- ndcg_segment_name says), one row per (user, segment). Returns user_id, segment (as text,
 -- ndcg_unknown_segment() for none), one row per user. Stops on a NULL user id, on a user placed in
--- two different segments, naming both, and on a segment named '(unknown)' or '(all)'.
+-- two different segments (a segment and none count as two), naming both, and on a segment named
+-- '(unknown)' or '(all)'.
 CREATE OR REPLACE TEMP MACRO ndcg_segment_of(segments) AS TABLE
     SELECT user_id, coalesce(first_segment, ndcg_unknown_segment()) AS segment
     FROM (SELECT user_id, min(ndcg_segment_name(segment)) AS first_segment,
-                 max(ndcg_segment_name(segment)) AS last_segment
+                 max(ndcg_segment_name(segment)) AS last_segment,
+                 bool_or(ndcg_segment_name(segment) IS NULL) AS also_none
           FROM query_table(segments)
           GROUP BY user_id)
     WHERE ndcg_require(user_id IS NOT NULL, 'segments: a row has no user id (NULL): fill it in or '
                        || 'drop the row')
-      AND ndcg_require(first_segment IS NOT DISTINCT FROM last_segment,
+      AND ndcg_require(first_segment IS NOT DISTINCT FROM last_segment
+                       AND NOT (also_none AND first_segment IS NOT NULL),
               'segments: user ' || ndcg_show(user_id) || ' is in two segments, '
-              || ndcg_show(first_segment) || ' and ' || ndcg_show(last_segment)
+              || ndcg_show(first_segment) || ' and '
+              || CASE WHEN first_segment IS DISTINCT FROM last_segment THEN ndcg_show(last_segment)
+                      ELSE 'none (a NULL, empty or blank segment)' END
               || ': give each user one segment')
       AND ndcg_require(first_segment IS NULL
                        OR first_segment NOT IN (ndcg_unknown_segment(), ndcg_all_segment()),

@@ -180,6 +180,18 @@ def test_nan_score(tmp_path, rels):
                             f"give a number\n"
 
 
+def test_nan_score_in_parquet(tmp_path, rels):
+    """A Parquet file's min/max statistics leave NaN out: DuckDB then folds isnan(score) to
+    false, so the check must not rest on isnan (found by tests/test_fuzz.py)."""
+    path = tmp_path / "recs.parquet"
+    pq.write_table(pa.table({"user_id": ["u1", "u1"], "item_id": ["a", "b"],
+                             "score": [0.0, float("nan")]}), path)
+    result = run("eval", str(path), rels)
+    assert result.exit_code == 1
+    assert result.output == f"Error: recommendations file {path}: user u1, item b has score nan: " \
+                            f"give a number\n"
+
+
 # --- duplicates -------------------------------------------------------------------------------
 
 def test_item_twice_in_a_list_is_an_error(tmp_path, rels):

@@ -435,6 +435,9 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
     (["--segments", "numbers.csv", "--by", "activity"], 1,
      "no evaluated user is in the segments file numbers.csv (user ids there look like '1', "
      "here like 'ana'): check --user-col and that the files use the same ids"),
+    (["--segments", "twice_none.csv", "--by", "activity"], 1,
+     "segments file twice_none.csv: user ana is in two segments, heavy and none (a NULL, empty "
+     "or blank segment): give each user one segment"),
     (["--segments", "unknown.csv", "--by", "activity"], 1,
      "segments file unknown.csv: user ben is in the segment (unknown), a name the output keeps "
      "for users without a segment: rename it, or leave it empty for users without a segment"),
@@ -457,6 +460,7 @@ def test_compare_errors(tmp_path, monkeypatch, args, code, message):
     (tmp_path / "listeners.csv").write_text((EXAMPLES / "listeners.csv").read_text())
     (tmp_path / "twice.csv").write_text("user_id,activity\nana,heavy\nana,light\n")
     (tmp_path / "numbers.csv").write_text("user_id,activity\n1,heavy\n2,light\n")
+    (tmp_path / "twice_none.csv").write_text("user_id,activity\nana,heavy\nana,\n")
     (tmp_path / "unknown.csv").write_text("user_id,activity\nana,heavy\nben,(unknown)\n")
     (tmp_path / "all.csv").write_text("user_id,activity\nana,(all)\n")
     # u1 and u2 are judged; run a recommends to u1 only, run c to u2 only
