@@ -80,6 +80,23 @@ def test_the_option_check_sees_an_option_outside_the_registry():
         command.params.remove(extra)
 
 
+@pytest.mark.parametrize("given, message", [
+    ({"test": "wilcoxon"}, "test 'wilcoxon' is not one of: t, randomization, bootstrap, none"),
+    ({"correction": "fdr"}, "correction 'fdr' is not one of: holm, bonferroni, none"),
+    ({"n_resamples": 0}, "n_resamples 0 is not an integer >= 1"),
+    ({"n_resamples": None}, "n_resamples None is not an integer >= 1"),
+    ({"min_users": True}, "min_users True is not an integer >= 1"),
+    ({"seed": -1}, "seed -1 is not an integer >= 0"),
+    ({"alpha": 1}, "alpha 1 is not a number between 0 and 1"),
+    ({"ci": "0.9"}, "ci '0.9' is not a number between 0 and 1"),
+    ({"segments": "listeners.csv"}, "--segments FILE and --by COLUMN go together: give both"),
+])
+def test_compare_checks_its_options_by_the_registry(given, message):
+    with pytest.raises(ndcg_duck.InputError) as raised:
+        ndcg_duck.compare(RELS, {"a": RECS, "b": RECS}, **given)
+    assert str(raised.value) == message and raised.value.usage
+
+
 def test_compare_keywords_have_the_registry_defaults():
     signature = inspect.signature(compare_runs)
     for name in options.group("compare") + ("segments", "by", "plot"):
