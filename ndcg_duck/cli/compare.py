@@ -1,4 +1,6 @@
-"""`ndcg-duck compare`: runs scored on the same users, their differences, intervals and tests."""
+"""`ndcg-duck compare`: runs scored on the same users, their differences, intervals and tests.
+
+Every option comes from the registry (options.PARAMS), in the order `registry_options` gives."""
 
 from __future__ import annotations
 
