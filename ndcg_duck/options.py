@@ -1,10 +1,14 @@
-"""The one option registry: every option's name, default, allowed values and help, in PARAMS.
+"""The one option registry: every option's name, default, allowed values, help and check, in
+PARAMS, and the checks themselves.
 
-PARAMS drives the click options of `ndcg-duck eval` (cli/common.py), the keyword arguments of
-`evaluate()` and the checked `Options` it builds, and the named arguments the SQL macros get
-(`Options.sql_args`). Adding an option is adding one `Param` below (and, for a metric option,
-using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of allowed
-values (their `ndcg_option(...)` calls) agree with `choices` here.
+PARAMS drives the click options of `ndcg-duck eval` and `ndcg-duck compare` (cli/common.py's
+click_option), the keyword arguments of `evaluate()` and the checked `Options` it builds,
+compare()'s checks (comparison/compare.py check_options) and the list of compare's own options
+the Spark engine takes (group 'compare'), and the named arguments the SQL macros get
+(statements.py writes them). Adding an option is adding one `Param` below (and, for a metric
+option, using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of
+allowed values (their `ndcg_option(...)` calls) agree with `choices` here, and that every click
+option of eval and compare is a Param.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Union
 from .cutoffs import LARGEST, parse_cutoffs
 from .errors import InputError
 from .metrics import check_names
-from .sqltext import bigint_list, double_map, literal
 
 FORMATS = ("parquet", "csv", "json", "trec")
 USER_COL = "user_id"  # the user column when --user-col (user_col=) is not given
-RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
-                 "scores": "ndcg_ranked_scores"}
+# compare's paired tests, its corrections of p-values, and how it prints (comparison/)
+TESTS = ("t", "randomization", "bootstrap", "none")
+CORRECTIONS = ("holm", "bonferroni", "none")
+COMPARE_FORMATS = ("table", "json", "csv", "parquet")
 
 
 # --- values that need more than a list of choices -----------------------------------------------
@@ -70,16 +75,21 @@ def _number(text) -> float:
     return number
 
 
-def _whole(name: str, minimum: int = 1):
-    def check(value):
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise InputError(f"{name} {value!r} is not an integer >= {minimum}", usage=True)
-        if value > LARGEST:
-            raise InputError(f"{name}={value!r} is beyond the largest, {LARGEST}", usage=True)
-        return value
-    return check
+def whole(name: str, value, minimum: int = 1, maximum: Optional[int] = LARGEST) -> int:
+    """The rule for an integer option (kind 'int'): a real int >= minimum, <= maximum if any."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InputError(f"{name} {value!r} is not an integer >= {minimum}", usage=True)
+    if maximum is not None and value > maximum:
+        raise InputError(f"{name}={value!r} is beyond the largest, {maximum}", usage=True)
+    return value
+
+
+def level(name: str, value):
+    """The rule for a level (kind 'level': compare's alpha and ci): a number strictly between
+    0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise InputError(f"{name} {value!r} is not a number between 0 and 1", usage=True)
+    return value
 
 
 def flag(name: str, value) -> bool:
@@ -131,43 +141,37 @@ def _text(name: str):
     return check
 
 
-# --- SQL literals (text, lists and maps: sqltext.py) ---------------------------------------------
-
-def _sql_bool(value) -> str:
-    return "true" if value else "false"
-
-
-def _sql_int(value) -> str:
-    return "NULL" if value is None else str(int(value))
-
-
-def _sql_number(value) -> str:
-    return "NULL" if value is None else repr(float(value))
-
-
 # --- the registry --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Param:
     """One option. `name` is the Python keyword (and the SQL argument unless `sql_name` says
-    otherwise); `flag` the CLI spelling (default: --name-with-dashes). `group` places it: 'metric'
-    options are what `Options` holds; 'columns', 'formats' and 'engine' go to evaluate() too;
-    'output' ones are the CLI's alone. `sql` names the macro argument list it joins ('scores':
-    ndcg_user_scores; 'judgments': ndcg_judgments, the judgments edge; 'evaluated':
-    ndcg_evaluated; None: not passed as is).
-    `choices` are the allowed values; `check` turns a given value into the checked one or raises
-    InputError; `shown` is the default as help shows it when `default` is None."""
+    otherwise) and the name its click value arrives under; `flag` the CLI spelling (default:
+    --name-with-dashes). `group` places it: 'metric' options are what `Options` holds;
+    'beyond', 'columns', 'formats' and 'engine' go to evaluate() too; 'spark' and 'output' are
+    eval's command line's own; 'compare' options are compare()'s (and the Spark engine's
+    compare options); 'compare_cli' ones compare's command line's own; 'extras' (--segments,
+    --by, --plot) are eval's and compare's. `python`: a keyword of evaluate(). `sql` names the
+    macro argument list it joins ('scores': ndcg_user_scores; 'judgments': ndcg_judgments, the
+    judgments edge; 'evaluated': ndcg_evaluated; None: not passed as is); statements.py writes
+    the arguments. `choices` are the allowed values (None among them: not given); `check`
+    turns a given value into the checked one or raises InputError (kinds 'int' and 'level'
+    have theirs: `whole`, from `minimum` to `maximum`, and `level`); `shown` is the default as
+    help shows it when `default` is None."""
 
     name: str
     group: str
     help: str
     default: Any = None
     choices: tuple = ()
-    kind: str = "value"  # 'value', 'int' (>= 1), 'float', 'flag' (on/off), 'multiple' (-k)
+    # 'value', 'int' (minimum..maximum), 'float', 'level' (0 < x < 1), 'flag' (on/off),
+    # 'multiple' (-k, repeated)
+    kind: str = "value"
     check: Optional[Callable] = None
     sql: Optional[str] = None
     sql_name: Optional[str] = None
-    to_sql: Callable = literal
+    minimum: int = 1
+    maximum: Optional[int] = LARGEST
     flag: Optional[str] = None
     short: Optional[str] = None
     metavar: Optional[str] = None
@@ -182,8 +186,8 @@ class Param:
 
     def checked(self, value):
         if self.choices and value not in self.choices:
-            raise InputError(f"{self.name} {value!r} is not one of: {', '.join(self.choices)}",
-                             usage=True)
+            allowed = ", ".join(c for c in self.choices if c is not None)
+            raise InputError(f"{self.name} {value!r} is not one of: {allowed}", usage=True)
         if self.kind == "flag":
             flag(self.name, value)
         if self.name == "k":  # its check names the cutoff; Python's caller gave k=
@@ -191,7 +195,15 @@ class Param:
                 return self.check(value)
             except InputError as exc:
                 raise InputError(f"k={value!r}: {exc}", usage=True) from None
-        return self.check(value) if self.check else value
+        if self.check:
+            return self.check(value)
+        if value is None and self.default is None:  # an optional number not given
+            return None
+        if self.kind == "int":
+            return whole(self.name, value, self.minimum, self.maximum)
+        if self.kind == "level":
+            return level(self.name, value)
+        return value
 
 
 COLUMN_HELP = "(one name serves both files)."
@@ -199,7 +211,7 @@ COLUMN_HELP = "(one name serves both files)."
 PARAMS = (
     # what to compute
     Param("k", "metric", default=10, kind="multiple", check=parse_cutoffs, sql="scores",
-          sql_name="ks", to_sql=bigint_list, flag="-k", metavar="K[,K...]", shown="10",
+          sql_name="ks", flag="-k", metavar="K[,K...]", shown="10",
           help="Cutoff: an integer >= 1, 'all' (no cutoff) or 'trec' (trec_eval's "
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
@@ -214,7 +226,7 @@ PARAMS = (
                "(relevance > 0, or >= --min-relevance), tied items in trec_eval's order."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
-    Param("gain_map", "metric", check=parse_gain_map, sql="judgments", to_sql=double_map,
+    Param("gain_map", "metric", check=parse_gain_map, sql="judgments",
           metavar="LEVEL=GAIN[,...]",
           help="Gains for listed relevance levels, e.g. 1=3,2=9,4=4.5 (trec_eval's "
                "ndcg.1=3,...); other levels gain by --gain. A level that never occurs in the "
@@ -222,11 +234,11 @@ PARAMS = (
     Param("ties", "metric", default="trec", choices=("trec", "average"), sql="scores",
           help="Equal scores: order by item id descending (trec_eval), or give each tied item "
                "the mean discount of the tie (scikit-learn). Scores only."),
-    Param("min_relevance", "metric", kind="float", check=_relevance_level, to_sql=_sql_number,
-          sql="judgments", metavar="R",
+    Param("min_relevance", "metric", kind="float", check=_relevance_level, sql="judgments",
+          metavar="R",
           help="Judgments below R are not relevant: gain 0, out of the ideal list (trec_eval -l, "
                "ranx rel_lvl). Default: relevance > 0 is relevant."),
-    Param("judged_only", "metric", default=False, kind="flag", sql="scores", to_sql=_sql_bool,
+    Param("judged_only", "metric", default=False, kind="flag", sql="scores",
           help="Take unjudged items (no judgment, or a negative one) out of each ranking before "
                "scoring (trec_eval -J)."),
     Param("missing", "metric", default="zero", choices=("zero", "skip"), sql="evaluated",
@@ -236,11 +248,9 @@ PARAMS = (
                "summary counts them either way."),
     Param("idcg_cutoff", "metric", default="k", choices=("k", "list"), sql="scores",
           help="Cut the ideal list at k, or at min(k, length of the user's ranking)."),
-    Param("max_depth", "metric", check=_whole("max_depth"), kind="int", to_sql=_sql_int,
-          metavar="N",
+    Param("max_depth", "metric", kind="int", metavar="N",
           help="Only the first N items of each ranking count."),
     Param("unique_judgments", "metric", default=False, kind="flag", sql="judgments",
-          to_sql=_sql_bool,
           help="The relevance file has at most one row per (user, item): skip the check for "
                "repeated judgments (faster on large files; a repeat would count twice)."),
     Param("head_share", "metric", default=0.2, kind="float", check=_share, metavar="SHARE",
@@ -280,13 +290,13 @@ PARAMS = (
           help="Format of RELEVANCE when its extension does not say; trec: TREC qrels "
                "(recognised by content too)."),
     # how DuckDB runs
-    Param("threads", "engine", check=_whole("threads"), kind="int", metavar="N",
+    Param("threads", "engine", kind="int", metavar="N",
           help="DuckDB worker threads (the connection's setting is restored after)."),
     Param("memory_limit", "engine", check=_text("memory_limit"), metavar="SIZE",
           help="Memory DuckDB may use before it spills to disk, e.g. 4GB."),
     Param("temp_dir", "engine", check=_existing_dir, metavar="DIR",
           help="An existing directory where DuckDB spills what does not fit in --memory-limit."),
-    Param("batch_users", "engine", check=_whole("batch_users"), kind="int", metavar="N",
+    Param("batch_users", "engine", kind="int", metavar="N",
           help="Evaluate at most N users per query, by ranges of user ids (default: as many as "
                "the memory limit allows; at most 1000 batches, so N may grow)."),
     # where to run: the default engine, or Apache Spark (ndcg_duck/spark/)
@@ -311,14 +321,72 @@ PARAMS = (
           help="How to print the summary (and the per-user table with --per-user -)."),
     Param("quiet", "output", default=False, kind="flag", python=False,
           help="No progress on stderr (progress shows only on a terminal, after 2 seconds)."),
+    # eval's and compare's: the results by segment, and drawn (cli/extras.py, report/)
+    Param("segments", "extras", metavar="FILE", python=False,
+          help="A table of users and their segment (Parquet, CSV or JSON): every result is also "
+               "given per segment. Users it does not list, or lists with a NULL, empty or blank "
+               "segment, are '(unknown)'."),
+    Param("by", "extras", metavar="COLUMN", python=False,
+          help="The segment column of --segments."),
+    Param("plot", "extras", metavar="OUT.png", python=False,
+          help="Draw a PNG picture of the per-user values (needs the compare extra: pip install "
+               "'ndcg-duck[compare]')."),
+    # how compare compares: compare()'s keywords (comparison/compare.py), and the options of
+    # compare the Spark engine takes (spark/compare.py)
+    Param("baseline", "compare", metavar="NAME", python=False,
+          help="The run the others are compared with (default: the first)."),
+    Param("all_pairs", "compare", default=False, kind="flag", python=False,
+          help="Compare every pair of runs instead."),
+    Param("test", "compare", default="t", choices=TESTS, python=False,
+          help="Paired test: t-test, randomization (sign flips), bootstrap, or none. With "
+               "--engine spark the bootstrap is a Poisson bootstrap and the randomization "
+               "draws per stratum of users: reproducible on any partitioning, the same within "
+               "Monte Carlo error, not draw for draw (README)."),
+    Param("correction", "compare", choices=(None,) + CORRECTIONS, python=False,
+          help="Correction of p-values over every test made (runs x metrics x segments). "
+               "Default: holm when there is more than one test."),
+    Param("n_resamples", "compare", default=10000, kind="int", maximum=None, python=False,
+          help="Resamples of the randomization and bootstrap tests."),
+    Param("seed", "compare", default=42, kind="int", minimum=0, maximum=None, python=False,
+          help="Seed of the randomization and bootstrap tests."),
+    Param("alpha", "compare", default=0.05, kind="level", python=False,
+          help="Significance level (marked with *)."),
+    Param("ci", "compare", default=0.95, kind="level", python=False,
+          help="Level of the confidence intervals."),
+    Param("min_users", "compare", default=30, kind="int", maximum=None, python=False,
+          help="Segments with fewer users get means but no test."),
+    # compare's command line's own
+    Param("runs", "compare_cli", default=(), kind="multiple", flag="--run", metavar="NAME=PATH",
+          check=tuple, python=False,
+          help="A run to compare: its name and its recommendations file (any layout eval reads). "
+               "Repeat: two or more; the first is the baseline."),
+    Param("compare_per_user", "compare_cli", flag="--per-user", metavar="OUT", python=False,
+          help="Write each user's values per run and the differences to OUT (.parquet, .csv, "
+               ".json, .jsonl). With --engine spark, OUT/ (ending in /) or a URI is a directory "
+               "of Parquet part files that Spark writes."),
+    Param("compare_format", "compare_cli", default="table", choices=COMPARE_FORMATS,
+          flag="--format", python=False,
+          help="table, or tidy rows (one per metric, cutoff, segment and run) as json, csv or "
+               "parquet (to a redirected stdout)."),
 )
 
 BY_NAME = {param.name: param for param in PARAMS}
-PYTHON = tuple(param for param in PARAMS if param.python)
+PYTHON = tuple(param for param in PARAMS if param.python)  # evaluate()'s keywords
 
 
 def defaults(group: str) -> dict:
     return {p.name: p.default for p in PARAMS if p.group == group}
+
+
+def group(name: str) -> tuple:
+    """The names of the Params of a group, in the registry's order."""
+    return tuple(p.name for p in PARAMS if p.group == name)
+
+
+def check_segments(segments, by) -> None:
+    """--segments and --by (segments=, by=) go together."""
+    if (segments is None) != (by is None):
+        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
 
 
 class Options:
@@ -359,49 +427,6 @@ class Options:
         if name == "ties" and layout != "scores":
             return "trec"
         return self._values[name]
-
-    def sql_args(self, macro: str, layout: str = "scores") -> str:
-        """The named arguments (`name := literal`) of every option that joins the argument list
-        `macro` ('judgments', 'scores' or 'evaluated'), for this recommendation layout."""
-        return ", ".join(f"{p.sql_name or p.name} := {p.to_sql(self.value_for(p.name, layout))}"
-                         for p in PARAMS if p.sql == macro)
-
-    def ks_sql(self) -> str:
-        return bigint_list(self.k)
-
-    def ties_for(self, layout: str) -> str:
-        return self.value_for("ties", layout)
-
-    def gain_map_sql(self) -> str:
-        return double_map(self.gain_map)
-
-    def depth_sql(self, layout: str) -> str:
-        """How many items of each ranking to read, as the SQL that ndcg_depth computes."""
-        return (f"ndcg_depth({self.ks_sql()}, {_sql_int(self.max_depth)}, judged_only := "
-                f"{_sql_bool(self.judged_only)}, ties := '{self.ties_for(layout)}')")
-
-    def ranked_cte(self, layout: str, recs: str = "ndcg_recs") -> str:
-        """SQL CTEs that end in `ndcg_ranked_`: the ranked items of `recs` (in `layout`) that can
-        count. With duplicates 'first', repeats are dropped before the depth cut."""
-        macro = RANKED_MACROS[layout]
-        ties = f", ties := '{self.ties}'" if layout == "scores" else ""
-        depth = self.depth_sql(layout)
-        if self.duplicates == "first":
-            return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL{ties})), "
-                    f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {depth}))")
-        return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {depth}{ties}))"
-
-    def judgments_args(self) -> str:
-        """The named arguments of ndcg_judgments (the judgments edge) for these options."""
-        return self.sql_args("judgments")
-
-    def user_scores_args(self, layout: str) -> str:
-        """The named arguments of ndcg_user_scores for these options and recommendation layout."""
-        return self.sql_args("scores", layout)
-
-    def evaluated_args(self) -> str:
-        """The named arguments of ndcg_evaluated for these options."""
-        return self.sql_args("evaluated")
 
 
 def check_settings(given: Mapping) -> dict:

@@ -152,6 +152,7 @@ def test_gain_map_forms(gain_map):
     ({"ties": "random"}, "ties 'random' is not one of: trec, average"),
     ({"judged_only": "yes"}, "judged_only 'yes' is not True or False"),
     ({"gain_map": {1: "x"}}, "gain map piece (1, 'x') is not LEVEL=GAIN"),
+    ({"recs_format": "xyz"}, "recs_format 'xyz' is not one of: parquet, csv, json, trec"),
 ])
 def test_bad_new_options_raise_the_documented_error(options, message):
     with pytest.raises(ndcg_duck.InputError, match=re.escape(message)):

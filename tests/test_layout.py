@@ -17,6 +17,7 @@ LAYERS = [
     {"cutoffs"},
     {"metrics"},
     {"options"},
+    {"statements"},
     {"evaluation"},
     {"report"},
     {"comparison"},

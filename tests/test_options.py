@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 import ndcg_duck
 from conftest import ROOT
-from ndcg_duck import options
+from ndcg_duck import options, statements
 from ndcg_duck.cli import cli
-from ndcg_duck.cli.extras import EVAL_EXTRAS
+from ndcg_duck.comparison.compare import compare_runs
 from ndcg_duck.options import PARAMS, Options, in_python_words
 
 RECS = str(ROOT / "examples" / "recs.parquet")
@@ -37,19 +37,70 @@ def test_the_sql_macros_allow_what_the_registry_allows():
         assert allowed == options.BY_NAME[name].choices, (path, name)
 
 
-def test_every_registry_option_is_a_click_option_with_its_default_and_choices():
-    command = cli.commands["eval"]
-    by_name = {param.name: param for param in command.params}
-    for param in PARAMS:
-        clicked = by_name[param.name]
-        assert param.option in clicked.opts
-        assert clicked.help == param.help
+# the registry's groups each command takes, and the Params it takes one by one
+COMMAND_PARAMS = {
+    "eval": ("metric", "beyond", "columns", "formats", "engine", "spark", "output", "extras"),
+    "compare": ("compare", "compare_cli", "metric", "beyond", "columns", "formats", "engine",
+                "spark", "extras", "quiet"),
+}
+
+
+@pytest.mark.parametrize("command_name", sorted(COMMAND_PARAMS))
+def test_every_click_option_is_a_registry_option_with_its_default_and_choices(command_name):
+    """Every option of eval and compare is declared once, in the registry: its click option is
+    the Param's, with its flag, help, default and choices."""
+    command = cli.commands[command_name]
+    clicked = {param.name: param for param in command.params if isinstance(param, click.Option)
+               and param.name != "help"}
+    not_in_registry = sorted(set(clicked) - set(options.BY_NAME))
+    assert not not_in_registry, f"{command_name}: options not in options.PARAMS: {not_in_registry}"
+    for name, option in clicked.items():
+        param = options.BY_NAME[name]
+        assert param.option in option.opts
+        assert option.help == param.help
         if param.choices:
-            assert isinstance(clicked.type, click.Choice)
-            assert tuple(clicked.type.choices) == tuple(c for c in param.choices if c is not None)
+            assert isinstance(option.type, click.Choice)
+            assert tuple(option.type.choices) == tuple(c for c in param.choices if c is not None)
         if param.kind not in ("multiple", "flag"):
-            assert clicked.default == param.default
-    assert set(by_name) == {"recs", "relevance"} | {p.name for p in PARAMS} | set(EVAL_EXTRAS)
+            assert option.default == param.default
+    wanted = {p.name for p in PARAMS if p.group in COMMAND_PARAMS[command_name]
+              or p.name in COMMAND_PARAMS[command_name]}
+    assert set(clicked) == wanted
+
+
+def test_the_option_check_sees_an_option_outside_the_registry():
+    """The test above fails for a click option declared beside the registry."""
+    command = cli.commands["compare"]
+    extra = click.Option(["--colour"], help="Not in the registry.")
+    command.params.append(extra)
+    try:
+        with pytest.raises(AssertionError, match=r"options not in options.PARAMS: \['colour'\]"):
+            test_every_click_option_is_a_registry_option_with_its_default_and_choices("compare")
+    finally:
+        command.params.remove(extra)
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"test": "wilcoxon"}, "test 'wilcoxon' is not one of: t, randomization, bootstrap, none"),
+    ({"correction": "fdr"}, "correction 'fdr' is not one of: holm, bonferroni, none"),
+    ({"n_resamples": 0}, "n_resamples 0 is not an integer >= 1"),
+    ({"n_resamples": None}, "n_resamples None is not an integer >= 1"),
+    ({"min_users": True}, "min_users True is not an integer >= 1"),
+    ({"seed": -1}, "seed -1 is not an integer >= 0"),
+    ({"alpha": 1}, "alpha 1 is not a number between 0 and 1"),
+    ({"ci": "0.9"}, "ci '0.9' is not a number between 0 and 1"),
+    ({"segments": "listeners.csv"}, "--segments FILE and --by COLUMN go together: give both"),
+])
+def test_compare_checks_its_options_by_the_registry(given, message):
+    with pytest.raises(ndcg_duck.InputError) as raised:
+        ndcg_duck.compare(RELS, {"a": RECS, "b": RECS}, **given)
+    assert str(raised.value) == message and raised.value.usage
+
+
+def test_compare_keywords_have_the_registry_defaults():
+    signature = inspect.signature(compare_runs)
+    for name in options.group("compare") + ("segments", "by", "plot"):
+        assert signature.parameters[name].default == options.BY_NAME[name].default, name
 
 
 def test_every_python_option_is_a_keyword_of_evaluate_with_its_default():
@@ -64,14 +115,14 @@ def test_the_sql_arguments_come_from_the_registry():
     chosen = Options(k=[5, "all"], gain="binary", gain_map={1: 3}, ties="average",
                      judged_only=True, idcg_cutoff="list", unique_judgments=True,
                      missing="skip", empty="skip")
-    assert chosen.sql_args("scores", "scores") == (
+    assert statements.sql_args(chosen, "scores", "scores") == (
         "ks := [5, NULL]::BIGINT[], ties := 'average', judged_only := true, "
         "idcg_cutoff := 'list'")
-    assert chosen.sql_args("judgments") == (
+    assert statements.sql_args(chosen, "judgments") == (
         "gain := 'binary', gain_map := MAP([1.0]::DOUBLE[], [3.0]::DOUBLE[]), "
         "min_relevance := NULL, unique_judgments := true")
-    assert chosen.sql_args("scores", "lists").count("ties := 'trec'") == 1  # lists have no ties
-    assert chosen.sql_args("evaluated") == "missing := 'skip', empty := 'skip'"
+    assert statements.sql_args(chosen, "scores", "lists").count("ties := 'trec'") == 1  # lists have no ties
+    assert statements.sql_args(chosen, "evaluated") == "missing := 'skip', empty := 'skip'"
 
 
 def test_a_new_option_is_one_entry(monkeypatch):
@@ -79,8 +130,7 @@ def test_a_new_option_is_one_entry(monkeypatch):
     the SQL macros, with nothing else to change."""
     extra = options.Param("min_rel_demo", "metric", default="no", choices=("no", "yes"),
                           sql="evaluated", help="A demonstration option.")
-    level = options.Param("level_demo", "metric", kind="float", check=float,
-                          to_sql=lambda v: "NULL" if v is None else repr(v), sql="evaluated",
+    level = options.Param("level_demo", "metric", kind="float", check=float, sql="evaluated",
                           help="A number.")
     monkeypatch.setattr(options, "PARAMS", options.PARAMS + (extra, level))
     from ndcg_duck.cli import eval as cli_module
@@ -88,7 +138,7 @@ def test_a_new_option_is_one_entry(monkeypatch):
     @click.command()
     @cli_module.registry_options("metric")
     def probe(**given):
-        click.echo(Options(**given).sql_args("evaluated"))
+        click.echo(statements.sql_args(Options(**given), "evaluated"))
 
     result = CliRunner().invoke(probe, ["--min-rel-demo", "yes", "--level-demo", "2.5"])
     assert result.output == ("missing := 'zero', empty := 'zero', min_rel_demo := 'yes', "

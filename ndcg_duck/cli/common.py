@@ -1,6 +1,6 @@
 """What the commands share: the `ndcg-duck` group (`cli`, `main`), the click options of the
-registry's Params (options.PARAMS), the --segments/--by and --plot options eval and compare both
-take, and the wrapper that turns InputError and signals into exit codes."""
+registry's Params (options.PARAMS: every option of eval and compare, --segments, --by and --plot
+among them), and the wrapper that turns InputError and signals into exit codes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import sys
 import click
 
 from .. import interrupts, options
-from ..cutoffs import LARGEST
 from ..errors import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -45,7 +44,11 @@ def click_option(param):
     elif param.kind == "multiple":
         kwargs.update(multiple=True, callback=_checked(param))
     elif param.kind == "int":
-        kwargs.update(type=click.IntRange(min=1, max=LARGEST), default=param.default)
+        kwargs.update(type=click.IntRange(min=param.minimum, max=param.maximum),
+                      default=param.default, show_default=param.default is not None)
+    elif param.kind == "level":
+        kwargs.update(type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                      default=param.default, show_default=True)
     elif param.kind == "float":
         kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
     else:
@@ -54,9 +57,13 @@ def click_option(param):
     return click.option(*names, **kwargs)
 
 
-def registry_options(*groups):
-    """The click options of every registry Param in `groups`, in the registry's order."""
-    chosen = [param for param in options.PARAMS if param.group in groups and param.cli]
+def registry_options(*names):
+    """The click options of registry Params, in the order of `names`: each the name of a group
+    (its Params in the registry's order) or of one Param."""
+    chosen = []
+    for name in names:
+        grouped = [p for p in options.PARAMS if p.group == name and p.cli]
+        chosen += grouped or [options.BY_NAME[name]]
 
     def wrap(fn):
         for param in reversed(chosen):
@@ -93,22 +100,6 @@ def stderr_is_terminal() -> bool:
 @click.version_option(package_name="ndcg-duck")
 def cli():
     """NDCG, DCG and ideal DCG per user and on average, computed in DuckDB."""
-
-
-SEGMENTS = click.option("--segments", metavar="FILE",
-                        help="A table of users and their segment (Parquet, CSV or JSON): every "
-                             "result is also given per segment. Users it does not list, or lists "
-                             "with a NULL, empty or blank segment, are '(unknown)'.")
-BY = click.option("--by", metavar="COLUMN", help="The segment column of --segments.")
-
-plot_option = click.option("--plot", metavar="OUT.png",
-                           help="Draw a PNG picture of the per-user values (needs the compare "
-                                "extra: pip install 'ndcg-duck[compare]').")
-
-
-def segment_options(fn):
-    """--segments FILE and --by COLUMN."""
-    return SEGMENTS(BY(fn))
 
 
 def main():

@@ -1,4 +1,6 @@
-"""`ndcg-duck compare`: runs scored on the same users, their differences, intervals and tests."""
+"""`ndcg-duck compare`: runs scored on the same users, their differences, intervals and tests.
+
+Every option comes from the registry (options.PARAMS), in the order `registry_options` gives."""
 
 from __future__ import annotations
 
@@ -6,14 +8,12 @@ import sys
 
 import click
 
-from .. import options
 from ..comparison import report as compare_report, stats
 from ..evaluation import progress
 from ..report import output
 from ..report.clashes import Input, Output, refuse_clashes
 from . import common
-from .common import (click_option, cli, plot_option, registry_options, segment_options,
-                     user_errors)
+from .common import cli, registry_options, user_errors
 from .extras import beside_inputs
 from ..errors import InputError
 
@@ -28,43 +28,12 @@ def _run_pair(text: str) -> tuple:
 
 @cli.command(name="compare")
 @click.argument("relevance")
-@click.option("--run", "runs", multiple=True, metavar="NAME=PATH",
-              help="A run to compare: its name and its recommendations file (any layout eval "
-                   "reads). Repeat: two or more; the first is the baseline.")
-@click.option("--baseline", metavar="NAME", help="The run the others are compared with "
-                                                 "(default: the first).")
-@click.option("--all-pairs", is_flag=True, help="Compare every pair of runs instead.")
-@click.option("--test", type=click.Choice(stats.TESTS), default="t", show_default=True,
-              help="Paired test: t-test, randomization (sign flips), bootstrap, or none. With "
-                   "--engine spark the bootstrap is a Poisson bootstrap and the randomization "
-                   "draws per stratum of users: reproducible on any partitioning, the same "
-                   "within Monte Carlo error, not draw for draw (README).")
-@click.option("--correction", type=click.Choice(stats.CORRECTIONS),
-              help="Correction of p-values over every test made (runs x metrics x segments). "
-                   "Default: holm when there is more than one test.")
-@click.option("--n-resamples", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Resamples of the randomization and bootstrap tests.")
-@click.option("--seed", type=click.IntRange(min=0), default=42, show_default=True,
-              help="Seed of the randomization and bootstrap tests.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Significance level (marked with *).")
-@click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True, help="Level of the confidence intervals.")
-@segment_options
-@click.option("--min-users", type=click.IntRange(min=1), default=30, show_default=True,
-              help="Segments with fewer users get means but no test.")
-@registry_options("metric", "beyond", "columns", "formats", "engine", "spark")
-@click_option(options.BY_NAME["quiet"])
-@click.option("--per-user", "per_user", metavar="OUT",
-              help="Write each user's values per run and the differences to OUT (.parquet, "
-                   ".csv, .json, .jsonl). With --engine spark, OUT/ (ending in /) or a URI is a "
-                   "directory of Parquet part files that Spark writes.")
-@plot_option
-@click.option("--format", "fmt", type=click.Choice(compare_report.FORMATS), default="table",
-              show_default=True, help="table, or tidy rows (one per metric, cutoff, segment "
-                                      "and run) as json, csv or parquet (to a redirected stdout).")
+@registry_options("runs", "baseline", "all_pairs", "test", "correction", "n_resamples", "seed",
+                  "alpha", "ci", "segments", "by", "min_users",
+                  "metric", "columns", "beyond", "formats", "engine", "spark",
+                  "quiet", "compare_per_user", "plot", "compare_format")
 @user_errors
-def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
+def compare_command(relevance, runs, compare_per_user, plot, compare_format, quiet, **settings):
     """Compare runs on the same users: differences, intervals and paired tests.
 
     RELEVANCE is the judgments file, as for eval. Every run is scored on the same users; the
@@ -79,6 +48,7 @@ def compare_command(relevance, runs, per_user, plot, fmt, quiet, **settings):
         ndcg-duck compare qrels.txt --run bm25=bm25.run --run dense=dense.run \\
             --rels-format trec --recs-format trec -k 10 --test randomization --format csv
     """
+    per_user, fmt = compare_per_user, compare_format
     pairs = [_run_pair(text) for text in runs]
     refuse_clashes(
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],

@@ -12,7 +12,7 @@ from ..report import output
 from ..report.clashes import Input, Output, refuse_clashes
 from ..evaluation import progress
 from . import common
-from .common import EXIT_CODES, cli, plot_option, registry_options, segment_options, user_errors
+from .common import EXIT_CODES, cli, registry_options, user_errors
 from .extras import beside_inputs, check_eval_extras, eval_extras, with_segments
 from ..evaluation.evaluate import run
 from ..options import USER_COL
@@ -22,9 +22,7 @@ from ..sqlfiles import script
 @cli.command(name="eval", epilog=EXIT_CODES)
 @click.argument("recs")
 @click.argument("relevance")
-@registry_options("metric", "beyond", "columns", "formats", "engine", "spark", "output")
-@segment_options
-@plot_option
+@registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras")
 @user_errors
 def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, engine,
                  spark_master, spark_conf, **settings):

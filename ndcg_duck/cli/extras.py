@@ -10,12 +10,11 @@ import json
 from ..comparison import stats
 from ..metrics import is_metric, per_run as per_run_metric
 from ..report.clashes import Input
-from ..errors import InputError
-from ..options import USER_COL
+from ..options import USER_COL, check_segments, group
 
-# The options eval takes beyond the registry (options.PARAMS): they break the results down and
-# draw them, after the evaluation, and are compare's too.
-EVAL_EXTRAS = ("segments", "by", "plot")
+# eval's options that break the results down and draw them, after the evaluation (compare's
+# too): the registry's group 'extras' (options.PARAMS)
+EVAL_EXTRAS = group("extras")
 
 
 def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
@@ -76,8 +75,7 @@ def beside_inputs(segments, settings: dict) -> list:
 
 def check_eval_extras(segments, by, plot) -> None:
     """Before any work: the options go together and what they need is installed."""
-    if (segments is None) != (by is None):
-        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
+    check_segments(segments, by)
     if plot:
         stats.require("matplotlib", "--plot")
         from ..report import plot as plotting

@@ -206,20 +206,13 @@ def run_pairs(names: list, baseline, all_pairs: bool) -> list:
 
 
 def check_options(test, correction, n_resamples, seed, alpha, ci, min_users, segments, by) -> None:
-    if test not in stats.TESTS:
-        raise InputError(f"test {test!r} is not one of: {', '.join(stats.TESTS)}", usage=True)
-    if correction is not None and correction not in stats.CORRECTIONS:
-        raise InputError(f"correction {correction!r} is not one of: "
-                         f"{', '.join(stats.CORRECTIONS)}", usage=True)
-    for name, value in (("n_resamples", n_resamples), ("min_users", min_users), ("seed", seed)):
-        low = 0 if name == "seed" else 1
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise InputError(f"{name} {value!r} is not an integer >= {low}", usage=True)
-    for name, value in (("alpha", alpha), ("ci", ci)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            raise InputError(f"{name} {value!r} is not a number between 0 and 1", usage=True)
-    if (segments is None) != (by is None):
-        raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
+    """compare's own options, by their registry Params' checks (options.py), and --segments with
+    --by."""
+    for name, value in (("test", test), ("correction", correction),
+                        ("n_resamples", n_resamples), ("min_users", min_users), ("seed", seed),
+                        ("alpha", alpha), ("ci", ci)):
+        registry.BY_NAME[name].checked(value)
+    registry.check_segments(segments, by)
 
 
 def _column(run: int, metric: str) -> str:

@@ -13,7 +13,6 @@ from .compare import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BO
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
-FORMATS = ("table", "json", "csv", "parquet")
 
 
 def rows_table(rows):

@@ -26,9 +26,7 @@ import math
 from typing import List, Optional, Sequence, Tuple
 
 from ..errors import InputError
-
-TESTS = ("t", "randomization", "bootstrap", "none")
-CORRECTIONS = ("holm", "bonferroni", "none")
+from ..options import CORRECTIONS, TESTS  # noqa: F401 (the registry's, for compare's callers)
 INSTALL = "pip install 'ndcg-duck[compare]'"
 # Work per batch of resamples, in values drawn: bounds memory whatever the number of users.
 BATCH_VALUES = 4_000_000

@@ -14,7 +14,7 @@ from typing import NamedTuple, Optional
 
 import duckdb
 
-from .. import sqltext
+from .. import sqltext, statements
 from ..cutoffs import at_k
 from . import batches, inputs
 from .. import interrupts, metrics as metric_names
@@ -124,14 +124,14 @@ def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures:
     not read (ndcg_beyond_lists: compute() keeps the evaluated users); with it,
     ndcg_beyond_tops takes the unjudged items out as the core does."""
     ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
-    ranked = options.ranked_cte(layout, recs=recs)
+    ranked = statements.ranked_cte(options, layout, recs=recs)
     if not options.judged_only:
         con.execute(f"INSERT INTO ndcg_tops WITH {ranked} "
                     f"SELECT user_id, k, top FROM ndcg_beyond_lists('ndcg_ranked_', ks := {ks})")
         return
     con.execute(f"INSERT INTO ndcg_tops WITH {ranked}, "
                 f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
-                f"{options.judgments_args()})) "
+                f"{statements.judgments_args(options)})) "
                 f"SELECT user_id, k, top FROM ndcg_beyond_tops('ndcg_ranked_', 'ndcg_judgments_', "
                 f"ks := {ks}, judged_only := true)")
 

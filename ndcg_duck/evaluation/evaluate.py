@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import sqltext
+from .. import sqltext, statements
 from . import batches, beyond, inputs, progress
 from .. import interrupts, means, metrics as metric_names, options as registry
 from ..errors import InputError, NdcgWarning, duckdb_message
@@ -233,11 +233,12 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
     has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
     ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
     macro = "ndcg_user_scores" if core_computes(measures) else "ndcg_user_metrics"
-    return (f"WITH {options.ranked_cte(layout, recs=recs)}, "
-            f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', {options.judgments_args()}, "
-            f"ideal_depth := ndcg_width({options.ks_sql()}))) "
+    return (f"WITH {statements.ranked_cte(options, layout, recs=recs)}, "
+            f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
+            f"{statements.judgments_args(options)}, "
+            f"ideal_depth := ndcg_width({statements.ks(options)}))) "
             f"SELECT {_asked(measures)} FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
-            f"{options.user_scores_args(layout)})")
+            f"{statements.user_scores_args(options, layout)})")
 
 
 # ndcg_user_metrics' metric columns beyond NDCG and its parts, and their types
@@ -304,7 +305,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if core_computes(measures)
                          else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
-                f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
+                f"FROM {evaluated}('ndcg_all', {statements.evaluated_args(options)})")
     (judged, unranked, unjudged), = con.sql(
         "SELECT users_judged, users_unranked, users_unjudged FROM ndcg_coverage('ndcg_all')"
     ).fetchall()

@@ -28,7 +28,7 @@ from typing import NamedTuple, Optional
 import duckdb
 import pyarrow as pa
 
-from .. import sqltext
+from .. import sqltext, statements
 from .. import interrupts
 from ..evaluation import inputs
 from ..report import output
@@ -86,7 +86,7 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
               measures=accuracy)
     evaluated = "ndcg_evaluated" if core_computes(accuracy) else "ndcg_metrics_evaluated"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
-                f"FROM {evaluated}('ndcg_all', {options.evaluated_args()})")
+                f"FROM {evaluated}('ndcg_all', {statements.evaluated_args(options)})")
     relation, tops, lists = "ndcg_result", "", ""
     if shipped is not None:
         relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)

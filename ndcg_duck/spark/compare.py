@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from ..comparison import compare as comparing
 from ..evaluation import inputs
-from ..options import USER_COL
+from ..options import USER_COL, group
 from ..sqlfiles import register
 from .columns import col
 from .exact import exact_square_sum, exact_sum, mean_of, variance_of
@@ -44,8 +44,7 @@ STRATA = 32  # resampling tests: users fall into this many strata by a hash of t
 # stratum's sums made by one task in user order; the randomization test draws from a stream per
 # stratum (numpy's SeedSequence of (seed, stratum)), the bootstrap from a stream per user: the
 # result depends on the seed and the users, never on how Spark partitions them
-COMPARE_OPTIONS = ("baseline", "all_pairs", "test", "correction", "n_resamples", "seed", "alpha",
-                   "ci", "min_users")
+COMPARE_OPTIONS = group("compare")  # compare's own options (options.PARAMS): baseline, ...
 
 
 def _column(run: int, metric: str) -> str:
