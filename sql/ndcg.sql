@@ -1947,7 +1947,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_segment_name(segment) AS
 -- ndcg_segment_of(segments): segments as user_id, segment (any type; no segment as
 -- ndcg_segment_name says), one row per (user, segment). Returns user_id, segment (as text,
 -- ndcg_unknown_segment() for none), one row per user. Stops on a NULL user id, on a user placed in
--- two different segments (a segment and none count as two), naming both, and on a segment named '(unknown)' or '(all)'.
+-- two different segments (a segment and none count as two), naming both, and on a segment named
+-- '(unknown)' or '(all)'.
 CREATE OR REPLACE TEMP MACRO ndcg_segment_of(segments) AS TABLE
     SELECT user_id, coalesce(first_segment, ndcg_unknown_segment()) AS segment
     FROM (SELECT user_id, min(ndcg_segment_name(segment)) AS first_segment,
