@@ -1040,13 +1040,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_list_dcg(relevances, k := 10, gain := 'linear'
                    coalesce(ndcg_list_cutoff(k), len(relevances))),
         lambda r, i: ndcg_dcg(ndcg_gain(r, gain), i))), 0.0);
 
+-- ndcg_list_ideal(relevances, ideal): the values ndcg_list's ideal DCG is built from, checked
+-- and best first: ideal, or when it is NULL the listed relevances themselves (and a message then
+-- names relevances, whichever of the two DCGs DuckDB computes first).
+CREATE OR REPLACE TEMP MACRO ndcg_list_ideal(relevances, ideal) AS
+    list_sort(ndcg_list_values(coalesce(ideal, relevances),
+                               CASE WHEN ideal IS NULL THEN 'relevances' ELSE 'ideal' END), 'DESC');
+
 -- ndcg_list(relevances, ideal, k, gain): NDCG@k of relevance values listed in rank order.
 -- ideal: every judged relevance of that user, in any order (NULL: the listed values themselves);
 -- it is sorted best first. Returns 0 when the ideal DCG is 0.
 CREATE OR REPLACE TEMP MACRO ndcg_list(relevances, ideal := NULL, k := 10, gain := 'linear') AS
     coalesce(ndcg_list_dcg(relevances, k, gain)
-             / nullif(ndcg_list_dcg(list_sort(ndcg_list_values(coalesce(ideal, relevances), 'ideal'),
-                                              'DESC'), k, gain), 0), 0.0);
+             / nullif(ndcg_list_dcg(ndcg_list_ideal(relevances, ideal), k, gain), 0), 0.0);
 
 -- ndcg_items_repeated(items): the items of a list that repeat an earlier one, in order.
 CREATE OR REPLACE TEMP MACRO ndcg_items_repeated(items) AS
