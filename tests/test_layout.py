@@ -17,6 +17,7 @@ LAYERS = [
     {"cutoffs"},
     {"metrics"},
     {"options"},
+    {"outcome"},
     {"evaluation"},
     {"report"},
     {"comparison"},

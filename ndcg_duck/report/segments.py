@@ -21,6 +21,12 @@ ALL = "(all)"  # sql/ndcg_segments.sql's ndcg_all_segment()
 FORMATS = ("parquet", "csv", "json")
 
 
+def in_order(names, unknown: str) -> list:
+    """Segment names in the order every table shows them (by_segment's ORDER BY): by name,
+    the unknown segment last."""
+    return sorted(names, key=lambda name: (name == unknown, name.encode()))
+
+
 def shown(segment: str) -> str:
     """A segment's name as the table views show it: as it is, unless a character of it does not
     print (a line break, a tab, another control or format character, a space other than ' ') or
