@@ -39,7 +39,8 @@ from .columns import col
 from .exact import Sums, schema as sums_schema
 from ..report.segments import in_order
 from ..errors import InputError
-from . import FLAGS, write_per_user
+from . import FLAGS
+from .files import write_per_user
 from .driver import connection as driver_connection
 
 STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
@@ -439,7 +440,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
     from pathlib import Path
 
-    from . import read, check_one_file_per_user, refusals
+    from . import refusals
+    from .files import check_one_file_per_user, read
     from .launch import cli_session, parse_conf
 
     if plot is not None:
