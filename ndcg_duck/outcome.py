@@ -161,3 +161,26 @@ def user_in_two_files(what: str, user, files: int, first: str, second: str) -> s
     return (f"{what}: user {user} appears in more than one of its {files} files ({first} and "
             f"{second}): if they are two runs, evaluate each on its own; if they are parts of "
             f"one run, give each user's rows in one file")
+
+
+# --- segments -----------------------------------------------------------------------------------
+
+def not_in_segments(what: str, theirs, ours) -> str:
+    """No evaluated user is in the segment table `what`: almost always mismatched ids (theirs
+    and ours: the smallest user id of each side, as text)."""
+    return (f"no evaluated user is in the {what} (user ids there look like {theirs!r}, here like "
+            f"{ours!r}): check --user-col and that the files use the same ids")
+
+
+def add_per_run(rows: list, summary: dict, per_segment: dict, everyone: str) -> list:
+    """Add to the per-segment rows (segment, users, means) the summary's per-run metrics
+    (coverage, gini, entropy): the summary's value on the row of every user (`everyone`), each
+    segment's from `per_segment` ({segment: {name: value}}; None where it has none). Returns
+    their names, in the summary's order."""
+    names = [name for name in summary if metric_names.is_metric(name)
+             and metric_names.per_run(name.partition("@")[0])]
+    for name in names:
+        for row in rows:
+            row[name] = (summary[name] if row["segment"] == everyone
+                         else per_segment.get(row["segment"], {}).get(name))
+    return names

@@ -8,10 +8,10 @@ import io
 import json
 
 from ..comparison import stats
-from ..metrics import is_metric, per_run as per_run_metric
 from ..report.clashes import Input
 from ..errors import InputError
 from ..options import USER_COL
+from ..outcome import add_per_run
 
 # The options eval takes beyond the registry (options.PARAMS): they break the results down and
 # draw them, after the evaluation, and are compare's too.
@@ -37,12 +37,8 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
 
     rows = by_segment(result.per_user, result.summary, segments, by,
                       settings.get("user_col") or USER_COL)
-    for name in result.summary:  # coverage, gini, entropy: each segment's users' lists at once
-        if is_metric(name) and per_run_metric(name.partition("@")[0]):
-            metrics.append(name)
-            for row in rows:
-                row[name] = (result.summary[name] if row["segment"] == ALL
-                             else (per_run or {}).get(row["segment"], {}).get(name))
+    # coverage, gini, entropy: each segment's users' lists at once
+    metrics += add_per_run(rows, result.summary, per_run or {}, ALL)
     return with_segments(shown, result.summary, rows, metrics, by, fmt)
 
 

@@ -42,7 +42,8 @@ from . import beyond_accuracy as spark_beyond
 from .columns import col
 from .workers import connection as _connection
 from .driver import connection as driver_connection
-from .files import check_one_file_per_user, check_output, read, write_per_user  # noqa: F401
+from .files import (check_one_file_per_user, check_output, described, read,  # noqa: F401
+                    write_per_user)
 from .launch import (INSTALL, LOG_CONFIG, cli_session, first_line as _first_line,  # noqa: F401
                       parse_conf, session)
 
@@ -470,14 +471,10 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
 
 def _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt, lists) -> tuple:
     """run_cli's work in the session `spark`."""
-    cols = inputs.Columns.given(**{name: settings.get(name) for name in
-                                   ("user_col", "item_col", "items_col", "rank_col",
-                                    "score_col", "relevance_col")})
+    cols = inputs.Columns.given(**settings)
     recs_df = read(spark, recs, settings["recs_format"], "recommendations", cols)
     rels_df = read(spark, rels, settings["rels_format"], "relevance", cols)
-    recs_what, rels_what = (
-        f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
-        f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
+    recs_what, rels_what = described("recommendations", recs), described("relevance", rels)
     with refusals(recs_what, rels_what):
         check_one_file_per_user(recs_df, recs_what, settings["user_col"]
                                 or registry.BY_NAME["user_col"].shown)

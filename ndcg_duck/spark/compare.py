@@ -438,10 +438,8 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
             compare_options: dict, segments, by, per_user, plot) -> tuple:
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
-    from pathlib import Path
-
     from . import refusals
-    from .files import check_one_file_per_user, read
+    from .files import check_one_file_per_user, described as what, read
     from .launch import cli_session, parse_conf
 
     if plot is not None:
@@ -456,14 +454,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
                             compare_options["alpha"], compare_options["ci"],
                             compare_options["min_users"], segments, by)
     conf = parse_conf(conf_pairs)
-    cols = inputs.Columns.given(**{name: settings.get(name) for name in
-                                   ("user_col", "item_col", "items_col", "rank_col",
-                                    "score_col", "relevance_col")})
+    cols = inputs.Columns.given(**settings)
     with cli_session(master, conf, show_progress) as spark:
-        def what(role, path):
-            kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
-            return f"{role} {kind} {path}"
-
         rels_df = read(spark, relevance, settings["rels_format"], "relevance", cols)
         frames = []
         for name, path in runs:

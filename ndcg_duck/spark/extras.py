@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from .. import sqltext
 from ..errors import InputError
+from ..outcome import add_per_run, not_in_segments
 from ..report import plot as plotting
 from ..report import segments as segmenting
 from ..sqlfiles import register
@@ -88,9 +89,7 @@ def check_placed(joined, placed: int, everyone: int, theirs, what: str) -> None:
 
     if everyone and not placed and theirs is not None:
         (lowest,), = joined.agg(F.min("__ndcg_user")).collect()
-        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
-                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
-                         f"files use the same ids")
+        raise InputError(not_in_segments(what, theirs, str(lowest)))
 
 
 def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
@@ -121,7 +120,6 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
     entropy) of each segment's users, as the default engine's eval --segments: the summary's
     value for everyone, each segment's from its users' lists (lists: evaluate_for_cli's, with the
     driver and the evaluated users' lists), '-' (None) for a segment without lists."""
-    from .. import metrics as metric_names
     from .beyond_accuracy import TOPS
 
     seg, _, _, unknown = segment_table(spark, segments, by, user_col)
@@ -130,11 +128,8 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
         found = lists["driver"].per_run_found(join_segments(tops, seg, unknown), "__segment")
     finally:
         lists["scored"].unpersist()
-    for name in summary:
-        if metric_names.is_metric(name) and metric_names.per_run(name.partition("@")[0]):
-            for row in rows:
-                row[name] = (summary[name] if row["segment"] == segmenting.ALL
-                             else found.get(row["segment"], {}).get("values", {}).get(name))
+    add_per_run(rows, summary, {segment: values.get("values", {})
+                                for segment, values in found.items()}, segmenting.ALL)
 
 
 def _bins(metrics: list, ranges: list):

@@ -24,6 +24,13 @@ from .launch import first_line as _first_line
 from .workers import connection as _connection
 
 
+def described(role: str, path) -> str:
+    """How messages name an input given by its path: 'relevance file PATH', or 'recommendations
+    directory PATH' for a local directory of part files."""
+    kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
+    return f"{role} {kind} {path}"
+
+
 def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
     """A Spark DataFrame over a file, a directory of part files or a glob."""
     import glob
