@@ -18,6 +18,7 @@ LAYERS = [
     {"metrics"},
     {"options"},
     {"statements"},
+    {"outcome"},
     {"evaluation"},
     {"report"},
     {"comparison"},

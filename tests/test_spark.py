@@ -687,6 +687,42 @@ def test_warnings_in_python_as_the_default_engine(spark):
         str(w.message) for w in want]
 
 
+@pytest.mark.parametrize("command", [
+    ["eval", ROOT / "examples/recs.parquet"],
+    ["compare", "--run", f"a={ROOT / 'examples/recs.parquet'}",
+     "--run", f"b={ROOT / 'examples/recs_new.parquet'}"]])
+def test_cli_keeps_the_spark_log_its_message_names(monkeypatch, command):
+    """eval and compare follow one log rule: a log that the error message names is kept
+    (compare once deleted it); Spark's start fails here without starting Spark."""
+    from ndcg_duck.spark import launch
+
+    named = []
+
+    def fails(master, conf, show_progress, log):
+        named.append(log.name)
+        raise ndcg_duck.InputError(f"could not start Spark at {master} (its log: {log.name}): "
+                                   f"no Java")
+
+    monkeypatch.setattr(launch, "session", fails)
+    if command[0] == "compare":
+        command = [command[0], ROOT / "examples/relevance.csv", *command[1:]]
+    else:
+        command = [*command, ROOT / "examples/relevance.csv"]
+    try:
+        result = invoke(*command, "--engine", "spark")
+        assert result.exit_code == 1
+        assert result.output == (f"Error: could not start Spark at local[*] (its log: "
+                                 f"{named[0]}): no Java\n")
+        assert Path(named[0]).exists()
+    finally:
+        for name in named:
+            Path(name).unlink(missing_ok=True)
+    assert launch.log_rule("Spark failed: X", "f.log") == ("Spark failed: X (Spark's log: f.log)",
+                                                            True)
+    assert launch.log_rule("relevance file r.csv: bad", "f.log") == (
+        "relevance file r.csv: bad", False)
+
+
 def test_cli_without_pyspark_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)

@@ -8,9 +8,9 @@ import io
 import json
 
 from ..comparison import stats
-from ..metrics import is_metric, per_run as per_run_metric
 from ..report.clashes import Input
 from ..options import USER_COL, check_segments, group
+from ..outcome import add_per_run
 
 # eval's options that break the results down and draw them, after the evaluation (compare's
 # too): the registry's group 'extras' (options.PARAMS)
@@ -36,12 +36,8 @@ def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
 
     rows = by_segment(result.per_user, result.summary, segments, by,
                       settings.get("user_col") or USER_COL)
-    for name in result.summary:  # coverage, gini, entropy: each segment's users' lists at once
-        if is_metric(name) and per_run_metric(name.partition("@")[0]):
-            metrics.append(name)
-            for row in rows:
-                row[name] = (result.summary[name] if row["segment"] == ALL
-                             else (per_run or {}).get(row["segment"], {}).get(name))
+    # coverage, gini, entropy: each segment's users' lists at once
+    metrics += add_per_run(rows, result.summary, per_run or {}, ALL)
     return with_segments(shown, result.summary, rows, metrics, by, fmt)
 
 

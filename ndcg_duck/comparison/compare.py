@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import math
 import signal
-import warnings
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import interrupts, means, options as registry
+from .. import interrupts, means, options as registry, outcome
 from ..report import segments as segmenting
 from ..report.clashes import Input, Output, refuse_clashes
 from . import stats
-from ..errors import InputError, NdcgWarning
+from ..errors import InputError
 from ..evaluation import beyond
 from ..evaluation.evaluate import run as evaluate_run
 from ..sqltext import ident, literal
@@ -86,20 +85,17 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     gain, missing, user_col, ...) are evaluate's. Raises InputError for bad input or options
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
-    try:
-        runs = checked_runs(runs)
+    def call():
+        checked = checked_runs(runs)
         refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
                        [Input("relevance", "rels=", rels),
-                        *(Input("recommendations", f"runs[{name!r}]", recs) for name, recs in runs),
+                        *(Input("recommendations", f"runs[{name!r}]", recs)
+                          for name, recs in checked),
                         *(Input(name, f"{name}=", settings.get(name))
                           for name in ("segments", "train", "items"))])
         with interrupts.stoppable(signals=(signal.SIGINT,)):
-            result, notes = compare_runs(rels, runs, k, **settings)
-    except InputError as exc:
-        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
-    for note in notes:
-        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=2)
-    return result
+            return compare_runs(rels, checked, k, **settings)
+    return outcome.in_python(call)
 
 
 def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, all_pairs=False, test="t", correction=None,
@@ -142,33 +138,37 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
             per_run_found.append(found)
             tables.append(result.per_user)
             summaries.append(result.summary)
-            notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
+            outcome.add_run_notes(notes, name, said)
         metrics = [c for c in tables[0].column_names if c in summaries[0]]
         users = _pair_users(con, tables, metrics, where)
         _check_shared(con, unranked, names)
         aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None)
-        info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
-                         for name, summary in zip(names, summaries)},
-                "users": users["paired"], "users_left_out": users["left_out"],
-                "baseline": None if all_pairs else names[pairs[0][0]],
-                "pairs": [(names[i], names[j]) for i, j in pairs], "test": test,
-                "metrics": metrics, "ci": ci, "alpha": alpha, "min_users": min_users,
-                "n_resamples": n_resamples, "seed": seed, "by": by}
+        info = outcome.compare_info(
+            names, summaries, pairs, users["paired"], users["paired"] + users["left_out"],
+            metrics, dict(all_pairs=all_pairs, test=test, ci=ci, alpha=alpha,
+                          min_users=min_users, n_resamples=n_resamples, seed=seed, by=by))
         rows = metric_rows(con, aggregates, names, pairs, metrics, info)
-        asked = [name for name in summaries[0] if name in per_run_found[0].get(ALL, {}).get(
-            "values", {})]  # the per-run metrics asked for, in their order
-        per_run = per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
-                               [segment for segment, _ in aggregates], asked)
-        rows += per_run
-        info["metrics"] = metrics + list(dict.fromkeys(
-            row_metric(row) for row in per_run))
-        apply_correction(rows, correction, alpha, info)
+        finish_rows(rows, names, pairs, info, summaries, per_run_found, aggregates, correction)
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
             from ..report import plot as plotting
 
             plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
         return Comparison(rows, table, info), notes
+
+
+def finish_rows(rows: list, names: list, pairs: list, info: dict, summaries: list,
+                per_run_found: list, aggregates: list, correction) -> None:
+    """The last steps of compare on any engine: after the metric rows `rows`, the rows of the
+    per-run metrics asked for (per_run_rows, from each run's per_run_found, in the order of
+    the summaries), info's metrics with theirs, and the correction of every p-value."""
+    asked = [name for name in summaries[0] if name in per_run_found[0].get(ALL, {}).get(
+        "values", {})]  # the per-run metrics asked for, in their order
+    per_run = per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
+                           [segment for segment, _ in aggregates], asked)
+    rows += per_run
+    info["metrics"] = info["metrics"] + list(dict.fromkeys(row_metric(row) for row in per_run))
+    apply_correction(rows, correction, info["alpha"], info)
 
 
 def checked_runs(runs) -> list:

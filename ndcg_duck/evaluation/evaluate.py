@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import re
 import signal
-import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
@@ -13,8 +12,8 @@ import duckdb
 
 from .. import sqltext, statements
 from . import batches, beyond, inputs, progress
-from .. import interrupts, means, metrics as metric_names, options as registry
-from ..errors import InputError, NdcgWarning, duckdb_message
+from .. import interrupts, means, metrics as metric_names, options as registry, outcome
+from ..errors import InputError, duckdb_message
 from ..options import Options
 from ..sqlfiles import register
 
@@ -59,14 +58,10 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     the run works in a cursor of its own (its views and macros vanish with it), and threads,
     memory_limit and temp_dir are set only when given and restored afterwards.
     """
-    try:
+    def call():
         with interrupts.stoppable(signals=(signal.SIGINT,)):
-            result, notes = run(recs, rels, k, per_user=per_user, con=con, **options)
-    except InputError as exc:
-        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
-    for note in notes:
-        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=2)
-    return result
+            return run(recs, rels, k, per_user=per_user, con=con, **options)
+    return outcome.in_python(call)
 
 
 evaluate.__signature__ = inspect.Signature(
@@ -87,18 +82,7 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
     notes (warnings) of the run. `after(cursor)`, when given, runs in the run's cursor once
     every user is scored (its tables, such as beyond.py's ndcg_tops_, still there)."""
     registry.flag("per_user", per_user)
-    known = {p.name for p in registry.PYTHON}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise InputError(f"unknown option {unknown[0]}=: the options are "
-                         f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
-    metric = {name: value for name, value in given.items()
-              if registry.BY_NAME[name].group == "metric"}
-    options = Options(k=k, **metric)
-    # the metric names with their cutoffs; the SQL computes at each cutoff any of them needs
-    measures = metric_names.parse_metrics(options.metrics, options.k)
-    options = Options(**{**metric, "k": metric_names.cutoffs(measures)})
-    settings = registry.check_settings(given)
+    options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
     with _borrowed(owner, settings) as work, interrupts.watching(work):
@@ -183,36 +167,24 @@ def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
             "FROM (SELECT user_id, bool_or(has_judgments) AS judged, "
             "bool_or(has_ranking) AS ranked "
             "FROM ndcg_all GROUP BY user_id)").fetchall()
-        (kind, left, right), *more = loaded.as_text
-        kinds = ", ".join([f"{kind} ids are {left} in the {loaded.recs_what} and {right} in the "
-                           f"{loaded.rels_what}"]
-                          + [f"{kind} ids {left} and {right}" for kind, left, right in more])
-        notes.append(f"{kinds}: compared as text, so '001' and '1' differ; {matched} of the "
-                     f"{judged} users of the relevance data have recommendations")
+        notes.append(outcome.as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
+                                          matched, judged))
     if options.gain_map:
         levels = [level for level, _ in options.gain_map]
         (found,), = con.sql(f"SELECT list(DISTINCT relevance::DOUBLE ORDER BY relevance::DOUBLE) "
                             f"FROM ndcg_rels WHERE relevance::DOUBLE IN "
                             f"({', '.join(repr(level) for level in levels)})").fetchall()
-        unseen = [level for level in levels if level not in (found or [])]
-        if unseen:
-            shown = ", ".join(f"{level:g}" for level in unseen)
-            notes.append(f"the gain map (--gain-map) lists level{'s' if len(unseen) > 1 else ''} "
-                         f"{shown}, which never occur{'' if len(unseen) > 1 else 's'} in the "
-                         f"{loaded.rels_what}: check the map and the relevance values")
+        unseen = outcome.unseen_levels_note(levels, found, loaded.rels_what)
+        notes += [unseen] if unseen else []
     return notes
 
 
 def _message(exc: Exception, loaded: inputs.Loaded) -> str:
     """A DuckDB error as a user message: the macros' own checks name the input they read."""
     text = str(exc).strip().splitlines()[0]
-    found = re.search(r"ndcg-duck: (recommendations|relevance): (.*)", text)
-    if found is None:
-        if "ndcg-duck: " in text:  # a check that names its own file (the TREC readers)
-            return duckdb_message(exc)
-        return f"evaluation failed: {text}"
-    what = loaded.recs_what if found.group(1) == "recommendations" else loaded.rels_what
-    return f"{what}: {found.group(2)}"
+    named = outcome.named_check(text, {"recommendations": loaded.recs_what,
+                                       "relevance": loaded.rels_what})
+    return named if named is not None else f"evaluation failed: {text}"
 
 
 def _zero_ideal(con, options: Options) -> dict:
@@ -353,18 +325,10 @@ def _beyond_summary(con, summary: dict, measures: tuple, found) -> dict:
         for k, *values in con.sql(f"SELECT k, {counts} FROM ndcg_beyond_users GROUP BY k"
                                   ).fetchall():
             counted.update({(k, c): n for c, n in zip(found.per_user, values)})
-    out = {}
-    for m in measures:
-        if not metric_names.beyond(m):
-            out[m.name] = summary[m.name]
-        elif metric_names.per_run(m.metric):
-            out[m.name] = found.summary[m.name]
-        else:
-            out[m.name] = exact.get((m.k, m.metric))
-    out["users"] = summary["users"]
-    for m in per_user:
-        out[f"users_without_{m.name}"] = summary["users"] - counted.get((m.k, m.metric), 0)
-    return out
+    return outcome.beyond_summary(
+        summary, measures, found.summary,
+        {m.name: exact.get((m.k, m.metric)) for m in per_user},
+        {m.name: counted.get((m.k, m.metric), 0) for m in per_user})
 
 
 def _exact_means(con, measures: tuple) -> dict:
@@ -397,9 +361,7 @@ def no_overlap(con, loaded: inputs.Loaded) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0."""
     (recs_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_recs").fetchall()
     (rels_user,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_rels").fetchall()
-    return (f"no user of the {loaded.rels_what} has recommendations in the {loaded.recs_what} "
-            f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
-            f"--user-col and that both files use the same ids")
+    return outcome.no_overlap(loaded.recs_what, loaded.rels_what, recs_user, rels_user)
 
 
 def wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> str:

@@ -25,6 +25,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import InputError, duckdb_message
+from ..outcome import user_in_two_files
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
 from ..sqltext import ident, literal, text_list
 
@@ -484,10 +485,7 @@ def _one_file_per_user(con, source: Source, cols: Columns) -> None:
         raise InputError(f"cannot read {source.what}: {duckdb_message(exc)}") from None
     if rows:
         (who, first, second), = rows
-        raise InputError(f"{source.what}: user {who} appears in more than one of its "
-                         f"{len(source.files)} files ({first} and {second}): if they are two "
-                         f"runs, evaluate each on its own; if they are parts of one run, give "
-                         f"each user's rows in one file")
+        raise InputError(user_in_two_files(source.what, who, len(source.files), first, second))
 
 
 def ids_as_text(left: str, right: str) -> bool:

@@ -15,10 +15,17 @@ from .. import means
 from ..evaluation import beyond, inputs
 from ..errors import InputError
 from ..options import USER_COL
+from ..outcome import not_in_segments
 from ..sqltext import ident, literal
 
 ALL = "(all)"  # sql/ndcg_segments.sql's ndcg_all_segment()
 FORMATS = ("parquet", "csv", "json")
+
+
+def in_order(names, unknown: str) -> list:
+    """Segment names in the order every table shows them (by_segment's ORDER BY): by name,
+    the unknown segment last."""
+    return sorted(names, key=lambda name: (name == unknown, name.encode()))
 
 
 def shown(segment: str) -> str:
@@ -84,9 +91,7 @@ def join(con, per_user: str, into: str, what: str) -> None:
     if users and not placed and has_rows:
         (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments").fetchall()
         (ours,), = con.sql(f"SELECT min(user_id)::VARCHAR FROM {into}").fetchall()
-        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
-                         f"{theirs!r}, here like {ours!r}): check --user-col and that the files "
-                         f"use the same ids")
+        raise InputError(not_in_segments(what, theirs, ours))
 
 
 def by_segment(per_user, summary: dict, segments, by: str, user_col: str = USER_COL,

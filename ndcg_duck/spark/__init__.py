@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import NamedTuple, Optional
 
@@ -29,10 +27,9 @@ import duckdb
 import pyarrow as pa
 
 from .. import sqltext, statements
-from .. import interrupts
 from ..evaluation import inputs
 from ..report import output
-from .. import options as registry
+from .. import options as registry, outcome
 from ..errors import InputError
 from .. import metrics as metric_names
 from ..evaluation import beyond
@@ -40,14 +37,16 @@ from ..evaluation.evaluate import (core_computes, recs_item_type, no_overlap, wi
                                    score_users as score_all)
 from ..options import Options
 from ..sqlfiles import register
-from .exact import SCALE, exact_sum, mean_of  # noqa: F401 (SCALE and exact_sum: the API)
+from .exact import SCALE, Sums, exact_sum, schema as sums_schema  # noqa: F401 (the API)
 from . import beyond_accuracy as spark_beyond
 from .columns import col
 from .workers import connection as _connection
 from .driver import connection as driver_connection
+from .files import (check_one_file_per_user, check_output, described, read,  # noqa: F401
+                    write_per_user)
+from .launch import (INSTALL, LOG_CONFIG, cli_session, first_line as _first_line,  # noqa: F401
+                      parse_conf, session)
 
-INSTALL = ("the Spark engine needs pyspark and Java 17 or newer: pip install 'ndcg-duck[spark]', "
-           "and install a Java 17+ runtime (java on PATH, or JAVA_HOME)")
 SHIP = ("Spark's Python workers cannot import {module}: they run another Python than "
         "ndcg-duck's. Give them ndcg-duck's environment, e.g. venv-pack -o ndcg-env.tar.gz, "
         "then --spark-conf spark.archives=ndcg-env.tar.gz#env --spark-conf "
@@ -108,23 +107,13 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     ).to_arrow_table()
 
 
-def measured(metric_options: dict, k) -> tuple:
-    """(Options with the cutoffs the measures need, the measures): what evaluate.run computes
-    for these metric options (-m names without @K take the cutoffs k, or metric_options' k)."""
-    metric_options = dict(metric_options)
-    k = metric_options.pop("k", k)
-    options = Options(k=k, **metric_options)
-    measures = metric_names.parse_metrics(options.metrics, options.k)
-    return Options(**{**metric_options, "k": metric_names.cutoffs(measures)}), measures
-
-
 def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schema: pa.Schema,
                    settings: tuple, summed: bool = False, shipped=None):
     """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows, or
     with summed, the bucket's one row of partial sums (_partial_sums: no per-user row leaves the
     worker, and no second pass reads them). shipped: as score_users takes it."""
     given = dict(options._values)  # Options does not pickle: the worker makes its own
-    partial = _partial_sums(measures)[0] if summed else None
+    partial = _partial_sums(measures) if summed else None
 
     def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
         options = Options(**given)
@@ -147,63 +136,60 @@ def _bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, sche
 # --- exact sums ---------------------------------------------------------------------------------
 
 def _partial_sums(measures: tuple):
-    """mapInArrow function: one row per partition with its coverage counts and, per measure, how
-    many users have a value and the exact sum of their values (decimal text of exact_sum)."""
+    """mapInArrow function: one partition's exact.Sums (group None): its coverage counts
+    (COUNTS) and, per measure (key 'm|NAME'), how many users have a value and their exact sum."""
     import pyarrow.compute as pc
 
     names = [measure.name for measure in measures]
 
     def partial(batches):
-        judged = ranked = unranked = unjudged = zero = evaluated = lacking = 0
-        counts, sums = [0] * len(names), [0] * len(names)
+        sums = Sums()
+        for name in COUNTS:
+            sums.count(None, name, 0)
         for batch in batches:
             j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
-            judged += pc.sum(j).as_py() or 0
-            ranked += pc.sum(r).as_py() or 0
-            unranked += pc.sum(pc.and_(j, pc.invert(r))).as_py() or 0
-            unjudged += pc.sum(pc.and_(r, pc.invert(j))).as_py() or 0
-            zero += pc.sum(batch.column(FLAGS[3])).as_py() or 0
-            evaluated += pc.sum(batch.column(FLAGS[2])).as_py() or 0
+            for name, flags in (("judged", j), ("ranked", r),
+                                ("unranked", pc.and_(j, pc.invert(r))),
+                                ("unjudged", pc.and_(r, pc.invert(j))),
+                                ("zero", batch.column(FLAGS[3])),
+                                ("evaluated", batch.column(FLAGS[2]))):
+                sums.count(None, name, pc.sum(flags).as_py() or 0)
             if spark_beyond.LACKING in batch.schema.names:  # ild's items without features
-                lacking += batch.num_rows - batch.column(spark_beyond.LACKING).null_count
-            for i, name in enumerate(names):
+                sums.count(None, "lacking",
+                           batch.num_rows - batch.column(spark_beyond.LACKING).null_count)
+            for name in names:
                 values = batch.column(name).drop_null().cast(pa.float64())
-                values = values.to_numpy(zero_copy_only=False)
-                counts[i] += len(values)
-                sums[i] += exact_sum(values)
-        row = {"judged": [judged], "ranked": [ranked], "unranked": [unranked],
-               "unjudged": [unjudged], "zero": [zero], "evaluated": [evaluated],
-               "lacking": [lacking]}
-        for i in range(len(names)):
-            row[f"n{i}"], row[f"s{i}"] = [counts[i]], [str(sums[i])]
-        yield pa.RecordBatch.from_pydict(row)
+                sums.add(None, f"m|{name}", values.to_numpy(zero_copy_only=False))
+        yield sums.batch()
 
-    fields = ["judged long", "ranked long", "unranked long", "unjudged long", "zero long",
-              "evaluated long", "lacking long"]
-    fields += [f"n{i} long, s{i} string" for i in range(len(names))]
-    return partial, ", ".join(fields)
+    return partial
+
+
+COUNTS = ("judged", "ranked", "unranked", "unjudged", "zero", "evaluated", "lacking")
 
 
 def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
     """Adds up the partial sums of the per-user rows `scored` (or, with summed, the partial sums
     `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..},
     {measure name: how many users have a value})."""
-    partial, schema = _partial_sums(measures)
-    rows = (scored if summed else scored.mapInArrow(partial, schema)).collect()
-    users_of = {name: sum(row[name] for row in rows)
-                for name in ("judged", "ranked", "unranked", "lacking")}
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    if not summed:
+        scored = scored.mapInArrow(_partial_sums(measures), from_arrow_schema(sums_schema()))
+    sums = Sums.added(scored.collect())
+    users_of = {name: sums.n(None, name) for name in ("judged", "ranked", "unranked", "lacking")}
     summary, counts = {}, {}
-    for i, measure in enumerate(measures):
-        count = counts[measure.name] = sum(row[f"n{i}"] for row in rows)
-        total = sum(int(row[f"s{i}"]) for row in rows)
+    for measure in measures:
+        key = f"m|{measure.name}"
+        counts[measure.name] = sums.n(None, key)
         if metric_names.counts(measure.metric):  # summed over users, as trec_eval does
-            summary[measure.name] = total >> (SCALE + 53) if count else None
+            summary[measure.name] = sums.whole(None, key)
         else:
-            summary[measure.name] = mean_of(total, count)
-    summary.update(users=sum(row["evaluated"] for row in rows),
+            summary[measure.name] = sums.mean(None, key)
+    summary.update(users=sums.n(None, "evaluated"),
                    users_without_recommendations=users_of["unranked"],
-                   users_only_in_recommendations=sum(row["unjudged"] for row in rows),
-                   users_with_zero_ideal_dcg=sum(row["zero"] for row in rows))
+                   users_only_in_recommendations=sums.n(None, "unjudged"),
+                   users_with_zero_ideal_dcg=sums.n(None, "zero"))
     return summary, users_of, counts
 
 
@@ -300,18 +286,8 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     a Spark task (default: sized from the data). Raises InputError for bad input or options,
     with the message ndcg_duck.evaluate gives.
     """
-    import warnings
-
-    from ..errors import NdcgWarning
-
-    try:
-        result, notes = evaluate_for_cli(spark, recs, rels, k, per_user=per_user,
-                                         buckets=buckets, **options)
-    except InputError as exc:
-        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
-    for note in notes:
-        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=2)
-    return result
+    return outcome.in_python(lambda: evaluate_for_cli(spark, recs, rels, k, per_user=per_user,
+                                                      buckets=buckets, **options))
 
 
 def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
@@ -328,13 +304,7 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    unknown = sorted(set(given) - {p.name for p in registry.PYTHON})
-    if unknown:
-        raise InputError(f"unknown option {unknown[0]}=: the options are "
-                         f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
-    options, measures = measured({name: value for name, value in given.items()
-                                  if registry.BY_NAME[name].group == "metric"}, k)
-    settings = registry.check_settings(given)
+    options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     batch_users = settings["batch_users"]
     for name, value in (("buckets", buckets), ("batch_users", batch_users)):
@@ -374,7 +344,7 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
             scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
                 _bucket_scorer(options, measures, cols, schema, duckdb_settings,
                                summed=not rows_kept, shipped=driver and driver.shipped),
-                from_arrow_schema(schema) if rows_kept else _partial_sums(means)[1])
+                from_arrow_schema(schema if rows_kept else sums_schema()))
             if rows_kept:
                 scored = scored.persist(StorageLevel.DISK_ONLY)
             summary, users, counts = _summary(scored, means, summed=not rows_kept)
@@ -401,7 +371,7 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
             notes = _notes(rels, cols, options, loaded, users)
             if driver is not None:
                 values, said = driver.per_run(evaluated)
-                summary = _beyond_summary(summary, measures, values, counts)
+                summary = outcome.beyond_summary(summary, measures, values, summary, counts)
                 notes += said
                 if lists is not None and set(values):
                     lists.update(driver=driver, tops=evaluated.select(
@@ -415,34 +385,14 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
     return SparkEvaluation(summary, rows), notes
 
 
-def _beyond_summary(summary: dict, measures: tuple, per_run: dict, counts: dict) -> dict:
-    """The summary as the default engine gives it with beyond-accuracy measures
-    (evaluate._beyond_summary): the measures in order, the per-run ones from `per_run`, then
-    users, users_without_NAME@K for each per-user beyond-accuracy measure (the evaluated users
-    without a value: counts has how many have one), then the other counts of users."""
-    out = {m.name: per_run[m.name] if metric_names.per_run(m.metric) else summary[m.name]
-           for m in measures}
-    out["users"] = summary["users"]
-    for m in measures:
-        if metric_names.beyond(m) and not metric_names.per_run(m.metric):
-            out[f"users_without_{m.name}"] = summary["users"] - counts[m.name]
-    out.update((name, value) for name, value in summary.items() if name not in out)
-    return out
-
-
 def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> list:
     """The default engine's warnings (evaluate._notes), from what Spark has counted: ids
     compared as text, with how many judged users have recommendations; gain map levels that
     never occur in the judgments (one pass over them, only with a gain map)."""
     notes = []
     if loaded.as_text:
-        (kind, left, right), *more = loaded.as_text
-        kinds = ", ".join([f"{kind} ids are {left} in the {loaded.recs_what} and {right} in the "
-                           f"{loaded.rels_what}"]
-                          + [f"{kind} ids {left} and {right}" for kind, left, right in more])
-        notes.append(f"{kinds}: compared as text, so '001' and '1' differ; "
-                     f"{users['judged'] - users['unranked']} of the {users['judged']} users "
-                     f"of the relevance data have recommendations")
+        notes.append(outcome.as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
+                                          users["judged"] - users["unranked"], users["judged"]))
     if options.gain_map:
         levels = [level for level, _ in options.gain_map]
         if cols.item in rels.columns and cols.relevance in rels.columns:
@@ -451,12 +401,8 @@ def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> 
                      .where(relevance.isin(levels)).distinct().collect()}
         else:  # every judgment counts 1
             found = {1.0}
-        unseen = [level for level in levels if level not in found]
-        if unseen:
-            shown = ", ".join(f"{level:g}" for level in unseen)
-            notes.append(f"the gain map (--gain-map) lists level{'s' if len(unseen) > 1 else ''} "
-                         f"{shown}, which never occur{'' if len(unseen) > 1 else 's'} in the "
-                         f"{loaded.rels_what}: check the map and the relevance values")
+        unseen = outcome.unseen_levels_note(levels, found, loaded.rels_what)
+        notes += [unseen] if unseen else []
     return notes
 
 
@@ -489,279 +435,16 @@ def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = No
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         text = str(exc)
-        found = re.search(r"ndcg-duck: (recommendations|relevance|items|train): ([^\n]*)",
-                          text)
-        if found:
-            what = {"recommendations": recs_what, "relevance": rels_what,
-                    "items": given and given.items, "train": given and given.train
-                    }[found.group(1)] or found.group(1)
-            raise InputError(f"{what}: {found.group(2).strip()}") from None
-        own = re.search(r"ndcg-duck: ([^\n]*)", text)  # a check naming its own file (TREC)
-        if own:
-            raise InputError(own.group(1).strip()) from None
+        named = outcome.named_check(text, {"recommendations": recs_what, "relevance": rels_what,
+                                           "items": given and given.items,
+                                           "train": given and given.train})
+        if named is not None:
+            raise InputError(named) from None
         missing = re.search(r"No module named '(duckdb|ndcg_duck|pyarrow)", text)
         if missing:
             raise InputError(SHIP.format(module=missing.group(1))) from None
         errors = re.findall(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception): .*)$", text, re.M)
         raise InputError(f"Spark failed: {errors[-1] if errors else _first_line(text)}") from None
-
-
-def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else "no message"
-
-
-# --- the command line: ndcg-duck eval --engine spark --------------------------------------------
-
-LOG_CONFIG = Path(__file__).resolve().parent / "log4j2.properties"
-
-
-def parse_conf(pairs) -> dict:
-    """--spark-conf KEY=VALUE pieces as a dict."""
-    conf = {}
-    for pair in pairs or ():
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"--spark-conf {pair!r} is not KEY=VALUE, as in "
-                             f"spark.executor.memory=4g", usage=True)
-        conf[key.strip()] = value
-    return conf
-
-
-def session(master: str, conf: dict, show_progress: bool, log):
-    """A Spark session for one CLI run, and whether this run started it. The JVM's own output goes to `log` (an open file), or
-    to the terminal with Spark's progress bar when show_progress; Spark's loggers stay quiet
-    there (a refused input is reported by ndcg-duck, in one line)."""
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        raise InputError(INSTALL) from None
-    java = (f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} "
-            f"-Dndcg_duck.log_level={'off' if show_progress else 'warn'}")
-    conf = dict(conf)
-    python = _local_python(master, conf)
-    conf["spark.driver.extraJavaOptions"] = (java + " " + conf.get(
-        "spark.driver.extraJavaOptions", "")).strip()
-    conf.setdefault("spark.ui.showConsoleProgress", str(show_progress).lower())
-    builder = SparkSession.builder.master(master).appName("ndcg-duck")
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    if SparkSession.getActiveSession() is not None:  # in a notebook or a test: use it, keep it
-        return builder.getOrCreate(), False
-    saved, environment = os.dup(2), os.environ.get("PYSPARK_PYTHON")
-    try:
-        if log is not None:  # the JVM inherits stderr when it starts: give it the log file
-            os.dup2(log.fileno(), 2)
-        if python:  # pyspark reads the workers' interpreter from the environment
-            os.environ["PYSPARK_PYTHON"] = python
-        spark = builder.getOrCreate()
-        interrupts.reclaim()  # SparkContext replaced the SIGINT handler with its own
-        return spark, True
-    except Exception as exc:
-        where = f" (its log: {log.name})" if log is not None else ""
-        raise InputError(f"could not start Spark at {master}{where}: {_first_line(str(exc))}; "
-                         f"{INSTALL}") from None
-    finally:
-        if python and environment is None:
-            os.environ.pop("PYSPARK_PYTHON", None)
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
-def _local_python(master: str, conf: dict) -> Optional[str]:
-    """With a local master, the workers run the interpreter ndcg-duck runs in (the one that has
-    duckdb), not the `python3` on PATH, unless the user chose one (--spark-conf
-    spark.pyspark.python, or PYSPARK_PYTHON): the interpreter set in `conf`, or None."""
-    if not master.startswith("local") or os.environ.get("PYSPARK_PYTHON") \
-            or "spark.pyspark.python" in conf:
-        return None
-    import sys
-
-    conf["spark.pyspark.python"] = sys.executable
-    conf.setdefault("spark.pyspark.driver.python", sys.executable)
-    return sys.executable
-
-
-def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
-    """A Spark DataFrame over a file, a directory of part files or a glob."""
-    import glob
-
-    path = str(path)
-    remote = "://" in path
-    if not remote and not inputs.has_glob(path) and not Path(path).exists():
-        raise InputError(f"{role} file {path} does not exist")
-    sample = None
-    if not remote and inputs.has_glob(path):
-        matches = sorted(glob.glob(path, recursive=True))
-        if not matches:
-            raise InputError(f"{role} glob {path} matches no file")
-        sample = matches[0]
-    fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
-        or inputs.format_of(path, None, role, sample=sample)
-    where = path if remote else os.path.abspath(path)  # the JVM's directory may be another
-    try:
-        if fmt == "trec":
-            return _read_trec(spark, path, where, role, cols)
-        if fmt == "csv":
-            sep = "\t" if path.lower().rstrip("/").endswith(".tsv") else ","
-            df = spark.read.csv(where, header=True, inferSchema=True, sep=sep)
-            # whole numbers as DuckDB's CSV reader types them (BIGINT), not Spark's INT
-            df = df.select(*[col(f.name).cast("long") if f.dataType.typeName() == "integer"
-                             else col(f.name) for f in df.schema.fields])
-            return _special_numbers(df, [cols.rank, cols.score] if role == "recommendations"
-                                    else [cols.relevance])
-
-        if fmt == "json":
-            df = spark.read.json(where)
-            if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines
-                df = spark.read.json(where, multiLine=True)
-            return df
-        return spark.read.parquet(where)
-    except Exception as exc:
-        if not type(exc).__module__.startswith(("pyspark", "py4j")):
-            raise
-        raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
-
-
-# a CSV number as DuckDB's reader takes it, nan and inf included (Spark's takes NaN and Inf only)
-CSV_NUMBER = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:nan|inf|infinity))\s*$"
-
-
-def _special_numbers(df, names):
-    """The named CSV columns that Spark read as text only because they hold nan or inf (as DuckDB's
-    reader does not), as DOUBLE, so that the macros' own checks name the value as on the default
-    engine. A pass over the column only when it came out as text (which is otherwise an error)."""
-    from pyspark.sql import functions as F
-
-    text = [f.name for f in df.schema.fields
-            if f.name in names and f.dataType.typeName() == "string"]
-    for name in text:
-        if not df.filter(col(name).isNotNull() & ~col(name).rlike(CSV_NUMBER)).limit(1).count():
-            df = df.withColumn(name, F.trim(col(name)).cast("double"))
-    return df
-
-
-TREC_FILE = "__ndcg_file"  # the file a TREC line came from, for check_one_file_per_user
-
-
-def _read_trec(spark, path: str, where: str, role: str, cols: inputs.Columns):
-    """A TREC run or qrels: Spark reads the lines, each worker parses its share with the macros
-    the default engine reads TREC files with (ndcg_trec_run_lines, ndcg_trec_qrels_lines), so a
-    bad line stops the run with the same message, naming the file as it was given."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    reader, value = inputs.TREC_READERS[role]
-    reader = reader + "_lines"
-    value_col = getattr(cols, value)
-    schema = pa.schema([(cols.user, pa.string()), (cols.item, pa.string()),
-                        (value_col, pa.float64()), (TREC_FILE, pa.string())])
-    relative = None if remote_or_absolute(path) else os.getcwd()
-
-    def parse(batches):
-        from urllib.parse import unquote
-
-        import pyarrow.compute as pc
-
-        con = _connection(())
-        for batch in batches:
-            names = [unquote(re.sub(r"^file:(//)?", "", name))
-                     for name in batch.column(0).to_pylist()]
-            if relative is not None:
-                names = [os.path.relpath(name, relative) for name in names]
-            lines = pa.table({"filename": names, "line": batch.column(1)})
-            for name in dict.fromkeys(names):  # a batch is mostly one file's lines
-                con.register("ndcg_trec_lines_in", lines.filter(
-                    pc.equal(lines.column(0), name)))
-                try:
-                    table = con.sql(f"SELECT user_id, item_id, {value}, "
-                                    f"{sqltext.literal(name)} AS filename "
-                                    f"FROM {reader}('ndcg_trec_lines_in')").to_arrow_table()
-                except duckdb.Error as exc:
-                    raise RuntimeError(str(exc).strip().splitlines()[0]) from None
-                finally:
-                    con.unregister("ndcg_trec_lines_in")
-                yield from table.rename_columns(schema.names).cast(schema).to_batches()
-
-    lines = spark.read.text(where).select(F.input_file_name().alias("filename"),
-                                         F.col("value").alias("line"))
-    return lines.mapInArrow(parse, from_arrow_schema(schema))
-
-
-def remote_or_absolute(path: str) -> bool:
-    return "://" in path or os.path.isabs(path)
-
-
-def check_one_file_per_user(df, what: str, user_col: str) -> None:
-    """The default engine's check on recommendations read from several files: each user's rows
-    come from one of them (else a glob that matches two runs would evaluate their union)."""
-    from pyspark.sql import functions as F
-
-    files = df.inputFiles()
-    if len(files) < 2 or user_col not in df.columns:
-        return
-    file = col(TREC_FILE) if TREC_FILE in df.columns else F.input_file_name()
-    rows = (df.select(col(user_col).cast("string").alias("u"), file.alias("f"))
-            .groupBy("u").agg(F.min("f").alias("first"), F.max("f").alias("second"))
-            .filter("first <> second").limit(1).collect())
-    if rows:
-        who, first, second = rows[0]
-        first, second = (re.sub(r"^file:(//)?", "", name) for name in (first, second))
-        raise InputError(f"{what}: user {who} appears in more than one of its {len(files)} "
-                         f"files ({first} and {second}): if they are two runs, evaluate each on "
-                         f"its own; if they are parts of one run, give each user's rows in one "
-                         f"file")
-
-
-def _format_inside(folder: str) -> Optional[str]:
-    """The format of a directory of part files, from its first data file's name."""
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
-        for name in sorted(files):
-            if not name.startswith(("_", ".")):
-                try:
-                    return inputs.format_of(name, None, "recommendations")
-                except InputError:
-                    return None
-    return None
-
-
-def is_directory_output(path: str) -> bool:
-    """--per-user OUT/ (or a URI) is a directory of Parquet part files written by Spark."""
-    return path.endswith(("/", os.sep)) or "://" in path
-
-
-def check_output(path: str) -> None:
-    if not is_directory_output(path):
-        output.check_output_path(path)
-    elif "://" not in path and Path(path).exists():
-        raise InputError(f"output directory {path} exists: remove it or name another", usage=True)
-
-
-def write_per_user(rows, path: str, user_col: str) -> None:
-    """Spark writes the per-user rows as Parquet part files: into the directory `path`, or into
-    a temporary directory that DuckDB then copies, ordered by user, into the one file `path`
-    (written whole or not at all, as the default engine writes it)."""
-    if is_directory_output(path):
-        rows.write.parquet(path)
-        return
-    target = Path(path)
-    parts = target.with_name(f".{target.name}.{os.getpid()}.parts")
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    con = driver_connection()
-    try:
-        rows.write.mode("overwrite").parquet(str(parts))
-        con.execute(f"COPY (FROM read_parquet({sqltext.literal(str(parts / '*.parquet'))}) "
-                    f"ORDER BY {sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
-                    f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
-        os.replace(tmp, target)
-    except duckdb.Error as exc:
-        raise InputError(f"cannot write {path}: {str(exc).strip().splitlines()[0]}") from None
-    finally:
-        con.close()
-        shutil.rmtree(parts, ignore_errors=True)
-        if tmp.exists():
-            tmp.unlink()
 
 
 def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
@@ -770,69 +453,51 @@ def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
     """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows (to stdout, in the
     format fmt names, for per_user "-"), draw --plot; the
     summary, the notes (warnings) of the run and the --segments rows (None without)."""
-    import tempfile
-    import warnings
-
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
     conf = parse_conf(conf_pairs)
     if per_user and per_user != "-":
         check_output(per_user)
-    beyond.require(measured({name: value for name, value in settings.items()  # fail fast
+    beyond.require(outcome.measured({name: value for name, value in settings.items()  # fail fast
                              if registry.BY_NAME[name].group == "metric"}, None)[1],
                    settings["train"], settings["items"])
-    recs_format, rels_format = settings["recs_format"], settings["rels_format"]
-    log = None if show_progress else tempfile.NamedTemporaryFile(
-        "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
-    spark, owned, keep_log, lists = None, False, False, None
-    try:
-        spark, owned = session(master, conf, show_progress, log)
-        cols = inputs.Columns.given(**{name: settings.get(name) for name in
-                                       ("user_col", "item_col", "items_col", "rank_col",
-                                        "score_col", "relevance_col")})
-        recs_df = read(spark, recs, recs_format, "recommendations", cols)
-        rels_df = read(spark, rels, rels_format, "relevance", cols)
-        recs_what, rels_what = (
-            f"{role} {'directory' if '://' not in str(path) and Path(path).is_dir() else 'file'} "
-            f"{path}" for role, path in (("recommendations", recs), ("relevance", rels)))
-        with refusals(recs_what, rels_what):
-            check_one_file_per_user(recs_df, recs_what, settings["user_col"]
-                                    or registry.BY_NAME["user_col"].shown)
+    with cli_session(master, conf, show_progress) as spark:
         lists = {} if segments is not None else None  # the per-run metrics per segment
-        result, notes = evaluate_for_cli(spark, recs_df, rels_df,
-                                         per_user=bool(per_user or segments or plot),
-                                         recs_what=recs_what, rels_what=rels_what, lists=lists,
-                                         **settings)
-        user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
-        rows = None
-        with refusals(recs_what, rels_what):
-            if per_user == "-":
-                output.through_file(
-                    lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)
-            elif per_user:
-                write_per_user(result.per_user, per_user, user_col)
-            if plot:
-                from .extras import plot as draw
+        try:
+            return _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt,
+                             lists)
+        finally:
+            if lists:
+                lists["driver"].close()
 
-                draw(result.per_user, result.summary, plot)
-            if segments is not None:
-                from .extras import by_segment, per_run_by_segment
 
-                rows = by_segment(spark, result.per_user, result.summary, segments, by, user_col)
-                if lists:
-                    per_run_by_segment(spark, lists, rows, result.summary, segments, by,
-                                       user_col)
-        return result.summary, notes, rows
-    except InputError as exc:
-        keep_log = log is not None and str(exc).startswith(("Spark failed", "could not start"))
-        if keep_log and "Spark failed" in str(exc):
-            raise InputError(f"{exc} (Spark's log: {log.name})") from None
-        raise
-    finally:
-        if lists:
-            lists["driver"].close()
-        if owned:
-            spark.stop()
-        if log is not None:
-            log.close()
-            if not keep_log:
-                os.unlink(log.name)
+def _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt, lists) -> tuple:
+    """run_cli's work in the session `spark`."""
+    cols = inputs.Columns.given(**settings)
+    recs_df = read(spark, recs, settings["recs_format"], "recommendations", cols)
+    rels_df = read(spark, rels, settings["rels_format"], "relevance", cols)
+    recs_what, rels_what = described("recommendations", recs), described("relevance", rels)
+    with refusals(recs_what, rels_what):
+        check_one_file_per_user(recs_df, recs_what, settings["user_col"]
+                                or registry.BY_NAME["user_col"].shown)
+    result, notes = evaluate_for_cli(spark, recs_df, rels_df,
+                                     per_user=bool(per_user or segments or plot),
+                                     recs_what=recs_what, rels_what=rels_what, lists=lists,
+                                     **settings)
+    user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
+    rows = None
+    with refusals(recs_what, rels_what):
+        if per_user == "-":
+            output.through_file(
+                lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)
+        elif per_user:
+            write_per_user(result.per_user, per_user, user_col)
+        if plot:
+            from .extras import plot as draw
+
+            draw(result.per_user, result.summary, plot)
+        if segments is not None:
+            from .extras import by_segment, per_run_by_segment
+
+            rows = by_segment(spark, result.per_user, result.summary, segments, by, user_col)
+            if lists:
+                per_run_by_segment(spark, lists, rows, result.summary, segments, by, user_col)
+    return result.summary, notes, rows

@@ -30,14 +30,17 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from .. import outcome
 from ..comparison import compare as comparing
 from ..evaluation import inputs
 from ..options import USER_COL, group
 from ..sqlfiles import register
 from .columns import col
-from .exact import exact_square_sum, exact_sum, mean_of, variance_of
+from .exact import Sums, schema as sums_schema
+from ..report.segments import in_order
 from ..errors import InputError
-from . import FLAGS, write_per_user
+from . import FLAGS
+from .files import write_per_user
 from .driver import connection as driver_connection
 
 STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
@@ -70,50 +73,38 @@ def _pieces(batch):
 
 
 def _sums(runs: int, pairs: list, metrics: list, margin: float):
-    """mapInArrow function: per partition and segment (None without --segments), the users
-    (key 'u') and, for each run and metric (key 's|RUN|METRIC') and each pair and metric (key
-    'p|I|J|METRIC': the differences run J - run I), the count and the exact sums of the values
-    and of their squares (decimal text), and wins, ties and losses; and (key 'r') the users
-    every run has recommendations for."""
+    """mapInArrow function: per partition, an exact.Sums by segment (None without --segments):
+    the users (key 'u'), for each run and metric (key 's|RUN|METRIC') and each pair and metric
+    (key 'p|I|J|METRIC': the differences run J - run I) the count and the exact sums of the
+    values and of their squares, the pairs' wins, ties and losses (keys 'p|I|J|METRIC|wins',
+    ...), and (key 'r') the users every run has recommendations for."""
     def partial(batches):
         import numpy as np
 
-        totals = {}
-
-        def add(key, values, outcome=None):
-            n, s1, s2, wins, ties, losses = totals.get(key, (0, 0, 0, 0, 0, 0))
-            n, s1, s2 = n + len(values), s1 + exact_sum(values), s2 + exact_square_sum(values)
-            if outcome is not None:
-                wins += int(np.sum(values > margin))
-                ties += int(np.sum(np.abs(values) <= margin))
-                losses += int(np.sum(values < -margin))
-            totals[key] = (n, s1, s2, wins, ties, losses)
-
+        sums = Sums()
         for segment, batch in _pieces_of(batches):
             def values(run, metric):
                 column = batch.column(_column(run, metric)).cast(pa.float64())
                 return column.to_numpy(zero_copy_only=False)
 
-            n = totals.get((segment, "u"), (0,))[0]
-            totals[(segment, "u")] = (n + batch.num_rows, 0, 0, 0, 0, 0)
+            sums.count(segment, "u", batch.num_rows)
             ranked = np.ones(batch.num_rows, dtype=bool)
             for run in range(runs):
                 ranked &= batch.column(_ranked(run)).to_numpy(zero_copy_only=False).astype(bool)
-            n = totals.get((segment, "r"), (0,))[0]
-            totals[(segment, "r")] = (n + int(ranked.sum()), 0, 0, 0, 0, 0)
+            sums.count(segment, "r", int(ranked.sum()))
             for m in metrics:
                 columns = [values(run, m) for run in range(runs)]
                 for run, x in enumerate(columns):
-                    add((segment, f"s|{run}|{m}"), x[~np.isnan(x)])
+                    sums.add(segment, f"s|{run}|{m}", x[~np.isnan(x)], squares=True)
                 for i, j in pairs:
+                    key = f"p|{i}|{j}|{m}"
                     d = columns[j] - columns[i]  # as DuckDB's x - base: one rounding
-                    add((segment, f"p|{i}|{j}|{m}"), d[~np.isnan(d)], outcome=True)
-        keys = list(totals)
-        yield pa.RecordBatch.from_pydict(
-            {"segment": [segment for segment, _ in keys], "key": [key for _, key in keys],
-             **{name: [str(totals[k][i]) for k in keys] for i, name in
-                enumerate(("n", "s1", "s2", "wins", "ties", "losses"))}},
-            schema=SUMS)
+                    d = d[~np.isnan(d)]
+                    sums.add(segment, key, d, squares=True)
+                    sums.count(segment, f"{key}|wins", np.sum(d > margin))
+                    sums.count(segment, f"{key}|ties", np.sum(np.abs(d) <= margin))
+                    sums.count(segment, f"{key}|losses", np.sum(d < -margin))
+        yield sums.batch()
     return partial
 
 
@@ -122,48 +113,34 @@ def _pieces_of(batches):
         yield from _pieces(batch)
 
 
-SUMS = pa.schema([("segment", pa.string()), ("key", pa.string())]
-                 + [(name, pa.string()) for name in ("n", "s1", "s2", "wins", "ties", "losses")])
+def aggregates(sums: Sums, runs: int, pairs: list, metrics: list, unknown=None) -> list:
+    """The partitions' sums added up (Sums.added with everyone), as comparison.compare's
+    aggregates (ndcg_spread and ndcg_paired's fields): [('(all)', {key: {...}})], then with
+    --segments one per segment by name, `unknown` last; every mean and variance from exact
+    sums, rounded once (Sums.mean, Sums.variance)."""
+    return [(comparing.ALL if group is None else group,
+             _values(sums, group, runs, pairs, metrics))
+            for group in [None] + in_order(sums.groups(), unknown)]
 
 
-def aggregates(parts: list, runs: int, pairs: list, metrics: list, unknown=None) -> list:
-    """The partitions' sums added up, as comparison.compare's aggregates (ndcg_spread and
-    ndcg_paired's fields): [('(all)', {key: {...}})], then with --segments one per segment by
-    name, `unknown` last. The seam for a shared rule of means: every mean and variance here
-    comes from exact partial sums through mean_of and variance_of."""
-    added = {}
-    for row in parts:
-        groups = [None] if row["segment"] is None else [None, row["segment"]]
-        for group in groups:  # None: every user (the '(all)' row)
-            total = added.setdefault((group, row["key"]), [0] * 6)
-            for i, name in enumerate(("n", "s1", "s2", "wins", "ties", "losses")):
-                total[i] += int(row[name])
-    segments = sorted({group for group, _ in added if group is not None},
-                      key=lambda name: (name == unknown, name.encode()))
-    return [(comparing.ALL if group is None else group, _values(added, group, runs, pairs, metrics))
-            for group in [None] + segments]
-
-
-def _values(added: dict, group, runs: int, pairs: list, metrics: list) -> dict:
+def _values(sums: Sums, group, runs: int, pairs: list, metrics: list) -> dict:
     """One group's aggregates ({key: ndcg_spread's or ndcg_paired's fields}) from its sums."""
-    spread = {}
-    for (where, key), (n, s1, s2, *_) in added.items():
-        if where == group:
-            spread[key] = {"users": n, "mean": mean_of(s1, n), "var": variance_of(s1, s2, n)}
     values = {}
     for m in metrics:
         for run in range(runs):
-            values[f"s|{run}|{m}"] = spread.get(f"s|{run}|{m}", {"users": 0, "mean": None,
-                                                                   "var": None})
+            key = f"s|{run}|{m}"
+            values[key] = {"users": sums.n(group, key), "mean": sums.mean(group, key),
+                           "var": sums.variance(group, key)}
         for i, j in pairs:
             key = f"p|{i}|{j}|{m}"
-            x, base, d = values[f"s|{j}|{m}"], values[f"s|{i}|{m}"], spread.get(key)
-            wins, ties, losses = added.get((group, key), [0] * 6)[3:]
-            values[key] = {"users": d["users"] if d else 0, "mean": x["mean"], "var": x["var"],
+            x, base = values[f"s|{j}|{m}"], values[f"s|{i}|{m}"]
+            d = sums.has(group, key)
+            values[key] = {"users": sums.n(group, key), "mean": x["mean"], "var": x["var"],
                            "base_mean": base["mean"], "base_var": base["var"],
-                           "diff_mean": d["mean"] if d else None,
-                           "diff_var": d["var"] if d else None,
-                           "wins": wins, "ties": ties, "losses": losses}
+                           "diff_mean": sums.mean(group, key) if d else None,
+                           "diff_var": sums.variance(group, key) if d else None,
+                           **{name: sums.n(group, f"{key}|{name}")
+                              for name in ("wins", "ties", "losses")}}
     return values
 
 
@@ -199,7 +176,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
                                                  unknown, o) if lists else {})
         tables.append(result.per_user)
         summaries.append(result.summary)
-        notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
+        outcome.add_run_notes(notes, name, said)
     metrics = [c for c in tables[0].columns if c in summaries[0]]
     joined = None
     for run, table in enumerate(tables):
@@ -216,27 +193,22 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     finally:
         con.close()
     with refusals(runs[0][2], rels_what):
-        parts = joined.drop("__ndcg_user").mapInArrow(
-            _sums(len(names), pairs, metrics, margin), from_arrow_schema(SUMS)).collect()
+        sums = Sums.added(joined.drop("__ndcg_user").mapInArrow(
+            _sums(len(names), pairs, metrics, margin), from_arrow_schema(sums_schema()))
+            .collect(), everyone=True)
         users = tables[0].select(col(user_col).alias("u"))
         for table in tables[1:]:
             users = users.union(table.select(col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
-        paired = sum(int(row["n"]) for row in parts if row["key"] == "u")
-        if not sum(int(row["n"]) for row in parts if row["key"] == "r"):
+        paired = sums.n(None, "u")
+        if not sums.n(None, "r"):
             raise InputError(comparing.no_shared_user(names))
         if segments is not None:
-            placed = sum(int(row["n"]) for row in parts
-                         if row["key"] == "u" and row["segment"] != unknown)
+            placed = paired - sums.n(unknown, "u")
             check_placed(joined, placed, paired, theirs, what)
-    found = aggregates(parts, len(names), pairs, metrics, unknown)
-    info = {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
-                     for name, summary in zip(names, summaries)},
-            "users": paired, "users_left_out": everyone - paired,
-            "baseline": None if o["all_pairs"] else names[pairs[0][0]],
-            "pairs": [(names[i], names[j]) for i, j in pairs], "test": o["test"],
-            "metrics": metrics, "ci": o["ci"], "alpha": o["alpha"], "min_users": o["min_users"],
-            "n_resamples": o["n_resamples"], "seed": o["seed"], "by": by}
+    found = aggregates(sums, len(names), pairs, metrics, unknown)
+    info = outcome.compare_info(names, summaries, pairs, paired, everyone, metrics,
+                                dict(o, by=by))
     test = o["test"]
     # the t-test needs only the sums; the resampling tests are filled in below
     resampling = test in ("randomization", "bootstrap")
@@ -248,14 +220,8 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
                         o["seed"], o["ci"])
     for row in rows:
         row["test"] = test
-    asked = [name for name in summaries[0] if name in per_run_found[0].get(
-        comparing.ALL, {}).get("values", {})]  # the per-run metrics asked for, in their order
-    per_run = comparing.per_run_rows(names, pairs, info, dict(zip(names, per_run_found)),
-                                     [segment for segment, _ in found], asked)
-    rows += per_run
-    info["metrics"] = metrics + list(dict.fromkeys(
-        comparing.row_metric(row) for row in per_run))
-    comparing.apply_correction(rows, o["correction"], o["alpha"], info)
+    comparing.finish_rows(rows, names, pairs, info, summaries, per_run_found, found,
+                          o["correction"])
     if per_user:
         with refusals(runs[0][2], rels_what):
             write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
@@ -471,14 +437,10 @@ def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resampl
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
             compare_options: dict, segments, by, per_user, plot) -> tuple:
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
-    import os
-    import tempfile
-    import warnings
-    from pathlib import Path
+    from . import refusals
+    from .files import check_one_file_per_user, described as what, read
+    from .launch import cli_session, parse_conf
 
-    from . import parse_conf, read, session, check_one_file_per_user, refusals
-
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
     if plot is not None:
         from ..comparison import stats
         from ..report import plot as plotting
@@ -491,19 +453,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
                             compare_options["alpha"], compare_options["ci"],
                             compare_options["min_users"], segments, by)
     conf = parse_conf(conf_pairs)
-    cols = inputs.Columns.given(**{name: settings.get(name) for name in
-                                   ("user_col", "item_col", "items_col", "rank_col",
-                                    "score_col", "relevance_col")})
-    log = None if show_progress else tempfile.NamedTemporaryFile(
-        "w", prefix="ndcg-duck-spark-", suffix=".log", delete=False)
-    spark, owned = None, False
-    try:
-        spark, owned = session(master, conf, show_progress, log)
-
-        def what(role, path):
-            kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
-            return f"{role} {kind} {path}"
-
+    cols = inputs.Columns.given(**settings)
+    with cli_session(master, conf, show_progress) as spark:
         rels_df = read(spark, relevance, settings["rels_format"], "relevance", cols)
         frames = []
         for name, path in runs:
@@ -513,9 +464,3 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
                        what("relevance", relevance), segments, by, per_user, plot)
-    finally:
-        if owned:
-            spark.stop()
-        if log is not None:
-            log.close()
-            os.unlink(log.name)

@@ -62,3 +62,89 @@ def variance_of(total: int, squares: int, count: int) -> Optional[float]:
     scale = 1 << (SCALE + 53)
     s1, s2 = Fraction(total, scale), Fraction(squares, scale)
     return float((count * s2 - s1 * s1) / (count * (count - 1)))
+
+
+class Sums:
+    """The one accumulator of exact sums on Spark (eval's summary, --segments, compare): per
+    (group, key) a count and the exact sums of the values and, when asked, of their squares
+    (exact_sum's scaled integers). A group is a segment's name, or None for no segment. Each
+    partition fills one (add, count) and sends `batch()`, a few rows of schema(); the driver adds
+    the partitions' rows (added) and reads the means, variances and counts, each rounded once.
+    """
+
+    def __init__(self):
+        self.totals: dict = {}  # (group, key): [count, sum, sum of squares]
+
+    def _at(self, group, key) -> list:
+        return self.totals.setdefault((group, key), [0, 0, 0])
+
+    def count(self, group, key: str, n: int) -> None:
+        """Add n to the count of (group, key), with no values (users, wins, ...)."""
+        self._at(group, key)[0] += int(n)
+
+    def add(self, group, key: str, values, squares: bool = False) -> None:
+        """Add the finite doubles `values` (a numpy array) to (group, key)."""
+        total = self._at(group, key)
+        total[0] += len(values)
+        total[1] += exact_sum(values)
+        if squares:
+            total[2] += exact_square_sum(values)
+
+    def batch(self):
+        """The partition's sums as one Arrow record batch of schema() (sums as decimal text)."""
+        import pyarrow as pa
+
+        keys = list(self.totals)
+        return pa.RecordBatch.from_pydict(
+            {"group": [group for group, _ in keys], "key": [key for _, key in keys],
+             "n": [self.totals[k][0] for k in keys],
+             "s1": [str(self.totals[k][1]) for k in keys],
+             "s2": [str(self.totals[k][2]) for k in keys]}, schema=schema())
+
+    @classmethod
+    def added(cls, rows, everyone: bool = False) -> "Sums":
+        """The partitions' rows (collected Spark rows of schema()) added up; with everyone, each
+        group's sums are also added to group None (every user, the '(all)' row)."""
+        found = cls()
+        for row in rows:
+            groups = [row["group"]] + ([None] if everyone and row["group"] is not None else [])
+            for group in groups:
+                total = found._at(group, row["key"])
+                total[0] += row["n"]
+                total[1] += int(row["s1"])
+                total[2] += int(row["s2"])
+        return found
+
+    def groups(self) -> set:
+        """The groups other than None."""
+        return {group for group, _ in self.totals if group is not None}
+
+    def has(self, group, key: str) -> bool:
+        return (group, key) in self.totals
+
+    def n(self, group, key: str) -> int:
+        return self.totals.get((group, key), [0])[0]
+
+    def mean(self, group, key: str) -> Optional[float]:
+        """The exactly rounded mean (mean_of); None without values."""
+        n, total, _ = self.totals.get((group, key), (0, 0, 0))
+        return mean_of(total, n)
+
+    def variance(self, group, key: str) -> Optional[float]:
+        """The sample variance (variance_of, with squares added); None for fewer than two."""
+        n, total, squares = self.totals.get((group, key), (0, 0, 0))
+        return variance_of(total, squares, n)
+
+    def whole(self, group, key: str) -> Optional[int]:
+        """The sum of values that are whole numbers (a count metric's, summed over users as
+        trec_eval does), as an integer; None without values."""
+        n, total, _ = self.totals.get((group, key), (0, 0, 0))
+        return total >> (SCALE + 53) if n else None
+
+
+def schema():
+    """Sums' rows: group (a segment or null), key, the count, the sums as decimal text."""
+    import pyarrow as pa
+
+    return pa.schema([("group", pa.string()), ("key", pa.string()), ("n", pa.int64()),
+                      ("s1", pa.string()), ("s2", pa.string())])

@@ -17,46 +17,34 @@ import pyarrow as pa
 
 from .. import sqltext
 from ..errors import InputError
+from ..outcome import add_per_run, not_in_segments
 from ..report import plot as plotting
 from ..report import segments as segmenting
 from ..sqlfiles import register
-from .exact import exact_sum, mean_of
+from .exact import Sums, schema as sums_schema
 from .columns import col
 from .workers import connection
 from .driver import connection as driver_connection
 
 
 def _segment_sums(metrics: list, segment: str):
-    """mapInArrow function: per partition and segment, the users and, per metric, how many have
-    a value and the exact sum of the values (decimal text)."""
+    """mapInArrow function: per partition, an exact.Sums by segment: the users (key 'u') and,
+    per metric (its name), how many have a value and the exact sum of the values."""
     def partial(batches):
         import pyarrow.compute as pc
 
-        users, sums, counts = {}, {}, {}
+        sums = Sums()
         for batch in batches:
             names = batch.column(segment)
             for name in pc.unique(names).to_pylist():
                 rows = batch.filter(pc.equal(names, name))
-                users[name] = users.get(name, 0) + rows.num_rows
-                parts = sums.setdefault(name, [0] * len(metrics))
-                have = counts.setdefault(name, [0] * len(metrics))
-                for i, metric in enumerate(metrics):
+                sums.count(name, "u", rows.num_rows)
+                for metric in metrics:
                     values = rows.column(metric).drop_null().cast(pa.float64())
-                    parts[i] += exact_sum(values.to_numpy(zero_copy_only=False))
-                    have[i] += len(values)
-        row = {"segment": list(users), "users": list(users.values())}
-        for i in range(len(metrics)):
-            row[f"s{i}"] = [str(sums[name][i]) for name in users]
-            row[f"n{i}"] = [counts[name][i] for name in users]
-        yield pa.RecordBatch.from_pydict(row, schema=_sums_schema(len(metrics)))
+                    sums.add(name, metric, values.to_numpy(zero_copy_only=False))
+        yield sums.batch()
 
     return partial
-
-
-def _sums_schema(count: int) -> pa.Schema:
-    return pa.schema([("segment", pa.string()), ("users", pa.int64())]
-                     + [(f"s{i}", pa.string()) for i in range(count)]
-                     + [(f"n{i}", pa.int64()) for i in range(count)])
 
 
 def segment_table(spark, segments, by: str, user_col: str) -> tuple:
@@ -101,9 +89,7 @@ def check_placed(joined, placed: int, everyone: int, theirs, what: str) -> None:
 
     if everyone and not placed and theirs is not None:
         (lowest,), = joined.agg(F.min("__ndcg_user")).collect()
-        raise InputError(f"no evaluated user is in the {what} (user ids there look like "
-                         f"{theirs!r}, here like {str(lowest)!r}): check --user-col and that the "
-                         f"files use the same ids")
+        raise InputError(not_in_segments(what, theirs, str(lowest)))
 
 
 def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
@@ -116,30 +102,16 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
     values = per_user.select(col(user_col).alias("__ndcg_user"), *[col(m) for m in metrics])
     placed_users = join_segments(values, seg, unknown)
     joined = placed_users.select(*[col(m) for m in metrics], "__segment")
-    parts = joined.mapInArrow(_segment_sums(metrics, "__segment"),
-                              from_arrow_schema(_sums_schema(len(metrics)))).collect()
-    totals = {}
-    for row in parts:
-        users, sums, counts = totals.setdefault(row["segment"],
-                                                [0, [0] * len(metrics), [0] * len(metrics)])
-        totals[row["segment"]][0] = users + row["users"]
-        for i in range(len(metrics)):
-            sums[i] += int(row[f"s{i}"])
-            counts[i] += row[f"n{i}"]
-    placed = sum(users for name, (users, _, _) in totals.items() if name != unknown)
-    everyone = sum(users for users, _, _ in totals.values())
+    sums = Sums.added(joined.mapInArrow(_segment_sums(metrics, "__segment"),
+                                        from_arrow_schema(sums_schema())).collect(),
+                      everyone=True)
+    everyone = sums.n(None, "u")
+    placed = everyone - sums.n(unknown, "u")
     check_placed(placed_users, placed, everyone, theirs, what)
-    # the mean of the users with a value, exactly rounded (mean_of), as segments.by_segment's
-    all_sums = [sum(sums[i] for _, sums, _ in totals.values()) for i in range(len(metrics))]
-    all_counts = [sum(counts[i] for _, _, counts in totals.values())
-                  for i in range(len(metrics))]
-    rows = [dict(segment=segmenting.ALL, users=everyone,
-                 **{m: mean_of(all_sums[i], all_counts[i]) for i, m in enumerate(metrics)})]
-    for name in sorted(totals, key=lambda n: (n == unknown, n.encode())):
-        users, sums, counts = totals[name]
-        rows.append(dict(segment=name, users=users,
-                         **{m: mean_of(sums[i], counts[i]) for i, m in enumerate(metrics)}))
-    return rows
+    # the mean of the users with a value, exactly rounded (Sums.mean), as segments.by_segment's
+    return [dict(segment=segmenting.ALL if name is None else name, users=sums.n(name, "u"),
+                 **{m: sums.mean(name, m) for m in metrics})
+            for name in [None] + segmenting.in_order(sums.groups(), unknown)]
 
 
 def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, by: str,
@@ -148,7 +120,6 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
     entropy) of each segment's users, as the default engine's eval --segments: the summary's
     value for everyone, each segment's from its users' lists (lists: evaluate_for_cli's, with the
     driver and the evaluated users' lists), '-' (None) for a segment without lists."""
-    from .. import metrics as metric_names
     from .beyond_accuracy import TOPS
 
     seg, _, _, unknown = segment_table(spark, segments, by, user_col)
@@ -157,11 +128,8 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
         found = lists["driver"].per_run_found(join_segments(tops, seg, unknown), "__segment")
     finally:
         lists["scored"].unpersist()
-    for name in summary:
-        if metric_names.is_metric(name) and metric_names.per_run(name.partition("@")[0]):
-            for row in rows:
-                row[name] = (summary[name] if row["segment"] == segmenting.ALL
-                             else found.get(row["segment"], {}).get("values", {}).get(name))
+    add_per_run(rows, summary, {segment: values.get("values", {})
+                                for segment, values in found.items()}, segmenting.ALL)
 
 
 def _bins(metrics: list, ranges: list):

@@ -1,0 +1,186 @@
+"""What follows the numbers, the same on every engine: planning a run (its options to measures
+and settings), the summary with the beyond-accuracy measures and the users without a value, the
+run's warnings and errors in the caller's words, and a macro's error named as the input it came
+from. The default engine (evaluation/, comparison/) and the Spark engine (spark/) call these and
+keep only what differs: how the users are scored and how their values are added up.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Callable, Optional
+
+from . import metrics as metric_names, options as registry
+from .errors import InputError, NdcgWarning
+from .options import Options
+
+
+# --- planning a run -----------------------------------------------------------------------------
+
+def check_known(given: dict) -> None:
+    """Stop on a keyword that is not an option of evaluate()."""
+    unknown = sorted(set(given) - {p.name for p in registry.PYTHON})
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]}=: the options are "
+                         f"{', '.join(p.name for p in registry.PYTHON)}", usage=True)
+
+
+def measured(metric_options: dict, k) -> tuple:
+    """(Options with the cutoffs the measures need, the measures) for these metric options (-m
+    names without @K take the cutoffs k, or metric_options' k): the SQL computes at each cutoff
+    any measure needs."""
+    metric_options = dict(metric_options)
+    k = metric_options.pop("k", k)
+    options = Options(k=k, **metric_options)
+    measures = metric_names.parse_metrics(options.metrics, options.k)
+    return Options(**{**metric_options, "k": metric_names.cutoffs(measures)}), measures
+
+
+def plan(k, given: dict) -> tuple:
+    """A run's plan from evaluate()'s k and keyword options: (Options, measures, the checked
+    settings: registry.check_settings)."""
+    check_known(given)
+    options, measures = measured({name: value for name, value in given.items()
+                                  if registry.BY_NAME[name].group == "metric"}, k)
+    return options, measures, registry.check_settings(given)
+
+
+# --- the summary --------------------------------------------------------------------------------
+
+def beyond_summary(summary: dict, measures: tuple, per_run: dict, per_user: dict,
+                   counts: dict) -> dict:
+    """The summary with beyond-accuracy measures: every measure in the order of `measures` (the
+    accuracy ones from `summary`, the per-run ones from `per_run`, the per-user ones from
+    `per_user`: {name: exact mean}), users, users_without_NAME@K for each per-user
+    beyond-accuracy measure (the evaluated users without a value: counts has how many have
+    one), then the summary's other counts of users."""
+    out = {}
+    for m in measures:
+        if not metric_names.beyond(m):
+            out[m.name] = summary[m.name]
+        elif metric_names.per_run(m.metric):
+            out[m.name] = per_run[m.name]
+        else:
+            out[m.name] = per_user.get(m.name)
+    out["users"] = summary["users"]
+    for m in measures:
+        if metric_names.beyond(m) and not metric_names.per_run(m.metric):
+            out[f"users_without_{m.name}"] = summary["users"] - counts.get(m.name, 0)
+    out.update((name, value) for name, value in summary.items() if name not in out)
+    return out
+
+
+# --- warnings and errors ------------------------------------------------------------------------
+
+def as_text_note(as_text: tuple, recs_what: str, rels_what: str, matched: int,
+                 judged: int) -> str:
+    """The warning for ids compared as text (inputs.Loaded.as_text), with how many of the judged
+    users have recommendations."""
+    (kind, left, right), *more = as_text
+    kinds = ", ".join([f"{kind} ids are {left} in the {recs_what} and {right} in the "
+                       f"{rels_what}"]
+                      + [f"{kind} ids {left} and {right}" for kind, left, right in more])
+    return (f"{kinds}: compared as text, so '001' and '1' differ; {matched} of the "
+            f"{judged} users of the relevance data have recommendations")
+
+
+def unseen_levels_note(levels: list, found, rels_what: str) -> Optional[str]:
+    """The warning for gain map levels that never occur among the relevance values `found`
+    (None when every level occurs)."""
+    unseen = [level for level in levels if level not in (found or ())]
+    if not unseen:
+        return None
+    shown = ", ".join(f"{level:g}" for level in unseen)
+    return (f"the gain map (--gain-map) lists level{'s' if len(unseen) > 1 else ''} "
+            f"{shown}, which never occur{'' if len(unseen) > 1 else 's'} in the "
+            f"{rels_what}: check the map and the relevance values")
+
+
+def no_overlap(recs_what: str, rels_what: str, recs_user, rels_user) -> str:
+    """No judged user has a ranked item: almost always mismatched ids, never a real score of 0
+    (recs_user and rels_user: the smallest user id of each side, as text)."""
+    return (f"no user of the {rels_what} has recommendations in the {recs_what} "
+            f"(user ids there look like {recs_user!r}, here like {rels_user!r}): check "
+            f"--user-col and that both files use the same ids")
+
+
+CHECK = re.compile(r"ndcg-duck: (recommendations|relevance|items|train): ([^\n]*)")
+
+
+def named_check(text: str, names: dict) -> Optional[str]:
+    """A macro's check in `text` (an error's message) as the caller's message, naming the input
+    it read by `names` ({'recommendations': how the caller named them, ...}); a check that
+    names its own file (the TREC readers) as it is; None when `text` holds no check."""
+    found = CHECK.search(text)
+    if found:
+        what = names.get(found.group(1)) or found.group(1)
+        return f"{what}: {found.group(2).strip()}"
+    own = re.search(r"ndcg-duck: ([^\n]*)", text)
+    return own.group(1).strip() if own else None
+
+
+def in_python(call: Callable[[], tuple]):
+    """The result of call() (which returns (result, notes) in the command line's words) for a
+    Python caller: an InputError and the notes (NdcgWarning, at the caller of the function that
+    calls in_python) in Python's words (registry.in_python_words)."""
+    try:
+        result, notes = call()
+    except InputError as exc:
+        raise InputError(registry.in_python_words(str(exc)), usage=exc.usage) from None
+    for note in notes:
+        warnings.warn(registry.in_python_words(note), NdcgWarning, stacklevel=3)
+    return result
+
+
+# --- compare's bookkeeping ----------------------------------------------------------------------
+
+def add_run_notes(notes: list, name: str, said: list) -> None:
+    """Add run `name`'s warnings `said` to `notes`, each once, named by the run."""
+    notes += [f"run {name}: {note}" for note in said if f"run {name}: {note}" not in notes]
+
+
+def compare_info(names: list, summaries: list, pairs: list, paired: int, everyone: int,
+                 metrics: list, chosen: dict) -> dict:
+    """compare's info: each run's counts of users (from its summary), the paired users and how
+    many were left out (of `everyone`), the baseline (None with all_pairs), the pairs by name,
+    the metrics and compare's own options (`chosen`: all_pairs, test, ci, alpha, min_users,
+    n_resamples, seed, by)."""
+    return {"runs": {name: {key: summary[key] for key in summary if key.startswith("users")}
+                     for name, summary in zip(names, summaries)},
+            "users": paired, "users_left_out": everyone - paired,
+            "baseline": None if chosen["all_pairs"] else names[pairs[0][0]],
+            "pairs": [(names[i], names[j]) for i, j in pairs], "test": chosen["test"],
+            "metrics": metrics, "ci": chosen["ci"], "alpha": chosen["alpha"],
+            "min_users": chosen["min_users"], "n_resamples": chosen["n_resamples"],
+            "seed": chosen["seed"], "by": chosen["by"]}
+
+
+def user_in_two_files(what: str, user, files: int, first: str, second: str) -> str:
+    """Recommendations read from several files, a user's rows in two of them: the message."""
+    return (f"{what}: user {user} appears in more than one of its {files} files ({first} and "
+            f"{second}): if they are two runs, evaluate each on its own; if they are parts of "
+            f"one run, give each user's rows in one file")
+
+
+# --- segments -----------------------------------------------------------------------------------
+
+def not_in_segments(what: str, theirs, ours) -> str:
+    """No evaluated user is in the segment table `what`: almost always mismatched ids (theirs
+    and ours: the smallest user id of each side, as text)."""
+    return (f"no evaluated user is in the {what} (user ids there look like {theirs!r}, here like "
+            f"{ours!r}): check --user-col and that the files use the same ids")
+
+
+def add_per_run(rows: list, summary: dict, per_segment: dict, everyone: str) -> list:
+    """Add to the per-segment rows (segment, users, means) the summary's per-run metrics
+    (coverage, gini, entropy): the summary's value on the row of every user (`everyone`), each
+    segment's from `per_segment` ({segment: {name: value}}; None where it has none). Returns
+    their names, in the summary's order."""
+    names = [name for name in summary if metric_names.is_metric(name)
+             and metric_names.per_run(name.partition("@")[0])]
+    for name in names:
+        for row in rows:
+            row[name] = (summary[name] if row["segment"] == everyone
+                         else per_segment.get(row["segment"], {}).get(name))
+    return names
