@@ -36,6 +36,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_id_list(items, what) AS
                            what || ' is ' || typeof(items) || ', not a list of item ids: ids '
                            || 'must be integers or text; convert it') THEN items END;
 
+-- ndcg_float_type(value): whether value's type is FLOAT or DOUBLE, the number types that hold NaN
+-- and infinities. typeof is fixed when the query is bound, so a CASE on it is decided then: the
+-- row checks of an integer column skip the float tests (casting and testing every row's rank
+-- cost a long-by-rank run about 12% more CPU: benchmarks/reports/2026-11-25-issue29-checks-ab.md).
+CREATE OR REPLACE TEMP MACRO ndcg_float_type(value) AS typeof(value) IN ('FLOAT', 'DOUBLE');
+
 -- ndcg_order_number(value, what): a rank or a score as it is when it is a number (an integer, a
 -- float, a DECIMAL); any other type (text, a boolean, a date, ...) stops the query naming `what`
 -- and the type: text would order '10' before '2'.
@@ -370,7 +376,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
     FROM ndcg_rows_typed(recs, 'rank')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
-                       AND coalesce(isfinite(rank::DOUBLE), false),
+                       AND CASE WHEN ndcg_float_type(rank)
+                                THEN coalesce(isfinite(rank::DOUBLE), false)
+                                ELSE rank IS NOT NULL END,
               ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
 
 -- ndcg_two_at_rank(user_id, rank): the message for two items of a user at one rank.
@@ -435,7 +443,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
                        -- not isnan(score): DuckDB folds isnan (and score <> score) to false
                        -- where a Parquet file's min/max statistics, which leave NaN out, say
                        -- the column is finite; isfinite is not folded so
-                       AND coalesce(isfinite(score::DOUBLE) OR isinf(score::DOUBLE), false),
+                       AND CASE WHEN ndcg_float_type(score)
+                                THEN coalesce(isfinite(score::DOUBLE) OR isinf(score::DOUBLE),
+                                              false)
+                                ELSE score IS NOT NULL END,
               ndcg_row_problem('score', user_id, item_id, score, 'a number'));
 
 -- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in

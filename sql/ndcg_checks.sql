@@ -30,6 +30,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_id_list(items, what) AS
                            what || ' is ' || typeof(items) || ', not a list of item ids: ids '
                            || 'must be integers or text; convert it') THEN items END;
 
+-- ndcg_float_type(value): whether value's type is FLOAT or DOUBLE, the number types that hold NaN
+-- and infinities. typeof is fixed when the query is bound, so a CASE on it is decided then: the
+-- row checks of an integer column skip the float tests (casting and testing every row's rank
+-- cost a long-by-rank run about 12% more CPU: benchmarks/reports/2026-11-25-issue29-checks-ab.md).
+CREATE OR REPLACE TEMP MACRO ndcg_float_type(value) AS typeof(value) IN ('FLOAT', 'DOUBLE');
+
 -- ndcg_order_number(value, what): a rank or a score as it is when it is a number (an integer, a
 -- float, a DECIMAL); any other type (text, a boolean, a date, ...) stops the query naming `what`
 -- and the type: text would order '10' before '2'.

@@ -74,7 +74,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_rows_ranked(recs) AS TABLE
     SELECT user_id, item_id, rank
     FROM ndcg_rows_typed(recs, 'rank')
     WHERE ndcg_require(user_id IS NOT NULL AND item_id IS NOT NULL
-                       AND coalesce(isfinite(rank::DOUBLE), false),
+                       AND CASE WHEN ndcg_float_type(rank)
+                                THEN coalesce(isfinite(rank::DOUBLE), false)
+                                ELSE rank IS NOT NULL END,
               ndcg_row_problem('rank', user_id, item_id, rank, 'a finite number'));
 
 -- ndcg_two_at_rank(user_id, rank): the message for two items of a user at one rank.
@@ -139,7 +141,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_rows_scored(recs) AS TABLE
                        -- not isnan(score): DuckDB folds isnan (and score <> score) to false
                        -- where a Parquet file's min/max statistics, which leave NaN out, say
                        -- the column is finite; isfinite is not folded so
-                       AND coalesce(isfinite(score::DOUBLE) OR isinf(score::DOUBLE), false),
+                       AND CASE WHEN ndcg_float_type(score)
+                                THEN coalesce(isfinite(score::DOUBLE) OR isinf(score::DOUBLE),
+                                              false)
+                                ELSE score IS NOT NULL END,
               ndcg_row_problem('score', user_id, item_id, score, 'a number'));
 
 -- ndcg_trec_sorted(scores, items): a user's items and their scores (two lists in one order) in
