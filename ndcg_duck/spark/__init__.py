@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from pathlib import Path
 from typing import NamedTuple, Optional
 
 import duckdb
@@ -44,8 +43,8 @@ from .workers import connection as _connection
 from .driver import connection as driver_connection
 from .files import (check_one_file_per_user, check_output, described, read,  # noqa: F401
                     write_per_user)
-from .launch import (INSTALL, LOG_CONFIG, cli_session, first_line as _first_line,  # noqa: F401
-                      parse_conf, session)
+from .launch import (INSTALL, cli_session, first_line as _first_line,  # noqa: F401
+                      parse_conf)
 
 SHIP = ("Spark's Python workers cannot import {module}: they run another Python than "
         "ndcg-duck's. Give them ndcg-duck's environment, e.g. venv-pack -o ndcg-env.tar.gz, "
