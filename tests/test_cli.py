@@ -125,6 +125,21 @@ def test_format_options_override_extension(tmp_path):
     assert json.loads(result.output)["users"] == 5
 
 
+@pytest.mark.parametrize("codec, suffix", [("gzip", ".gz"), ("zstd", ".zst")])
+def test_compressed_csv_and_json_inputs(tmp_path, codec, suffix):
+    # gzip and zstd files are read by their inner extension (recs.csv.gz is CSV)
+    import duckdb
+    recs = tmp_path / f"recs_long.csv{suffix}"
+    rels = tmp_path / f"rels.jsonl{suffix}"
+    duckdb.sql(f"COPY (FROM read_csv('{EXAMPLES / 'recs_long.csv'}')) TO '{recs}' "
+               f"(FORMAT csv, COMPRESSION {codec})")
+    duckdb.sql(f"COPY (FROM read_csv('{RELS}')) TO '{rels}' (FORMAT json, COMPRESSION {codec})")
+    assert recs.read_bytes()[:2] != b"us"  # compressed, not text
+    result = run("eval", str(recs), str(rels), "-k", "5", "--format", "json")
+    assert json.loads(result.output)["ndcg@5"] == pytest.approx(
+        reference.mean_ndcg(expected(5)), abs=1e-12)
+
+
 @pytest.mark.parametrize("value", ["0", "-3", "abc", "5,x"])
 def test_bad_cutoff_is_a_usage_error(value):
     result = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", value])

@@ -148,7 +148,8 @@ def _judged(judgments):
 @pytest.mark.parametrize("relevant, trec_eval, ranx", [("d3", 1.0, 0.5), ("d1", 0.5, 1.0)])
 def test_tv1_ties(relevant, trec_eval, ranx):
     # d1, d2, d3 all score 1.0. trec_eval/pytrec_eval: ties by doc id descending (d3, d2, d1);
-    # ranx keeps the run's order (d1, d2, d3), which the list layout gives as is
+    # ranx gives 0.5 here: on this run its sort keeps the run's order (d1, d2, d3), which the
+    # list layout gives as is (on larger runs it reorders ties: the README says break them first)
     recs, rels = _scored(["d1", "d2", "d3"], [1.0] * 3), _judged({relevant: 1})
     assert ndcg_duck.evaluate(recs, rels, k="all").summary["ndcg@all"] == pytest.approx(
         trec_eval, abs=5e-5)
