@@ -6,7 +6,7 @@ click_option), the keyword arguments of `evaluate()` and the checked `Options` i
 compare()'s checks (comparison/compare.py check_options) and the list of compare's own options
 the Spark engine takes (group 'compare'), and the named arguments the SQL macros get
 (statements.py writes them). Adding an option is adding one `Param` below (and, for a metric
-option, using it in the SQL). tests/test_options.py checks that the SQL macros' own lists of
+option, using it in the SQL). tests/doors/test_options.py checks that the SQL macros' own lists of
 allowed values (their `ndcg_option(...)` calls) agree with `choices` here, and that every click
 option of eval and compare is a Param.
 """

@@ -2,7 +2,7 @@
 
 The sources are the files `sql/ndcg_*.sql` at the top of the repository, one per concern.
 `sql/ndcg.sql` is all of them as one self-contained script (so that `.read path/to/ndcg.sql`
-works from any directory): it is generated, and tests/test_shell.py checks that it is in
+works from any directory): it is generated, and tests/sql/test_shell.py checks that it is in
 sync. After editing a source file, regenerate it from the repository root with
 
     ndcg-duck sql > sql/ndcg.sql

@@ -1,13 +1,11 @@
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture
@@ -34,7 +32,7 @@ JAVA = shutil.which("java") or (os.environ.get("JAVA_HOME") and
 
 @pytest.fixture(scope="session")
 def spark():
-    """One local Spark session for every test that needs one (test_spark.py, test_readme.py);
+    """One local Spark session for every test that needs one (spark/, doors/test_readme.py);
     skips where no Java runtime is installed."""
     if not JAVA:
         pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")
@@ -52,12 +50,12 @@ def spark():
 
 
 def pytest_collection_modifyitems(items):
-    """Mark every test that starts Spark (the `spark` fixture, test_spark.py, or a run with
+    """Mark every test that starts Spark (the `spark` fixture, the folder spark/, or a run with
     --engine spark in a subprocess: test names ending in spark_run) with `spark`, so that CI's
     second pass (.ci/run, duckdb 1.5) can choose among them, and put them in one xdist group:
     one worker runs them all, with one Spark session."""
     for item in items:
-        if ("spark" in getattr(item, "fixturenames", ()) or item.module.__name__ == "test_spark"
+        if ("spark" in getattr(item, "fixturenames", ()) or item.path.parent.name == "spark"
                 or item.name.endswith("spark_run")):
             item.add_marker(pytest.mark.spark)
             item.add_marker(pytest.mark.xdist_group("spark"))

@@ -35,7 +35,7 @@ BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
 # resampling draws one random user per user and resample, about 30 ns each here, so 2e8 draws
 # (20,000 users at 10,000 resamples) take seconds, and 1e10 (1M users) minutes. At 20,000 users
 # the bootstrap distribution of a mean is normal to within its Monte Carlo noise
-# (tests/test_compare.py, test_bootstrap_normal_form_agrees_with_resampling).
+# (tests/doors/test_compare.py, test_bootstrap_normal_form_agrees_with_resampling).
 BOOTSTRAP_DRAWS = 200_000_000
 
 

@@ -225,7 +225,7 @@ def sorted_samples(df, columns: list, points: int) -> list:
 def sorted_sample_ranks(n: int, points: int) -> list:
     """The ranks (from 0, in sorted order) of the n values that ndcg_sorted_sample(x, points)
     returns: DuckDB's quantile_disc at q = i / (points - 1) takes the value of rank
-    max(1, n - floor(n - n q)) - 1 (tests/test_spark.py checks it against DuckDB)."""
+    max(1, n - floor(n - n q)) - 1 (tests/spark/test_spark.py checks it against DuckDB)."""
     import math
 
     return [max(1, n - math.floor(n - n * (i / max(points - 1, 1)))) - 1 for i in range(points)]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ndcg_duck
-from test_pytrec_eval import oracle, tables, trec_data
+from test_pytrec_eval_ndcg import oracle, tables, trec_data
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = {"P", "recall", "map_cut", "success"}

@@ -1,5 +1,5 @@
-"""Every metric beside NDCG against the plain-Python reference (reference_metrics.py) on random
-data: every layout, ties, judged-only, max depth, missing and empty users, a relevance
+"""Every metric beside NDCG against the plain-Python reference (tests/reference/metrics.py) on
+random data: every layout, ties, judged-only, max depth, missing and empty users, a relevance
 threshold, gains and gain maps (for cg), several cutoffs at once, in one batch of users or
 several; and the SQL door (ndcg_metric_scores) against the CLI's names."""
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 import ndcg_duck
 import reference
-import reference_metrics
-from test_reference import GAIN_MAPS, datasets, recs_table, rels_table, trec_order
+from reference import metrics as reference_metrics
+from test_reference_ndcg import GAIN_MAPS, datasets, recs_table, rels_table, trec_order
 
 EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
          "num_rel", "num_rel_ret"]
@@ -63,7 +63,7 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
         whole = reference_metrics.binary_metrics(ranking, judged, None, min_relevance, **cut)
         want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret")}
         want["mrr"], want["map"] = whole["mrr"], whole["map"]
-        if min_relevance is None:  # NDCG beside the others (test_reference has more)
+        if min_relevance is None:  # NDCG beside the others (test_reference_ndcg has more)
             want[f"ndcg@{ks[0]}"] = reference.user_scores(
                 ranking, judged, ks[0], gain, scores=ordered_scores.get(user)
                 if ordered_scores and user in rankings else None, ties=ties, gain_map=gain_map,

@@ -7,8 +7,8 @@ Every case ends in one of two ways:
 - a named error: exit 1 or 2 (Python: ndcg_duck.InputError), one line starting `Error:`, no
   traceback, no DuckDB message; the cases whose input has no value (NaN relevance, a NaN
   score, a tie inside the counted depth, ...) must end so;
-- success with the values of the plain-Python references (tests/reference.py,
-  reference_metrics.py, reference_beyond.py), per user and in the summary.
+- success with the values of the plain-Python references (tests/reference/:
+  NDCG, the metrics beside it, the beyond-accuracy ones), per user and in the summary.
 Either way no output holds NaN or inf, and every input file keeps its bytes.
 
 The test names contain `fuzz`: CI's second pass (.ci/run, duckdb 1.5) skips them;
@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ndcg_duck
 import reference
-import reference_beyond
-import reference_metrics
+from reference import beyond as reference_beyond
+from reference import metrics as reference_metrics
 from ndcg_duck.cli import cli
 
 NAN, INF = float("nan"), float("inf")

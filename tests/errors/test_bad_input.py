@@ -182,7 +182,7 @@ def test_nan_score(tmp_path, rels):
 
 def test_nan_score_in_parquet(tmp_path, rels):
     """A Parquet file's min/max statistics leave NaN out: DuckDB then folds isnan(score) to
-    false, so the check must not rest on isnan (found by tests/test_fuzz.py)."""
+    false, so the check must not rest on isnan (found by tests/oracles/test_reference_fuzz.py)."""
     path = tmp_path / "recs.parquet"
     pq.write_table(pa.table({"user_id": ["u1", "u1"], "item_id": ["a", "b"],
                              "score": [0.0, float("nan")]}), path)

@@ -1,5 +1,5 @@
 """The beyond-accuracy macros (sql/ndcg_beyond.sql): hand-worked examples, random data against
-the plain-Python reference in tests/reference_beyond.py, and the input checks."""
+the plain-Python reference in tests/reference/beyond.py, and the input checks."""
 
 import math
 
@@ -7,7 +7,7 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import reference_beyond as ref
+from reference import beyond as ref
 
 SETUP = """
 CREATE OR REPLACE TABLE recs AS SELECT * FROM (VALUES {recs}) t(user_id, items);

@@ -1,6 +1,6 @@
 """The beyond-accuracy metrics through `ndcg-duck eval` and evaluate(): the worked example's exact
-output, random data in every recommendation layout against tests/reference_beyond.py, and the
-usage and data errors (sql/ndcg_beyond.sql's own checks are in test_beyond_sql.py)."""
+output, random data in every recommendation layout against tests/reference/beyond.py, and the
+usage and data errors (sql/ndcg_beyond.sql's own checks are in tests/sql/test_beyond_sql.py)."""
 
 import math
 import warnings
@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import reference_beyond as ref
+from reference import beyond as ref
 from ndcg_duck import InputError, NdcgWarning, evaluate
 from test_cli import run
 
@@ -20,8 +20,8 @@ ALL = "ndcg,coverage,gini,entropy,novelty,popularity,tail,ild"
 
 
 def test_cli_worked_example():
-    """The example of tests/test_beyond_sql.py::test_hand_worked through the CLI, k = 2: u1 shows
-    a, b; u2 a, d; u3 x (outside the catalogue a..e). ndcg: u1 1, u2 1/log2(3), u3 0. coverage
+    """The example of tests/sql/test_beyond_sql.py::test_hand_worked through the CLI, k = 2: u1
+    shows a, b; u2 a, d; u3 x (outside the catalogue a..e). ndcg: u1 1, u2 1/log2(3), u3 0. coverage
     3/5, gini 0.5, entropy 1.5; novelty (0.5 + 1 + 2) / 3, popularity (2 + 1.5 + 0) / 3, tail
     (0.5 + 0.5 + 1) / 3; ild (1 + 0) / 2 over u1 and u2 (u3 has one item)."""
     result = run("eval", *EXAMPLE, "-k", "2", "-m", ALL)
@@ -172,7 +172,7 @@ def test_errors(tmp_path, flags, code, message):
 def test_ild_of_huge_and_tiny_embeddings(scale):
     """Cosine does not depend on length: embeddings near 1e200 (whose squares overflow) and near
     1e-200 (whose squares vanish) give the ild of the same vectors near 1, computed here with
-    math (tests/reference_beyond.py); once 1.61 for 1.06, and "an embedding of zeros"."""
+    math (tests/reference/beyond.py); once 1.61 for 1.06, and "an embedding of zeros"."""
     vectors = {"a": [3.0, -1.0, 0.5], "b": [0.25, 2.0, -1.0], "c": [1.0, 1.0, 4.0]}
     recs = pa.table({"user_id": ["u1"], "items": [["a", "b", "c"]]})
     rels = pa.table({"user_id": ["u1"], "item_id": ["a"], "relevance": [1]})

@@ -52,9 +52,9 @@ def test_every_python_block_runs(monkeypatch):
 
 
 def test_the_readme_states_the_defaults_and_gain_maps_as_checked():
-    # the defaults are trec_eval -c (tests/test_trec_eval.py: "-c" needs no --missing flag, the
-    # plain run needs --missing skip); ir_measures' gains match --gain-map only without
-    # negative gains, where trec_eval -m ndcg.L=G does
+    # the defaults are trec_eval -c (tests/oracles/test_trec_eval_ndcg.py: "-c" needs no
+    # --missing flag, the plain run needs --missing skip); ir_measures' gains match --gain-map
+    # only without negative gains, where trec_eval -m ndcg.L=G does
     text = " ".join(README.split())
     assert "The defaults are trec_eval's `ndcg_cut` run with `-c`" in text
     assert "`--missing skip` is trec_eval without `-c`" in text
@@ -81,7 +81,7 @@ def commands(language="sh"):
 
 def test_every_command_block_runs(tmp_path):
     """Each command of the README's sh blocks, run by the shell in a copy of the files it
-    reads, exits 0 (the Spark blocks run in tests/test_spark.py)."""
+    reads, exits 0 (the Spark blocks run in tests/spark/test_spark.py)."""
     import os
     import shutil
     import sys
@@ -132,9 +132,10 @@ def eval_options():
 
 def test_every_option_is_tested_with_spark():
     """The README says every eval option works with --engine spark: each is exercised with the
-    Spark engine against the default engine, in tests/test_spark.py or below."""
+    Spark engine against the default engine, in tests/spark/test_spark.py or below."""
     assert spark_claim(), "the README's sentence on what works with --engine spark"
-    tested = (ROOT / "tests" / "test_spark.py").read_text() + " ".join(SPARK_RUN + SPARK_SCORES)
+    tested = ((ROOT / "tests" / "spark" / "test_spark.py").read_text()
+              + " ".join(SPARK_RUN + SPARK_SCORES))
     untested = [flag for flag, name in eval_options().items()
                 if flag not in tested and f"{name}=" not in tested]
     assert not untested, f"claimed to work with --engine spark but never run with it: {untested}"

@@ -4,8 +4,8 @@ relevant: they gain 0 and stay out of the ideal list (trec_eval's -l, ranx's rel
 trec_eval's out.test.aql was made with -l2 on graded qrels. Its num_rel (the relevant judged
 documents of each query) and num_rel_ret (those in the run) are the per-user hits' R and relevant
 hits. trec_eval's own ndcg ignores -l (those lines equal out.test.aq's settings: see
-tests/test_trec_eval.py, scenario "graded"), so ndcg with a threshold is checked against trec_eval
-(pytrec_eval) on the same qrels with the levels below 2 set to 0, and against a worked example."""
+tests/oracles/test_trec_eval_ndcg.py, scenario "graded"), so ndcg with a threshold is checked
+against trec_eval (pytrec_eval) on the same qrels with the levels below 2 set to 0, and against a worked example."""
 
 import math
 

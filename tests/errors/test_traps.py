@@ -300,7 +300,7 @@ def test_trec_files_are_recognised_by_their_content():
 def test_json_ids_of_mixed_types_compare_as_their_text(tmp_path):
     """A JSON file whose ids mix numbers and text gives DuckDB a JSON column ('"a"', quotes
     included): ids compare by their own text, so item "a" ranked first and judged 1 scores 1
-    (found by tests/test_fuzz.py: it scored 0)."""
+    (found by tests/oracles/test_reference_fuzz.py: it scored 0)."""
     recs, rels = tmp_path / "recs.json", tmp_path / "rels.csv"
     recs.write_text('[{"user_id": 0, "items": ["a", 0]}]')
     rels.write_text("user_id,item_id,relevance\n0,a,1\n")

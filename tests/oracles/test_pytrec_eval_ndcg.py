@@ -34,7 +34,7 @@ def trec_data(draw):
             qrels[query] = judged
     if not qrels:
         qrels["q99"] = {"a": 1}
-    if not set(run) & set(qrels):  # no common query is an error (tests/test_bad_input.py)
+    if not set(run) & set(qrels):  # no common query is an error (tests/errors/test_bad_input.py)
         run[next(iter(qrels))] = {"a": 1.0}
     return run, qrels
 

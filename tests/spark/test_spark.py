@@ -28,7 +28,7 @@ import ndcg_duck
 from conftest import JAVA, ROOT
 from ndcg_duck import spark as engine
 from ndcg_duck.cli import cli
-from test_reference import recs_table, rels_table
+from test_reference_ndcg import recs_table, rels_table
 
 needs_java = pytest.mark.skipif(not JAVA, reason="no Java runtime (java on PATH or JAVA_HOME): "
                                                  "Spark cannot start here")

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import reference
-import reference_metrics
+from reference import metrics as reference_metrics
 from test_cli import RECS, RELS, example_truth, run
 
 

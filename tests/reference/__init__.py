@@ -1,4 +1,6 @@
-"""A plain-Python NDCG, written from the definitions, used only as a test oracle."""
+"""A plain-Python NDCG, written from the definitions, used only as a test oracle (`import
+reference`; the metrics beside NDCG are in reference.metrics, the beyond-accuracy ones in
+reference.beyond)."""
 
 import math
 
