@@ -1,6 +1,6 @@
 """Benchmark `ndcg-duck compare` of two runs against one `ndcg-duck eval` of one run.
 
-    python benchmarks/compare.py --users 1000000 --runs 3 --data-dir /work/bench-data
+    python benchmarks/compare.py --users 1000000 --runs 3
 
 Uses the data of benchmarks/generate.py (seed --seed) and derives a second run for the same users
 in DuckDB (recs_b.parquet next to recs.parquet): for even user ids the top item moves to rank 10,

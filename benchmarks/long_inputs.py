@@ -7,7 +7,7 @@ each shape's hand-written peers, in one round-robin run.
         --data benchmarks/data/u1000000_s42 --shapes nested,rank,score --runs 3
     python benchmarks/generate.py --users 100000 --seed 42 --trec
     flock /tmp/ndcg-bench.lock python benchmarks/long_inputs.py \\
-        --data benchmarks/data/u100000_s42 --shapes trec --trec-eval /work/trec_eval/trec_eval
+        --data benchmarks/data/u100000_s42 --shapes trec --trec-eval ~/trec_eval/trec_eval
 
 DIR (--data) holds recs.parquet, recs_long.parquet and rels.parquet from benchmarks/generate.py;
 this script adds recs_score.parquet (recs_long.parquet with score = (1000 - rank) / 1000, strictly
@@ -26,11 +26,11 @@ benchmarks/tools.py TOOL, see there):
 
 trec_eval 10.0 is built outside this repository from its public repository:
 
-    git clone https://github.com/usnistgov/trec_eval /work/trec_eval
-    cd /work/trec_eval && git checkout v10.0 && make      # ./trec_eval -v: "10.0-rc3"
+    git clone https://github.com/usnistgov/trec_eval ~/trec_eval
+    cd ~/trec_eval && git checkout v10.0 && make      # ./trec_eval -v: "10.0-rc3"
 
 Its Makefile compiles with -g and no optimisation; that binary is what `make` gives a user. An
-optimised one, for a second peer (`--trec-eval O3=/work/trec_eval_O3/trec_eval`), in a second
+optimised one, for a second peer (`--trec-eval O3=$HOME/trec_eval_O3/trec_eval`), in a second
 copy: `make CFLAGS='-O3 -I. -w -DVERSIONID=\\"10.0-rc3\\"'`.
 
 Each --code NAME=PATH (default: this checkout) is a checkout whose ndcg_duck package is put first

@@ -3,7 +3,7 @@ of part files must keep each user's rows in one file, which takes one grouping o
 by file. This times that check alone against a whole evaluate() of the same directory (which
 includes it), in CPU seconds of this process (user + system, all threads) and wall seconds.
 
-    python benchmarks/parts_check.py --data-dir /work/bench-data --users 1000000 --parts 4
+    python benchmarks/parts_check.py --users 1000000 --parts 4
 
 The part files are made once from the generated recs.parquet (users split by a hash of their id)
 under --work (default benchmarks/data/parts_u<users>_p<parts>/).

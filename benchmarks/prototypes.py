@@ -1,6 +1,6 @@
 """Time the SQL prototypes in benchmarks/prototypes.sql against the query evaluate() runs.
 
-    /work/venv20/bin/python benchmarks/prototypes.py --users 1000000 [--repeat 3] [--only NAME,...]
+    python benchmarks/prototypes.py --users 1000000 [--repeat 3] [--only NAME,...]
 
 Each `-- name:` prototype runs as CREATE OR REPLACE TEMP TABLE ... AS <prototype> (as evaluate()
 creates ndcg_result), in one connection with the views evaluate() creates; its per-cutoff mean

@@ -1,6 +1,6 @@
 """Benchmark ndcg-duck against the scan floor and peer NDCG implementations.
 
-    /work/venv20/bin/python benchmarks/run.py --users 10000,100000,1000000 --runs 3
+    python benchmarks/run.py --users 10000,100000,1000000 --runs 3
 
 For each size it generates the data if needed (benchmarks/generate.py, seed --seed), warms the
 OS page cache by reading the files once, then runs every tool --runs times, round-robin (run 1

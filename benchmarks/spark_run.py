@@ -1,7 +1,7 @@
 """The Spark engine against the default engine, end to end, in the same run.
 
-    python benchmarks/spark_run.py --data-dir /work/bench-data --users 100000,1000000 --runs 2
-    python benchmarks/spark_run.py --data-dir /work/bench-data --users 10000000 --runs 1 \\
+    python benchmarks/spark_run.py --users 100000,1000000 --runs 2
+    python benchmarks/spark_run.py --users 10000000 --runs 1 \\
         --tools spark --driver-memory 2g
 
 Each run is a fresh `ndcg-duck eval RECS RELS -k 5,10,20 --format json` process (the Spark runs

@@ -131,7 +131,7 @@ def test_reference_agrees_with_a_hand_computation():
 
 
 def test_reference_tie_average_matches_scikit_learn_on_tv1():
-    # guards the oracle: TV1 of ndcg-variants.md, scikit-learn's tie-averaged value 0.7103
+    # guards the oracle: TV1 (test_worked_examples.py), scikit-learn's tie-averaged value 0.7103
     dcg, idcg, ndcg = reference.user_scores(["d3", "d2", "d1"], {"d3": 1}, None,
                                             scores=[1.0, 1.0, 1.0], ties="average")
     assert ndcg == pytest.approx(0.7103, abs=5e-5)

@@ -1,4 +1,8 @@
-"""The worked examples of ../shared/docs/ndcg-variants.md, pinned to the values printed there."""
+"""Test vectors (TV1 to TV14: the README's "Coming from another tool" cites them by number) and
+examples, pinned to values printed by other programs: trec_eval (9.0.8 and 10.0),
+pytrec_eval-terrier 0.5.11, ir_measures 0.4.3, ranx 0.3.21, scikit-learn 1.9.1 and torchmetrics
+1.9.0 run on the same tiny inputs (each test holds its input and says which tool prints what), and
+the worked examples of texts that teach NDCG and of the Kakao Arena Melon playlist evaluator."""
 
 import pyarrow as pa
 import pytest
