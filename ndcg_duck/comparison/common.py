@@ -22,8 +22,6 @@ if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)
 
 ALL = "(all)"
 
-OWN = registry.group("compare")  # compare's own options (options.PARAMS): baseline, ...
-
 
 class Comparison(NamedTuple):
     """rows: one dict per metric x segment x run (and, with several baselines, per pair), as
@@ -76,9 +74,9 @@ def no_shared_user(names) -> str:
 
 def checked(runs, own: dict, segments, by, plot) -> tuple:
     """Everything compare checks before it reads a file, on any engine: the extras it needs,
-    the runs (checked_runs), their pairs (run_pairs), compare's own options (`own`: OWN's
-    values) with --segments and --by, and the plot's path. Returns (runs as (name, recs)
-    pairs, their names, the pairs)."""
+    the runs (checked_runs), their pairs (run_pairs), compare's own options (`own`: the values
+    of options.group('compare')) with --segments and --by, and the plot's path. Returns (runs
+    as (name, recs) pairs, their names, the pairs)."""
     stats.require("scipy", "compare")
     if plot is not None:
         stats.require("matplotlib", "--plot")
@@ -377,9 +375,10 @@ def _tested(row: dict) -> None:
 
 def per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
     """The rows of the metrics that are one value per run (`asked`, e.g. ['coverage@10']; found:
-    per run, per_run_found's), per segment: each run's value and, against the baseline (or
-    per pair), the difference; no test. Under --test bootstrap, percentile intervals of the value and of the difference over
-    the resamples both runs have (a resample that draws no user has none)."""
+    per run, per_run_found's), per segment: each run's value and, against the baseline (or per
+    pair), the difference; no test. Under --test bootstrap, percentile intervals of the value
+    and of the difference over the resamples both runs have (a resample that draws no user has
+    none)."""
     import numpy as np
 
     level = info["ci"]
