@@ -1,6 +1,6 @@
 """What compare decides on every engine: the checks of a call (its runs, their pairs, compare's
 options), the loop over the runs and their warnings, the paired users' columns and keys, the
-stop when no user is shared, the tidy rows (their fields, notes, intervals, which test each row
+exactly rounded means in the aggregates, the stop when no user is shared, the tidy rows (their fields, notes, intervals, which test each row
 gets and what its result says) and the correction of the p-values.
 
 The default engine (compare.py) and the Spark engine (spark/compare.py) call these and keep only
@@ -203,6 +203,22 @@ def paired_key(i: int, j: int, metric: str) -> str:
     (ndcg_paired's fields: users, mean, var, base_mean, base_var, diff_mean, diff_var, wins,
     ties, losses)."""
     return f"p|{i}|{j}|{metric}"
+
+
+def put_means(values: dict, runs: int, pairs: list, metrics: list,
+              spread_mean: Callable[[int, str], Optional[float]],
+              diff_mean: Callable[[int, int, str], Optional[float]]) -> None:
+    """Put the exactly rounded means (means.py's rule) in one segment's aggregates `values`:
+    each run's mean of each metric (spread_mean(run, metric)), and in each pair's aggregates the
+    means of its run and of its reference run (the same) and the mean of the per-user
+    differences (diff_mean(i, j, metric): of the differences, not the difference of means)."""
+    for m in metrics:
+        for run in range(runs):
+            values[spread_key(run, m)]["mean"] = spread_mean(run, m)
+        for i, j in pairs:
+            values[paired_key(i, j, m)].update(mean=values[spread_key(j, m)]["mean"],
+                                               base_mean=values[spread_key(i, m)]["mean"],
+                                               diff_mean=diff_mean(i, j, m))
 
 
 def check_shared(shared: int, names: list) -> None:

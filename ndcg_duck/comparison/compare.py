@@ -187,14 +187,9 @@ def _exact(con, aggregates, runs: int, pairs, metrics, with_segments: bool) -> N
     if with_segments:
         found.update(means.exact_means(con, "ndcg_cmp_paired", columns, groups=("segment",)))
     for segment, values in aggregates:
-        for m in metrics:
-            for run in range(runs):
-                values[spread_key(run, m)]["mean"] = found.get((segment, spread_key(run, m)))
-            for i, j in pairs:
-                paired = values[paired_key(i, j, m)]
-                paired.update(mean=found.get((segment, spread_key(j, m))),
-                              base_mean=found.get((segment, spread_key(i, m))),
-                              diff_mean=found.get((segment, f"d|{i}|{j}|{m}")))
+        common.put_means(values, runs, pairs, metrics,
+                         lambda run, m: found.get((segment, spread_key(run, m))),
+                         lambda i, j, m: found.get((segment, f"d|{i}|{j}|{m}")))
 
 
 def _per_run_values(con, segments, by, user_col: str, fmt, draws: dict) -> dict:

@@ -124,18 +124,19 @@ def _values(sums: Sums, group, runs: int, pairs: list, metrics: list) -> dict:
     for m in metrics:
         for run in range(runs):
             key = spread_key(run, m)
-            values[key] = {"users": sums.n(group, key), "mean": sums.mean(group, key),
-                           "var": sums.variance(group, key)}
+            values[key] = {"users": sums.n(group, key), "var": sums.variance(group, key)}
         for i, j in pairs:
             key = paired_key(i, j, m)
-            x, base = values[spread_key(j, m)], values[spread_key(i, m)]
             d = sums.has(group, key)
-            values[key] = {"users": sums.n(group, key), "mean": x["mean"], "var": x["var"],
-                           "base_mean": base["mean"], "base_var": base["var"],
-                           "diff_mean": sums.mean(group, key) if d else None,
+            values[key] = {"users": sums.n(group, key), "var": values[spread_key(j, m)]["var"],
+                           "base_var": values[spread_key(i, m)]["var"],
                            "diff_var": sums.variance(group, key) if d else None,
                            **{name: sums.n(group, f"{key}|{name}")
                               for name in ("wins", "ties", "losses")}}
+    common.put_means(values, runs, pairs, metrics,
+                     lambda run, m: sums.mean(group, spread_key(run, m)),
+                     lambda i, j, m: (sums.mean(group, paired_key(i, j, m))
+                                      if sums.has(group, paired_key(i, j, m)) else None))
     return values
 
 
