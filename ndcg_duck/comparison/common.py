@@ -1,7 +1,8 @@
 """What compare decides on every engine: the checks of a call (its runs, their pairs, compare's
 options), the loop over the runs and their warnings, the paired users' columns and keys, the
-exactly rounded means in the aggregates, the stop when no user is shared, the tidy rows (their fields, notes, intervals, which test each row
-gets and what its result says) and the correction of the p-values.
+exactly rounded means in the aggregates, the stop when no user is shared, the tidy rows (their
+fields, notes, intervals, which test each row gets and what its result says) and the correction
+of the p-values.
 
 The default engine (compare.py) and the Spark engine (spark/compare.py) call these and keep only
 what differs: how the runs' users are scored, paired and summed, and how a resampling test
