@@ -3,7 +3,7 @@ PARAMS, and the checks themselves.
 
 PARAMS drives the click options of `ndcg-duck eval` and `ndcg-duck compare` (cli/common.py's
 click_option), the keyword arguments of `evaluate()` and the checked `Options` it builds,
-compare()'s checks (comparison/compare.py check_options) and the list of compare's own options
+compare()'s checks (comparison/common.py check_options) and the list of compare's own options
 the Spark engine takes (group 'compare'), and the named arguments the SQL macros get
 (statements.py writes them). Adding an option is adding one `Param` below (and, for a metric
 option, using it in the SQL). tests/doors/test_options.py checks that the SQL macros' own lists of

@@ -8,7 +8,7 @@ import io
 import json
 
 from ..report.segments import shown as shown_segment
-from .compare import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP,
+from .common import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP,
                       PER_RUN_TOO_MANY, ROW_FIELDS, row_metric)
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",

@@ -6,8 +6,8 @@ runs' per-user rows on the user; each partition adds, per segment, run and metri
 the values and of their squares, and per pair the same of the per-user differences with the
 wins, ties and losses; only those sums reach the driver. Means and variances are those exact
 sums rounded once (exact.mean_of, exact.variance_of), and the rows, intervals, p-values and the
-correction are the default engine's (comparison.compare, comparison.stats), so `compare` prints
-the same table. --segments: the segment table is read and checked on the driver
+correction are compare's on every engine (comparison.common, comparison.stats), so `compare`
+prints the same table. --segments: the segment table is read and checked on the driver
 (extras.segment_table) and joined, broadcast, to the paired users; the driver adds the sums per
 segment and for everyone.
 
@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .. import outcome
-from ..comparison import compare as comparing
+from ..comparison import common
+from ..comparison.common import paired_key, spread_key, value_column
 from ..evaluation import inputs
 from ..options import USER_COL, group
 from ..sqlfiles import register
 from .columns import col
 from .exact import Sums, schema as sums_schema
 from ..report.segments import in_order
-from ..errors import InputError
 from . import FLAGS
 from .files import write_per_user
 from .driver import connection as driver_connection
@@ -48,10 +47,6 @@ STRATA = 32  # resampling tests: users fall into this many strata by a hash of t
 # stratum (numpy's SeedSequence of (seed, stratum)), the bootstrap from a stream per user: the
 # result depends on the seed and the users, never on how Spark partitions them
 COMPARE_OPTIONS = group("compare")  # compare's own options (options.PARAMS): baseline, ...
-
-
-def _column(run: int, metric: str) -> str:
-    return f"{run}:{metric}"
 
 
 SEGMENT = "__segment"  # the joined users' segment column (extras.join_segments), with --segments
@@ -84,7 +79,7 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
         sums = Sums()
         for segment, batch in _pieces_of(batches):
             def values(run, metric):
-                column = batch.column(_column(run, metric)).cast(pa.float64())
+                column = batch.column(value_column(run, metric)).cast(pa.float64())
                 return column.to_numpy(zero_copy_only=False)
 
             sums.count(segment, "u", batch.num_rows)
@@ -95,9 +90,9 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
             for m in metrics:
                 columns = [values(run, m) for run in range(runs)]
                 for run, x in enumerate(columns):
-                    sums.add(segment, f"s|{run}|{m}", x[~np.isnan(x)], squares=True)
+                    sums.add(segment, spread_key(run, m), x[~np.isnan(x)], squares=True)
                 for i, j in pairs:
-                    key = f"p|{i}|{j}|{m}"
+                    key = paired_key(i, j, m)
                     d = columns[j] - columns[i]  # as DuckDB's x - base: one rounding
                     d = d[~np.isnan(d)]
                     sums.add(segment, key, d, squares=True)
@@ -118,7 +113,7 @@ def aggregates(sums: Sums, runs: int, pairs: list, metrics: list, unknown=None) 
     aggregates (ndcg_spread and ndcg_paired's fields): [('(all)', {key: {...}})], then with
     --segments one per segment by name, `unknown` last; every mean and variance from exact
     sums, rounded once (Sums.mean, Sums.variance)."""
-    return [(comparing.ALL if group is None else group,
+    return [(common.ALL if group is None else group,
              _values(sums, group, runs, pairs, metrics))
             for group in [None] + in_order(sums.groups(), unknown)]
 
@@ -128,19 +123,20 @@ def _values(sums: Sums, group, runs: int, pairs: list, metrics: list) -> dict:
     values = {}
     for m in metrics:
         for run in range(runs):
-            key = f"s|{run}|{m}"
-            values[key] = {"users": sums.n(group, key), "mean": sums.mean(group, key),
-                           "var": sums.variance(group, key)}
+            key = spread_key(run, m)
+            values[key] = {"users": sums.n(group, key), "var": sums.variance(group, key)}
         for i, j in pairs:
-            key = f"p|{i}|{j}|{m}"
-            x, base = values[f"s|{j}|{m}"], values[f"s|{i}|{m}"]
+            key = paired_key(i, j, m)
             d = sums.has(group, key)
-            values[key] = {"users": sums.n(group, key), "mean": x["mean"], "var": x["var"],
-                           "base_mean": base["mean"], "base_var": base["var"],
-                           "diff_mean": sums.mean(group, key) if d else None,
+            values[key] = {"users": sums.n(group, key), "var": values[spread_key(j, m)]["var"],
+                           "base_var": values[spread_key(i, m)]["var"],
                            "diff_var": sums.variance(group, key) if d else None,
                            **{name: sums.n(group, f"{key}|{name}")
                               for name in ("wins", "ties", "losses")}}
+    common.put_means(values, runs, pairs, metrics,
+                     lambda run, m: sums.mean(group, spread_key(run, m)),
+                     lambda i, j, m: (sums.mean(group, paired_key(i, j, m))
+                                      if sums.has(group, paired_key(i, j, m)) else None))
     return values
 
 
@@ -160,28 +156,27 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
 
     o = compare_options
     names = [name for name, _, _ in runs]
-    pairs = comparing.run_pairs(names, o["baseline"], o["all_pairs"])
+    pairs = common.run_pairs(names, o["baseline"], o["all_pairs"])
     user_col = settings.get("user_col") or USER_COL
     unknown = None
     if segments is not None:  # read and checked before any run is scored, as the default engine
         seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
-    tables, summaries, notes, per_run_found = [], [], [], []
-    for name, recs, what_run in runs:
+
+    def score(name, recs, what_run):
         lists = {}
         result, said = evaluate_for_cli(spark, recs, rels, per_user=True, recs_what=what_run,
                                         rels_what=rels_what, lists=lists, ranked=True,
                                         **settings)
         with refusals(what_run, rels_what):
-            per_run_found.append(_per_run_values(lists, user_col, seg if segments else None,
-                                                 unknown, o) if lists else {})
-        tables.append(result.per_user)
-        summaries.append(result.summary)
-        outcome.add_run_notes(notes, name, said)
-    metrics = [c for c in tables[0].columns if c in summaries[0]]
+            found = (_per_run_values(lists, user_col, seg if segments else None, unknown, o)
+                     if lists else {})
+        return common.Run(result.per_user, result.per_user.columns, result.summary, said, found)
+    scored = common.scored_runs(runs, score)
+    metrics = scored.metrics
     joined = None
-    for run, table in enumerate(tables):
+    for run, table in enumerate(scored.tables):
         side = table.select(col(user_col).alias("__ndcg_user"),
-                            *[col(m).alias(_column(run, m)) for m in metrics],
+                            *[col(m).alias(value_column(run, m)) for m in metrics],
                             col(FLAGS[1]).alias(_ranked(run)))
         joined = side if joined is None else joined.join(side, "__ndcg_user")
     if segments is not None:
@@ -196,32 +191,22 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
         sums = Sums.added(joined.drop("__ndcg_user").mapInArrow(
             _sums(len(names), pairs, metrics, margin), from_arrow_schema(sums_schema()))
             .collect(), everyone=True)
-        users = tables[0].select(col(user_col).alias("u"))
-        for table in tables[1:]:
+        users = scored.tables[0].select(col(user_col).alias("u"))
+        for table in scored.tables[1:]:
             users = users.union(table.select(col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
         paired = sums.n(None, "u")
-        if not sums.n(None, "r"):
-            raise InputError(comparing.no_shared_user(names))
+        common.check_shared(sums.n(None, "r"), names)
         if segments is not None:
             placed = paired - sums.n(unknown, "u")
             check_placed(joined, placed, paired, theirs, what)
     found = aggregates(sums, len(names), pairs, metrics, unknown)
-    info = outcome.compare_info(names, summaries, pairs, paired, everyone, metrics,
-                                dict(o, by=by))
-    test = o["test"]
-    # the t-test needs only the sums; the resampling tests are filled in below
-    resampling = test in ("randomization", "bootstrap")
-    rows = comparing.metric_rows(None, found, names, pairs, metrics,
-                                 dict(info, test="none") if resampling else info)
-    if resampling:
+
+    def resample(wanted: list, info: dict) -> list:
         with refusals(runs[0][2], rels_what):
-            _resampling(rows, found, joined, names, pairs, metrics, test, o["n_resamples"],
-                        o["seed"], o["ci"])
-    for row in rows:
-        row["test"] = test
-    comparing.finish_rows(rows, names, pairs, info, summaries, per_run_found, found,
-                          o["correction"])
+            return _resample(joined, wanted, pairs, metrics, info)
+    rows, info = common.comparison_rows(found, scored, names, pairs, paired, everyone, o, by,
+                                        resample)
     if per_user:
         with refusals(runs[0][2], rels_what):
             write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
@@ -229,19 +214,17 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     if plot is not None:
         with refusals(runs[0][2], rels_what):
             curves(joined, rows, names, pairs, metrics, info, plot)
-    return comparing.Comparison(rows, None, info), notes
+    return common.Comparison(rows, None, info), scored.notes
 
 
 def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
-    """comparison.compare's _per_run_values for a run scored on Spark (lists: evaluate_for_cli's,
-    with its driver and the evaluated users' lists): {'(all)' and with segments (seg, the segment
-    table) each segment: {'users', 'values', 'resampled'}}; the driver closes."""
-    from ..comparison import stats
+    """A run's per-run metrics on Spark, as common.per_run_found gives them (lists:
+    evaluate_for_cli's, with its driver and the evaluated users' lists; seg: the segment table,
+    or None), drawn as common.per_run_draws says; the driver closes."""
     from .beyond_accuracy import TOPS
     from .extras import join_segments
 
-    n_resamples = o["n_resamples"] if o["test"] == "bootstrap" else 0
-    draws = dict(n_resamples=n_resamples, seed=o["seed"], budget=stats.BOOTSTRAP_DRAWS)
+    draws = common.per_run_draws(o)
     driver = lists["driver"]
     try:
         tops = lists["tops"].select(col(user_col).alias("__ndcg_user"),
@@ -251,8 +234,7 @@ def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
         else:  # every user's from the segments' exposure, added up
             found = driver.per_run_found(join_segments(tops, seg, unknown), "__segment",
                                          "__ndcg_weighed", everyone=True, **draws)
-        empty = {"users": 0, "values": {}, "resampled": {}}
-        return {comparing.ALL: found.pop(None, empty), **found}
+        return common.per_run_found(found.pop(None, None), found)
     finally:
         driver.close()
 
@@ -264,7 +246,7 @@ def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
     from .extras import sorted_samples
 
     keys = [(m, i, j) for m in metrics for i, j in pairs]
-    found = sorted_samples(joined, [col(_column(j, m)) - col(_column(i, m))
+    found = sorted_samples(joined, [col(value_column(j, m)) - col(value_column(i, m))
                                     for m, i, j in keys], plotting.curve_points(info["users"]))
     drawn = dict(zip(keys, found))
     plotting.draw_compare(drawn, info["users"], rows, names, pairs, metrics, info, path)
@@ -272,17 +254,15 @@ def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
 
 
 def per_user_rows(joined, names, pairs, metrics, user_col: str):
-    """comparison.compare's per-user table as a Spark DataFrame (unordered: write_per_user
-    orders it by user): the user, the segment with --segments, then per metric each run's
-    value and each pair's difference, named 'METRIC RUN' and 'METRIC RUN-REFERENCE'."""
-
+    """compare's per-user table as a Spark DataFrame (unordered: write_per_user orders it by
+    user): the user, the segment with --segments, then common.per_user_columns."""
     columns = [col("__ndcg_user").alias(user_col)]
     if SEGMENT in joined.columns:
         columns.append(col(SEGMENT).alias("segment"))
-    for m in metrics:
-        columns += [col(_column(run, m)).alias(f"{m} {name}") for run, name in enumerate(names)]
-        columns += [(col(_column(j, m)) - col(_column(i, m))).alias(f"{m} {names[j]}-{names[i]}")
-                    for i, j in pairs]
+    for name, m, run, reference in common.per_user_columns(names, pairs, metrics):
+        value = col(value_column(run, m))
+        columns.append((value if reference is None
+                        else value - col(value_column(reference, m))).alias(name))
     return joined.select(*columns)
 
 
@@ -315,8 +295,8 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
                     [] if segment is None else [zlib.crc32(segment.encode())])
                 users = piece.column("__ndcg_hash").to_numpy().view(np.uint64)
                 for key, (i, j, m) in enumerate(keys):
-                    x = piece.column(_column(j, m)).to_numpy(zero_copy_only=False)
-                    base = piece.column(_column(i, m)).to_numpy(zero_copy_only=False)
+                    x = piece.column(value_column(j, m)).to_numpy(zero_copy_only=False)
+                    base = piece.column(value_column(i, m)).to_numpy(zero_copy_only=False)
                     d = (x.astype(float) - base.astype(float))
                     keep = ~np.isnan(d) & ((d != 0) if test == "randomization" else True)
                     d = d[keep]
@@ -373,65 +353,52 @@ def _added(parts: list, field: str, n_resamples: int):
     return total
 
 
-def _resampling(rows, found, joined, names, pairs, metrics, test: str, n_resamples: int,
-                seed: int, level: float) -> None:
-    """The randomization or bootstrap test of each compared row, from per-stratum vectors the
-    workers compute (_resamples), added up on the driver.
+def _resample(joined, wanted: list, pairs: list, metrics: list, info: dict) -> list:
+    """common.comparison_rows' resample on Spark: the randomization or bootstrap test of each
+    wanted row (common.Resample) as a common.Drawn, from per-stratum vectors the workers compute
+    (_resamples), added up on the driver.
 
     Randomization: with fewer than 63 nonzero differences in all and 2**m <= n_resamples, the
-    exact test of the default engine on those few differences (stats.randomization), as it
-    gives. Bootstrap: the p-value and percentile interval of the Poisson bootstrap
+    exact test of the default engine on those few differences (stats.exact_randomization).
+    Bootstrap: the p-value and percentile interval of the Poisson bootstrap
     (stats.bootstrap_of_sums); where users x resamples exceed stats.BOOTSTRAP_DRAWS, the
-    default engine's normal-theory form from the exact mean and variance (the same numbers)."""
+    default engine's normal-theory form from the exact mean and variance (the same numbers),
+    with no Spark job."""
     from ..comparison import stats
 
-    wanted = [row for row in rows if row["baseline"] is not None and row["users"]
-              and row["note"] is None]
-    keys = [(i, j, m) for m in metrics for i, j in pairs]
-    spreads = dict(found)
-
-    def key_of(row):
-        m = comparing.row_metric(row)
-        return keys.index((names.index(row["baseline"]), names.index(row["run"]), m))
-
+    test, n_resamples, level = info["test"], info["n_resamples"], info["ci"]
+    out: dict = {}
+    drawn = list(range(len(wanted)))
     if test == "bootstrap":
-        drawn = []
-        for row in wanted:
-            i, j, m = keys[key_of(row)]
-            n, var = row["users"], spreads[row["segment"]][f"p|{i}|{j}|{m}"]["diff_var"]
-            if n < 2 or not var:
-                row["note"] = f"every per-user difference is {row['diff']:+.6g}: no test"
-            elif stats.bootstrap_is_normal(n, n_resamples):
-                row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = \
-                    stats.bootstrap_normal_of(n, row["diff"], var * (n - 1) / n, n_resamples,
-                                              level)
-                row["note"], row["tested"] = comparing.NORMAL_BOOTSTRAP, True
-            else:
-                drawn.append(row)
-        wanted = drawn
-    if not wanted:
-        return
-    by_key = _resampled(joined, keys, n_resamples, seed, test)
-    for row in wanted:
-        segment = None if row["segment"] == comparing.ALL else row["segment"]
-        parts = by_key.get((segment, key_of(row)), [])
+        for index, want in enumerate(wanted):
+            n = want.users
+            if stats.bootstrap_is_normal(n, n_resamples):
+                out[index] = common.Drawn(*stats.bootstrap_normal_of(
+                    n, want.diff, want.var * (n - 1) / n, n_resamples, level), n)
+        drawn = [index for index in drawn if index not in out]
+    if drawn:
+        keys = [(i, j, m) for m in metrics for i, j in pairs]
+        by_key = _resampled(joined, keys, n_resamples, info["seed"], test)
+    for index in drawn:
+        want = wanted[index]
+        segment = None if want.segment == common.ALL else want.segment
+        parts = by_key.get((segment, keys.index((want.i, want.j, want.metric))), [])
         count = sum(part["count"] for part in parts)
         if test == "bootstrap":
-            row["p_value"], row["diff_ci_low"], row["diff_ci_high"] = stats.bootstrap_of_sums(
-                row["diff"], sum(part["absolute"] for part in parts) / count,
+            out[index] = common.Drawn(*stats.bootstrap_of_sums(
+                want.diff, sum(part["absolute"] for part in parts) / count,
                 _added(parts, "sums", n_resamples), _added(parts, "weights", n_resamples),
-                level)
+                level), want.users)
         elif stats.is_exact(count, n_resamples):  # every sign assignment: exact
-            row["p_value"] = stats.exact_randomization(
-                [v for part in parts for v in part["values"]])
-            row["note"] = comparing.EXACT_RANDOMIZATION
+            out[index] = common.Drawn(stats.exact_randomization(
+                [v for part in parts for v in part["values"]]), None, None, count)
         else:
             null = _added(parts, "sums", n_resamples)
             observed = abs(sum(part["total"] for part in parts))
             scale = sum(part["absolute"] for part in parts)
-            row["p_value"] = ((stats.count_extreme(null, observed, scale) + 1)
-                              / (n_resamples + 1))
-        row["tested"] = True
+            out[index] = common.Drawn((stats.count_extreme(null, observed, scale) + 1)
+                                      / (n_resamples + 1), None, None, count)
+    return [out[index] for index in range(len(wanted))]
 
 
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
@@ -441,17 +408,7 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     from .files import check_one_file_per_user, described as what, read
     from .launch import cli_session, parse_conf
 
-    if plot is not None:
-        from ..comparison import stats
-        from ..report import plot as plotting
-
-        stats.require("matplotlib", "--plot")
-        plotting.check_path(plot)
-    comparing.checked_runs(runs)
-    comparing.check_options(compare_options["test"], compare_options["correction"],
-                            compare_options["n_resamples"], compare_options["seed"],
-                            compare_options["alpha"], compare_options["ci"],
-                            compare_options["min_users"], segments, by)
+    common.checked(runs, compare_options, segments, by, plot)
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**settings)
     with cli_session(master, conf, show_progress) as spark:

@@ -121,6 +121,13 @@ def test_the_checker_sees_imports_inside_functions_and_circles():
     assert _circle({"a": {"b"}, "b": set()}) == []
 
 
+def test_spark_compare_takes_compares_decisions_from_the_engine_neutral_module():
+    """Both engines' compare take what they share from comparison.common; the Spark engine does
+    not borrow it from the default engine (comparison.compare)."""
+    assert "comparison.common" in _imports("spark.compare")
+    assert "comparison.compare" not in _imports("spark.compare")
+
+
 def _bound_modules(name: str, tree) -> dict:
     """{local name: module} for the package's modules that `name` imports as a whole, as in
     `from ..evaluation import inputs` or `from .. import options as registry`."""

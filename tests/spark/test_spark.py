@@ -723,6 +723,23 @@ def test_cli_keeps_the_spark_log_its_message_names(monkeypatch, command):
         "relevance file r.csv: bad", False)
 
 
+def test_compare_on_spark_checks_its_runs_before_spark_starts(monkeypatch):
+    """compare's checks of a call are one function for both engines, made before any input is
+    read: a --baseline that is not a run stops before Spark starts."""
+    from ndcg_duck.spark import launch
+
+    def fails(*args):
+        raise AssertionError("Spark started")
+
+    monkeypatch.setattr(launch, "session", fails)
+    result = invoke("compare", ROOT / "examples/relevance.csv", "--run",
+                    f"a={ROOT / 'examples/recs.parquet'}", "--run",
+                    f"b={ROOT / 'examples/recs_new.parquet'}", "--baseline", "c",
+                    "--engine", "spark")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == "Error: --baseline 'c' is not one of the runs: a, b"
+
+
 def test_cli_without_pyspark_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
