@@ -176,7 +176,7 @@ def parameter_errors():
                    f"SELECT * FROM {macro}, 'rels', {parameter} := {WRONG[kind]});\n")
     done = subprocess.run([duckdb_binary(), "-csv"], input=script + ".print case end\n",
                           text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
-                          timeout=120)
+                          timeout=600)
     return done.stdout.split("case ")
 
 
