@@ -33,7 +33,7 @@ from ..errors import InputError
 from .. import metrics as metric_names
 from ..evaluation import beyond
 from ..evaluation.evaluate import (core_computes, recs_item_type, no_overlap, wide_sql,
-                                   score_users as score_all)
+                                   score_users as score_all, user_flags_sql)
 from ..options import Options
 from ..sqlfiles import register
 from .exact import SCALE, Sums, exact_sum, schema as sums_schema  # noqa: F401 (the API)
@@ -70,7 +70,7 @@ class SparkEvaluation(NamedTuple):
 def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
                 user_col: str, shipped=None, key=None) -> pa.Table:
     """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
-    judged, ranked, evaluated and of zero ideal DCG (as evaluate._zero_ideal counts them), and
+    judged, ranked, evaluated and of zero ideal DCG (evaluate.user_flags_sql's flags), and
     the default engine's per-user columns of `measures` (metrics.per_user_columns; NULL unless
     evaluated). The default engine's per-batch step (evaluate.score_users, with the metrics
     macros beyond NDCG) and its ndcg_evaluated, without the whole-dataset steps. `options` has
@@ -93,14 +93,12 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         if any(m.metric == "ild" for m in measures):
             tops += f", {spark_beyond.LACKING_SQL} AS {sqltext.ident(spark_beyond.LACKING)}"
     judged, ranked, evaluated, zero = (sqltext.ident(flag) for flag in FLAGS)
-    keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
         f"WITH wide AS ({wide_sql(measures, '__ndcg_user', relation)}), "
-        f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
-        f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
-        f"          FROM ndcg_all GROUP BY user_id) "
-        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
-        f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
+        f"users AS ({user_flags_sql(options)}) "
+        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.judged AS {judged}, "
+        f"       u.ranked AS {ranked}, w.__ndcg_user IS NOT NULL AS {evaluated}, "
+        f"       u.zero_ideal AS {zero}, "
         f"       w.* EXCLUDE (__ndcg_user){tops} "
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
     ).to_arrow_table()
@@ -185,10 +183,9 @@ def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
             summary[measure.name] = sums.whole(None, key)
         else:
             summary[measure.name] = sums.mean(None, key)
-    summary.update(users=sums.n(None, "evaluated"),
-                   users_without_recommendations=users_of["unranked"],
-                   users_only_in_recommendations=sums.n(None, "unjudged"),
-                   users_with_zero_ideal_dcg=sums.n(None, "zero"))
+    summary["users"] = sums.n(None, "evaluated")
+    summary.update(outcome.user_counts(users_of["unranked"], sums.n(None, "unjudged"),
+                                       sums.n(None, "zero")))
     return summary, users_of, counts
 
 
@@ -385,24 +382,18 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
 
 
 def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> list:
-    """The default engine's warnings (evaluate._notes), from what Spark has counted: ids
-    compared as text, with how many judged users have recommendations; gain map levels that
-    never occur in the judgments (one pass over them, only with a gain map)."""
-    notes = []
-    if loaded.as_text:
-        notes.append(outcome.as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
-                                          users["judged"] - users["unranked"], users["judged"]))
-    if options.gain_map:
-        levels = [level for level, _ in options.gain_map]
-        if cols.item in rels.columns and cols.relevance in rels.columns:
-            relevance = col(cols.relevance).cast("double")
-            found = {row[0] for row in rels.select(relevance.alias("r"))
-                     .where(relevance.isin(levels)).distinct().collect()}
-        else:  # every judgment counts 1
-            found = {1.0}
-        unseen = outcome.unseen_levels_note(levels, found, loaded.rels_what)
-        notes += [unseen] if unseen else []
-    return notes
+    """The run's warnings (outcome.run_notes) from what Spark has counted: how many judged
+    users have recommendations; the gain map levels found in the judgments (one pass over
+    them, only with a gain map)."""
+    def found(levels):
+        if cols.item not in rels.columns or cols.relevance not in rels.columns:
+            return {1.0}  # every judgment counts 1
+        relevance = col(cols.relevance).cast("double")
+        return {row[0] for row in rels.select(relevance.alias("r"))
+                .where(relevance.isin(levels)).distinct().collect()}
+    return outcome.run_notes(options, loaded,
+                             lambda: (users["judged"] - users["unranked"], users["judged"]),
+                             found)
 
 
 def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
@@ -434,9 +425,7 @@ def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = No
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         text = str(exc)
-        named = outcome.named_check(text, {"recommendations": recs_what, "relevance": rels_what,
-                                           "items": given and given.items,
-                                           "train": given and given.train})
+        named = outcome.named_input(text, recs_what, rels_what, given)
         if named is not None:
             raise InputError(named) from None
         missing = re.search(r"No module named '(duckdb|ndcg_duck|pyarrow)", text)
