@@ -197,7 +197,12 @@ def user_in_two_files(what: str, user, files: int, first: str, second: str) -> s
             f"one run, give each user's rows in one file")
 
 
-# --- segments -----------------------------------------------------------------------------------
+# --- segments and plots -----------------------------------------------------------------------------------
+
+def shown_metrics(columns: list, summary: dict) -> list:
+    """The per-user columns that eval's --segments and --plot show: the summary's metrics."""
+    return [c for c in columns if c in summary]
+
 
 def not_in_segments(what: str, theirs, ours) -> str:
     """No evaluated user is in the segment table `what`: almost always mismatched ids (theirs

@@ -28,6 +28,7 @@ import pyarrow as pa
 from .. import sqltext, statements
 from ..evaluation import inputs
 from ..report import output
+from ..report.result import Result
 from .. import options as registry, outcome
 from ..errors import InputError
 from .. import metrics as metric_names
@@ -435,57 +436,76 @@ def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = No
         raise InputError(f"Spark failed: {errors[-1] if errors else _first_line(text)}") from None
 
 
-def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
-            show_progress: bool, settings: dict, segments=None, by=None, plot=None,
-            fmt: str = "table") -> tuple:
-    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows (to stdout, in the
-    format fmt names, for per_user "-"), draw --plot; the
-    summary, the notes (warnings) of the run and the --segments rows (None without)."""
-    conf = parse_conf(conf_pairs)
-    if per_user and per_user != "-":
-        check_output(per_user)
-    beyond.require(outcome.measured({name: value for name, value in settings.items()  # fail fast
-                             if registry.BY_NAME[name].group == "metric"}, None)[1],
-                   settings["train"], settings["items"])
-    with cli_session(master, conf, show_progress) as spark:
-        lists = {} if segments is not None else None  # the per-run metrics per segment
-        try:
-            return _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt,
-                             lists)
-        finally:
-            if lists:
-                lists["driver"].close()
+class SparkResult(Result):
+    """An eval run on Spark for the command line (report/result.py's interface): the session
+    (launch.cli_session: master, conf_pairs as --spark-conf gives them, show_progress: Spark's
+    progress bar, else its log in a temporary file) stays up until close. per_user: keep the
+    per-user rows (for --per-user, --segments and --plot); by_segment: keep, with per-run
+    metrics, the evaluated users' lists for --segments."""
 
+    def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
+                 by_segment: bool = False, master: str = "local[*]", conf_pairs=()):
+        self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
+        self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
+        super().__init__(settings)
 
-def _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt, lists) -> tuple:
-    """run_cli's work in the session `spark`."""
-    cols = inputs.Columns.given(**settings)
-    recs_df = read(spark, recs, settings["recs_format"], "recommendations", cols)
-    rels_df = read(spark, rels, settings["rels_format"], "relevance", cols)
-    recs_what, rels_what = described("recommendations", recs), described("relevance", rels)
-    with refusals(recs_what, rels_what):
-        check_one_file_per_user(recs_df, recs_what, settings["user_col"]
-                                or registry.BY_NAME["user_col"].shown)
-    result, notes = evaluate_for_cli(spark, recs_df, rels_df,
-                                     per_user=bool(per_user or segments or plot),
-                                     recs_what=recs_what, rels_what=rels_what, lists=lists,
-                                     **settings)
-    user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
-    rows = None
-    with refusals(recs_what, rels_what):
-        if per_user == "-":
-            output.through_file(
-                lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)
-        elif per_user:
-            write_per_user(result.per_user, per_user, user_col)
-        if plot:
-            from .extras import plot as draw
+    check_output = staticmethod(check_output)
 
-            draw(result.per_user, result.summary, plot)
-        if segments is not None:
-            from .extras import by_segment, per_run_by_segment
+    def open(self, stack) -> None:
+        settings = self.settings
+        conf = parse_conf(self.conf_pairs)
+        beyond.require(outcome.measured({name: value for name, value in settings.items()
+                                         if registry.BY_NAME[name].group == "metric"},
+                                        None)[1],  # fail fast, before Spark starts
+                       settings["train"], settings["items"])
+        self.spark = stack.enter_context(cli_session(self.master, conf, self.show))
+        self.lists = {} if self.by_segment else None  # the per-run metrics per segment
+        stack.callback(self._drop_lists)
+        cols = inputs.Columns.given(**settings)
+        recs = read(self.spark, self.recs, settings["recs_format"], "recommendations", cols)
+        rels = read(self.spark, self.rels, settings["rels_format"], "relevance", cols)
+        self.names = (described("recommendations", self.recs),
+                      described("relevance", self.rels))
+        with refusals(*self.names):
+            check_one_file_per_user(recs, self.names[0], self.user_col)
+        self.result, self._notes = evaluate_for_cli(
+            self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
+            rels_what=self.names[1], lists=self.lists, **settings)
 
-            rows = by_segment(spark, result.per_user, result.summary, segments, by, user_col)
-            if lists:
-                per_run_by_segment(spark, lists, rows, result.summary, segments, by, user_col)
-    return result.summary, notes, rows
+    def _drop_lists(self) -> None:
+        if self.lists:
+            self.lists["driver"].close()
+
+    def summary(self) -> dict:
+        return self.result.summary
+
+    def notes(self) -> list:
+        return self._notes
+
+    def write_per_user(self, path: str, fmt: str) -> None:
+        """The per-user rows to `path` (a file, or part files in a directory), or to stdout
+        for '-' (in `fmt`)."""
+        rows = self.result.per_user
+        with refusals(*self.names):
+            if path == "-":
+                output.through_file(lambda tmp: write_per_user(rows, str(tmp), self.user_col),
+                                    fmt)
+            else:
+                write_per_user(rows, path, self.user_col)
+
+    def plot(self, path) -> None:
+        from .extras import plot as draw
+
+        with refusals(*self.names):
+            draw(self.result.per_user, self.result.summary, path)
+
+    def segments(self, segments, by: str) -> list:
+        from .extras import by_segment, per_run_by_segment
+
+        with refusals(*self.names):
+            rows = by_segment(self.spark, self.result.per_user, self.result.summary, segments,
+                              by, self.user_col)
+            if self.lists:
+                per_run_by_segment(self.spark, self.lists, rows, self.result.summary,
+                                   segments, by, self.user_col)
+        return rows
