@@ -123,6 +123,11 @@ def run_notes(options: Options, loaded, matched: Callable[[], tuple],
     return notes
 
 
+def no_rows(what: str) -> str:
+    """An input without rows: nothing to evaluate."""
+    return f"{what} has no rows: nothing to evaluate"
+
+
 def no_overlap(recs_what: str, rels_what: str, recs_user, rels_user) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0
     (recs_user and rels_user: the smallest user id of each side, as text)."""

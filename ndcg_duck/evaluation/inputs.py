@@ -25,7 +25,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import InputError, duckdb_message
-from ..outcome import user_in_two_files
+from ..outcome import no_rows, user_in_two_files
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
 from ..sqltext import ident, literal, text_list
 
@@ -425,7 +425,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         except duckdb.Error as exc:
             raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
         if empty and require_rows:
-            raise InputError(f"{what} has no rows: nothing to evaluate")
+            raise InputError(no_rows(what))
     recs_schema = schema_of(con, "ndcg_recs_src", recs_what)
     rels_schema = schema_of(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)

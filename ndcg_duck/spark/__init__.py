@@ -12,6 +12,9 @@ times a power of two), the driver adds those few partial sums and divides the ex
 number of users, rounding once (means.mean_of_sum: every door's rule), so a mean does not
 depend on the number of buckets, partitions or workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
 
+`ndcg-duck eval --engine spark` runs through SparkResult, the default engine's result object
+(report/result.py) on Spark: the command line has one path for both engines.
+
 Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.
 """
 
@@ -34,7 +37,7 @@ from ..errors import InputError
 from .. import metrics as metric_names
 from ..evaluation import beyond
 from ..evaluation.evaluate import (core_computes, recs_item_type, no_overlap, wide_sql,
-                                   score_users as score_all, user_flags_sql)
+                                   score_users as score_all, user_flags_sql, LIMITS)
 from ..options import Options
 from ..sqlfiles import register
 from .exact import SCALE, Sums, exact_sum, schema as sums_schema  # noqa: F401 (the API)
@@ -304,13 +307,13 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     batch_users = settings["batch_users"]
-    for name, value in (("buckets", buckets), ("batch_users", batch_users)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise InputError(f"{name} {value!r}: give a whole number >= 1", usage=True)
-    duckdb_settings = tuple((name, value) for name, value in (
-        ("threads", settings["threads"] or 1), ("memory_limit", settings["memory_limit"]),
-        ("temp_directory", settings["temp_dir"])) if value is not None)
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
+                                or buckets < 1):  # batch_users: checked by the registry
+        raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)
+    # each worker's DuckDB limits, as the default engine sets them; one thread by default
+    duckdb_settings = tuple((setting, value) for setting, value in (
+        (setting, settings[option] or (1 if option == "threads" else None))
+        for option, setting in LIMITS.items()) if value is not None)
     beyond.require(measures, settings["train"], settings["items"])
     driver = None
     try:
@@ -346,7 +349,7 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
                 scored = scored.persist(StorageLevel.DISK_ONLY)
             summary, users, counts = _summary(scored, means, summed=not rows_kept)
             # whole-dataset checks, on the sums of every bucket's users
-            problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
+            problem = next((outcome.no_rows(what) for what, side in
                             ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]),
                            None)
             if problem is None and users["judged"] == users["unranked"]:

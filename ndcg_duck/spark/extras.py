@@ -16,7 +16,6 @@ from __future__ import annotations
 import pyarrow as pa
 
 from .. import sqltext
-from ..errors import InputError
 from ..outcome import add_per_run, shown_metrics
 from ..report import plot as plotting
 from ..report import segments as segmenting
