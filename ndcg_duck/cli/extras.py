@@ -1,5 +1,6 @@
-"""Segments and plots: what `eval` does with --segments, --by and --plot (common.py's options,
-compare's too) after the evaluation."""
+"""Segments and plots on the command line: the checks of --segments, --by and --plot
+(common.py's options, compare's too) before any work, and eval's output with the per-segment
+rows that the engine's result object gives (report/result.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ EVAL_EXTRAS = group("extras")
 
 
 def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str, fmt) -> str:
-    """eval's output `shown` with the per-segment rows (segments.by_segment's) in `fmt`."""
+    """eval's output `shown` with the per-segment rows (segments.rows') in `fmt`."""
     if fmt == "json":
         return json.dumps(dict(summary, segments=rows)) + "\n"
     from ..report.segments import shown as shown_segment
