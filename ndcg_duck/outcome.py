@@ -123,6 +123,16 @@ def run_notes(options: Options, loaded, matched: Callable[[], tuple],
     return notes
 
 
+def no_file(role: str, path) -> str:
+    """An input path (not a glob) that does not exist."""
+    return f"{role} file {path} does not exist"
+
+
+def no_match(role: str, path) -> str:
+    """An input glob that matches no file."""
+    return f"{role} glob {path} matches no file"
+
+
 def no_rows(what: str) -> str:
     """An input without rows: nothing to evaluate."""
     return f"{what} has no rows: nothing to evaluate"
