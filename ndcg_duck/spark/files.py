@@ -195,8 +195,8 @@ def write_per_user(rows, path: str, user_col: str) -> None:
                     f"ORDER BY {sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
                     f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
         os.replace(tmp, target)
-    except duckdb.Error as exc:
-        raise InputError(f"cannot write {path}: {str(exc).strip().splitlines()[0]}") from None
+    except (duckdb.Error, OSError) as exc:
+        raise InputError(output.cannot_write(path, exc)) from None
     finally:
         con.close()
         shutil.rmtree(parts, ignore_errors=True)
