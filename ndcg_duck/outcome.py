@@ -71,6 +71,15 @@ def beyond_summary(summary: dict, measures: tuple, per_run: dict, per_user: dict
     return out
 
 
+def user_counts(unranked: int, unjudged: int, zero_ideal: int) -> dict:
+    """The summary's counts of users besides `users`, as every engine reports them: the judged
+    users without recommendations, the users only in the recommendations, the users whose
+    ideal DCG is 0 (evaluate.user_flags_sql's zero_ideal)."""
+    return {"users_without_recommendations": unranked,
+            "users_only_in_recommendations": unjudged,
+            "users_with_zero_ideal_dcg": zero_ideal}
+
+
 # --- warnings and errors ------------------------------------------------------------------------
 
 def as_text_note(as_text: tuple, recs_what: str, rels_what: str, matched: int,
@@ -97,6 +106,38 @@ def unseen_levels_note(levels: list, found, rels_what: str) -> Optional[str]:
             f"{rels_what}: check the map and the relevance values")
 
 
+def run_notes(options: Options, loaded, matched: Callable[[], tuple],
+              found: Callable[[list], object]) -> list:
+    """A run's warnings, however the engine counts: with ids compared as text (loaded.as_text,
+    inputs.Loaded), as_text_note with matched() = (judged users with recommendations, judged
+    users); with a gain map, unseen_levels_note with found(levels) = the levels that occur
+    among the judgments' relevance values."""
+    notes = []
+    if loaded.as_text:
+        notes.append(as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
+                                  *matched()))
+    if options.gain_map:
+        levels = [level for level, _ in options.gain_map]
+        unseen = unseen_levels_note(levels, found(levels), loaded.rels_what)
+        notes += [unseen] if unseen else []
+    return notes
+
+
+def no_file(role: str, path) -> str:
+    """An input path (not a glob) that does not exist."""
+    return f"{role} file {path} does not exist"
+
+
+def no_match(role: str, path) -> str:
+    """An input glob that matches no file."""
+    return f"{role} glob {path} matches no file"
+
+
+def no_rows(what: str) -> str:
+    """An input without rows: nothing to evaluate."""
+    return f"{what} has no rows: nothing to evaluate"
+
+
 def no_overlap(recs_what: str, rels_what: str, recs_user, rels_user) -> str:
     """No judged user has a ranked item: almost always mismatched ids, never a real score of 0
     (recs_user and rels_user: the smallest user id of each side, as text)."""
@@ -118,6 +159,14 @@ def named_check(text: str, names: dict) -> Optional[str]:
         return f"{what}: {found.group(2).strip()}"
     own = re.search(r"ndcg-duck: ([^\n]*)", text)
     return own.group(1).strip() if own else None
+
+
+def named_input(text: str, recs_what: str, rels_what: str, given=None) -> Optional[str]:
+    """named_check with the inputs of an evaluation, as every engine names them: the
+    recommendations and judgments as the caller gave them, and with the beyond-accuracy
+    metrics' inputs (given: evaluation/beyond.py's Inputs) the items and train ones."""
+    return named_check(text, {"recommendations": recs_what, "relevance": rels_what,
+                              "items": given and given.items, "train": given and given.train})
 
 
 def in_python(call: Callable[[], tuple]):
@@ -163,7 +212,12 @@ def user_in_two_files(what: str, user, files: int, first: str, second: str) -> s
             f"one run, give each user's rows in one file")
 
 
-# --- segments -----------------------------------------------------------------------------------
+# --- segments and plots -----------------------------------------------------------------------------------
+
+def shown_metrics(columns: list, summary: dict) -> list:
+    """The per-user columns that eval's --segments and --plot show: the summary's metrics."""
+    return [c for c in columns if c in summary]
+
 
 def not_in_segments(what: str, theirs, ours) -> str:
     """No evaluated user is in the segment table `what`: almost always mismatched ids (theirs

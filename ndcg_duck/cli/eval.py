@@ -1,7 +1,9 @@
 """The ndcg-duck command line: `ndcg-duck eval` and `ndcg-duck sql`.
 
 Every option of `eval` comes from the registry in options.py (PARAMS): its name, default,
-allowed values and help are written there once.
+allowed values and help are written there once. `eval` has one path for every engine: --engine
+picks the result object (report/result.py's DuckDBResult, or ndcg_duck.spark.SparkResult) and
+the command asks it for the per-user table, the plot, the segments and the summary.
 """
 
 from __future__ import annotations
@@ -10,12 +12,10 @@ import click
 
 from ..report import output
 from ..report.clashes import Input, Output, refuse_clashes
-from ..evaluation import progress
+from ..report.result import DuckDBResult
 from . import common
 from .common import EXIT_CODES, cli, registry_options, user_errors
-from .extras import beside_inputs, check_eval_extras, eval_extras, with_segments
-from ..evaluation.evaluate import run
-from ..options import USER_COL
+from .extras import beside_inputs, check_eval_extras, with_segments
 from ..sqlfiles import script
 
 
@@ -54,49 +54,32 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
          *beside_inputs(segments, settings)])
+    engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
     if engine == "spark":
-        check_eval_extras(segments, by, plot)
-        from ..spark import run_cli
-        show = not quiet and common.stderr_is_terminal()
-        summary, notes, rows = run_cli(recs, relevance, per_user, spark_master, spark_conf,
-                                       show, settings, segments, by, plot, format)
-        for note in notes:
-            click.echo(f"Warning: {note}", err=True)
-        shown = output.format_summary(summary, format, settings["missing"], settings["empty"])
-        if segments is not None:
-            metrics = [name for name in rows[0] if name not in ("segment", "users")]
-            shown = with_segments(shown, summary, rows, metrics, by, format)
-        click.echo(shown, nl=False, err=per_user == "-")
-        return
+        from ..spark import SparkResult as engine_result
+        on_spark = dict(master=spark_master, conf_pairs=spark_conf)
     if per_user and per_user != "-":
-        output.check_output_path(per_user)
+        engine_result.check_output(per_user)
     check_eval_extras(segments, by, plot)
-    import duckdb
-
-    con = duckdb.connect()
-    per_run = {}  # the per-run metrics of each segment's users, found in the run's cursor
-
-    def by_segment(work):
-        from ..report.segments import per_run_by_segment
-
-        per_run.update(per_run_by_segment(work, segments, by,
-                                          settings["user_col"] or USER_COL))
-    with progress.shown(enabled=not quiet and common.stderr_is_terminal()):
-        result, notes = run(recs, relevance, per_user=bool(per_user or segments or plot),
-                            con=con, after=by_segment if segments else None, **settings)
+    rows = None
+    with engine_result(recs, relevance, settings, per_user=bool(per_user or segments or plot),
+                       by_segment=segments is not None,
+                       show_progress=not quiet and common.stderr_is_terminal(),
+                       **on_spark) as result:
         if per_user:
-            progress.step("writing the per-user table")
-            if per_user == "-":
-                output.write_stdout(result.per_user, format)
-            else:
-                output.write_table(result.per_user, per_user)
+            result.write_per_user(per_user, format)
+        if plot:
+            result.plot(plot)
+        if segments is not None:
+            rows = result.segments(segments, by)
+        summary, notes = result.summary(), result.notes()
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    summary = output.format_summary(result.summary, format, settings["missing"],
-                                    settings["empty"])
-    click.echo(eval_extras(result, summary, settings, segments, by, plot, format, per_run),
-               nl=False,
-               err=per_user == "-")
+    shown = output.format_summary(summary, format, settings["missing"], settings["empty"])
+    if rows is not None:
+        metrics = [name for name in rows[0] if name not in ("segment", "users")]
+        shown = with_segments(shown, summary, rows, metrics, by, format)
+    click.echo(shown, nl=False, err=per_user == "-")
 
 
 @cli.command(name="sql")

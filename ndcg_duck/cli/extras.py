@@ -1,5 +1,6 @@
-"""Segments and plots: what `eval` does with --segments, --by and --plot (common.py's options,
-compare's too) after the evaluation."""
+"""Segments and plots on the command line: the checks of --segments, --by and --plot
+(common.py's options, compare's too) before any work, and eval's output with the per-segment
+rows that the engine's result object gives (report/result.py)."""
 
 from __future__ import annotations
 
@@ -9,40 +10,15 @@ import json
 
 from ..comparison import stats
 from ..report.clashes import Input
-from ..options import USER_COL, check_segments, group
-from ..outcome import add_per_run
+from ..options import check_segments, group
 
 # eval's options that break the results down and draw them, after the evaluation (compare's
 # too): the registry's group 'extras' (options.PARAMS)
 EVAL_EXTRAS = group("extras")
 
 
-def eval_extras(result, shown: str, settings: dict, segments, by, plot, fmt,
-                per_run: dict = None) -> str:
-    """eval's output `shown` with what --segments adds (in `fmt`: table, json or csv), after
-    drawing --plot. JSON gains a "segments" list; CSV becomes one row per segment. per_run:
-    {segment: {'coverage@10': value, ...}}, the per-run metrics of each segment's users
-    (beyond.per_run_by_segment)."""
-    if segments is None and not plot:
-        return shown
-    metrics = [c for c in result.per_user.column_names if c in result.summary]
-    if plot:
-        from ..report import plot as plotting
-
-        plotting.eval_figure(result.per_user, metrics, plot)
-    if segments is None:
-        return shown
-    from ..report.segments import ALL, by_segment
-
-    rows = by_segment(result.per_user, result.summary, segments, by,
-                      settings.get("user_col") or USER_COL)
-    # coverage, gini, entropy: each segment's users' lists at once
-    metrics += add_per_run(rows, result.summary, per_run or {}, ALL)
-    return with_segments(shown, result.summary, rows, metrics, by, fmt)
-
-
 def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str, fmt) -> str:
-    """eval's output `shown` with the per-segment rows (segments.by_segment's) in `fmt`."""
+    """eval's output `shown` with the per-segment rows (segments.rows') in `fmt`."""
     if fmt == "json":
         return json.dumps(dict(summary, segments=rows)) + "\n"
     from ..report.segments import shown as shown_segment

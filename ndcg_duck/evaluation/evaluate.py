@@ -81,6 +81,29 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
     """evaluate() with its messages in the command line's words: returns the evaluation and the
     notes (warnings) of the run. `after(cursor)`, when given, runs in the run's cursor once
     every user is scored (its tables, such as beyond.py's ndcg_tops_, still there)."""
+    with running(recs, rels, k, per_user=per_user, con=con, **given) as ran:
+        if after is not None:
+            after(ran.cursor)
+    return ran.evaluation, ran.notes
+
+
+class Ran(NamedTuple):
+    """A run that `running` keeps open: its evaluation, its notes (warnings), its cursor (the
+    run's views and tables, such as ndcg_result and beyond.py's ndcg_tops_, still there) and
+    its loaded inputs (how messages name them)."""
+
+    evaluation: Evaluation
+    notes: list
+    cursor: object
+    loaded: inputs.Loaded
+
+
+@contextmanager
+def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, **given):
+    """run() that yields the run (Ran) with its cursor still open: what the block does in the
+    cursor (segments, plots) is stopped by Ctrl-C as the run is, and a DuckDB error there is
+    a message as the run's are (message). The cursor closes and `con`'s settings are put back
+    when the block ends."""
     registry.flag("per_user", per_user)
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
@@ -100,11 +123,9 @@ def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
             result, said = _run(work, options, loaded, cols.user, per_user,
                                 settings["batch_users"], measures, extra)
             notes = _notes(work, options, loaded) + said
-            if after is not None:
-                after(work)
+            yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
-            raise InputError(_message(exc, loaded)) from None
-    return result, notes
+            raise InputError(message(exc, loaded)) from None
 
 
 # the connection's own limits, with the option that sets each
@@ -158,43 +179,40 @@ def _restore(con, name: str, value: str) -> None:
 
 
 def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
-    """What the run should tell its caller: ids compared as text (and how many users matched),
-    gain map levels that never occur in the judgments."""
-    notes = []
-    if loaded.as_text:
-        (matched, judged), = con.sql(
-            "SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
-            "FROM (SELECT user_id, bool_or(has_judgments) AS judged, "
-            "bool_or(has_ranking) AS ranked "
-            "FROM ndcg_all GROUP BY user_id)").fetchall()
-        notes.append(outcome.as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
-                                          matched, judged))
-    if options.gain_map:
-        levels = [level for level, _ in options.gain_map]
-        (found,), = con.sql(f"SELECT list(DISTINCT relevance::DOUBLE ORDER BY relevance::DOUBLE) "
-                            f"FROM ndcg_rels WHERE relevance::DOUBLE IN "
-                            f"({', '.join(repr(level) for level in levels)})").fetchall()
-        unseen = outcome.unseen_levels_note(levels, found, loaded.rels_what)
-        notes += [unseen] if unseen else []
-    return notes
+    """What the run should tell its caller (outcome.run_notes): ids compared as text (and how
+    many users matched), gain map levels that never occur in the judgments."""
+    def matched():
+        (ranked, judged), = con.sql(
+            f"SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
+            f"FROM ({user_flags_sql(options)})").fetchall()
+        return ranked, judged
+
+    def found(levels):
+        (seen,), = con.sql(f"SELECT list(DISTINCT relevance::DOUBLE ORDER BY relevance::DOUBLE) "
+                           f"FROM ndcg_rels WHERE relevance::DOUBLE IN "
+                           f"({', '.join(repr(level) for level in levels)})").fetchall()
+        return seen
+    return outcome.run_notes(options, loaded, matched, found)
 
 
-def _message(exc: Exception, loaded: inputs.Loaded) -> str:
-    """A DuckDB error as a user message: the macros' own checks name the input they read."""
+def message(exc: Exception, loaded: inputs.Loaded) -> str:
+    """A DuckDB error as a user message: the macros' own checks name the input they read
+    (outcome.named_input)."""
     text = str(exc).strip().splitlines()[0]
-    named = outcome.named_check(text, {"recommendations": loaded.recs_what,
-                                       "relevance": loaded.rels_what})
+    named = outcome.named_input(text, loaded.recs_what, loaded.rels_what)
     return named if named is not None else f"evaluation failed: {text}"
 
 
-def _zero_ideal(con, options: Options) -> dict:
-    """How many users with a judgment (and, with missing 'skip', recommendations) have an ideal
-    DCG of 0: scored 0 with empty 'zero', left out with 'skip'. Counted over the per-user scores
-    the run already has."""
+def user_flags_sql(options: Options, scores: str = "ndcg_all") -> str:
+    """One row per user of `scores` (ndcg_user_scores' rows, such as ndcg_all): user_id,
+    judged (has judgments), ranked (has recommendations) and zero_ideal: an ideal DCG of 0
+    among the users the summary's users_with_zero_ideal_dcg counts (the judged ones, and with
+    missing 'skip' only those with recommendations: scored 0 with empty 'zero', left out with
+    'skip'). Both engines count their users from these flags."""
     keep = "" if options.missing == "zero" else " AND has_ranking"
-    (count,), = con.sql(f"SELECT count(DISTINCT user_id) FROM ndcg_all "
-                        f"WHERE has_judgments{keep} AND idcg = 0").fetchall()
-    return {"users_with_zero_ideal_dcg": count}
+    return (f"SELECT user_id, bool_or(has_judgments) AS judged, bool_or(has_ranking) AS ranked, "
+            f"bool_or(has_judgments{keep} AND idcg = 0) AS zero_ideal "
+            f"FROM {scores} GROUP BY user_id")
 
 
 def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
@@ -290,9 +308,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         found = beyond.compute(con, options, all_measures, extra, "ndcg_result")
         notes, relation = found.notes, with_beyond(con, found.per_user)
         summary = _beyond_summary(con, summary, all_measures, found)
-    summary.update(users_without_recommendations=unranked,
-                   users_only_in_recommendations=unjudged)
-    summary.update(_zero_ideal(con, options))
+    (zero_ideal,), = con.sql(f"SELECT count(*) FILTER (WHERE zero_ideal) "
+                             f"FROM ({user_flags_sql(options)})").fetchall()
+    summary.update(outcome.user_counts(unranked, unjudged, zero_ideal))
     table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
              if per_user else None)
     return Evaluation(summary, table), notes

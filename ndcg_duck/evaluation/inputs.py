@@ -25,7 +25,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import InputError, duckdb_message
-from ..outcome import user_in_two_files
+from ..outcome import no_file, no_match, no_rows, user_in_two_files
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
 from ..sqltext import ident, literal, text_list
 
@@ -249,20 +249,26 @@ def attach_source(con, source, name: str, fmt: str | None, role: str,
     return Source(f"{role} ({type(source).__name__})", True, [], "")
 
 
+def described(role: str, path) -> str:
+    """How messages name an input given by its path, on every engine: 'relevance file PATH', or
+    'recommendations directory PATH' for a local directory of part files."""
+    kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
+    return f"{role} {kind} {path}"
+
+
 def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> Source:
-    what = f"{role} file {path}"
+    what = described(role, path)
     if Path(path).is_dir():
         files, fmt = _directory_files(Path(path), fmt, role)
-        what = f"{role} directory {path}"
         target = text_list(files)
     elif has_glob(path):
         files = _glob_files(con, path)
         if not files:
-            raise InputError(f"{role} glob {path} matches no file")
+            raise InputError(no_match(role, path))
         fmt = format_of(path, fmt, role, sample=files[0])
         target = literal(path)
     elif not Path(path).exists():
-        raise InputError(f"{role} file {path} does not exist")
+        raise InputError(no_file(role, path))
     else:
         files = [path]
         fmt = format_of(path, fmt, role)
@@ -425,7 +431,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         except duckdb.Error as exc:
             raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
         if empty and require_rows:
-            raise InputError(f"{what} has no rows: nothing to evaluate")
+            raise InputError(no_rows(what))
     recs_schema = schema_of(con, "ndcg_recs_src", recs_what)
     rels_schema = schema_of(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)

@@ -46,12 +46,17 @@ def write_table(table, path: str) -> None:
         _copy(table, tmp, OUTPUT_FORMATS[target.suffix.lower()])
         os.replace(tmp, target)
     except (duckdb.Error, OSError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
-            str(exc).strip().splitlines()[0]
-        raise InputError(f"cannot write {path}: {reason}") from None
+        raise InputError(cannot_write(path, exc)) from None
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def cannot_write(path, exc: Exception) -> str:
+    """Every engine's message for an output file it could not write (a DuckDB or OS error)."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+        str(exc).strip().splitlines()[0]
+    return f"cannot write {path}: {reason}"
 
 
 def _copy(table, path, options: str) -> None:

@@ -9,8 +9,7 @@ import math
 import os
 from pathlib import Path
 
-import duckdb
-
+from .. import metrics as metric_names
 from ..errors import InputError
 from ..sqltext import ident
 
@@ -56,25 +55,37 @@ def _save(fig, path) -> None:
             tmp.unlink()
 
 
-def eval_figure(per_user, metrics, path) -> None:
-    """A histogram of each metric's per-user values, with the share of users at 0."""
-    con = duckdb.connect()
-    from ..sqlfiles import register
-
-    register(con)
-    con.register("ndcg_plot_per_user", per_user)
+def eval_plot(metrics: list, summary: dict, extremes: list, bin_counts, path) -> None:
+    """eval --plot's picture however an engine counts the per-user values: extremes, per metric
+    (the smallest and largest value, the users at 0, the users with a value); bin_counts(ranges)
+    gives per metric {bin: users} (bins_sql's) over each metric's range [(low, high)]. A
+    histogram of each metric, from 0 (or below) to its largest value (range_top), titled with
+    the summary's mean (a count's sum over the users with a value) and the share at 0."""
+    ranges = [(min(low, 0) if low is not None else 0,
+               range_top(name, max(top, 1e-12) if top is not None else 1e-12))
+              for name, (low, top, _, _) in zip(metrics, extremes)]
+    counts = bin_counts(ranges)
     panels = []
+    for name, (low, high_value), (_, _, zeros, users), found in zip(metrics, ranges, extremes,
+                                                                     counts):
+        mean = summary[name]
+        if users and mean is not None and metric_names.counts(name.partition("@")[0]):
+            mean = mean / users
+        panels.append((name, low, high_value, zeros, users, mean, found))
+    draw_eval(panels, path)
+
+
+def plot_in(con, per_user: str, metrics: list, summary: dict, path) -> None:
+    """eval --plot of the relation `per_user` (a column per metric) in `con`, the run's own
+    connection (the macros registered): eval_plot, counted by DuckDB."""
+    extremes = []
     for name in metrics:
         column = ident(name)
-        (low, high_value, zeros, users, mean), = con.sql(
-            f"SELECT least(min({column}), 0), greatest(max({column}), 1e-12), "
-            f"count(*) FILTER (WHERE {column} = 0), count({column}), fsum({column}) / count({column}) "
-            f"FROM ndcg_plot_per_user").fetchall()
-        high_value = range_top(name, high_value)
-        counts = dict(con.sql(bins_sql(column, low, high_value, "ndcg_plot_per_user")).fetchall())
-        panels.append((name, low, high_value, zeros, users, mean, counts))
-    con.close()
-    draw_eval(panels, path)
+        extremes += con.sql(f"SELECT min({column}), max({column}), count(*) FILTER (WHERE "
+                            f"{column} = 0), count({column}) FROM {per_user}").fetchall()
+    eval_plot(metrics, summary, extremes, lambda ranges: [
+        dict(con.sql(bins_sql(ident(name), low, high_value, per_user)).fetchall())
+        for name, (low, high_value) in zip(metrics, ranges)], path)
 
 
 def range_top(name: str, high_value: float) -> float:

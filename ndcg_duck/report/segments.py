@@ -2,12 +2,15 @@
 
 `attach` loads the table (a path in any supported format, or a table in memory) as the view
 ndcg_segments (user_id, segment: text), checked by sql/ndcg_segments.sql: one segment per user.
-`by_segment` gives the per-segment means of a per-user table, for `ndcg-duck eval --segments`.
+`means_in` gives the per-segment means of a run's per-user table in the run's own connection,
+for `ndcg-duck eval --segments` (`by_segment`: of an Arrow table); `rows` and `check_placed` are
+the steps every engine shares, whoever adds the users up.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import duckdb
 
@@ -86,45 +89,76 @@ def join(con, per_user: str, into: str, what: str) -> None:
                 f"FROM ndcg_by_segment('ndcg_segments_users', 'ndcg_segments')")
     (placed, users), = con.sql(f"SELECT count(*) FILTER (WHERE segment <> ndcg_unknown_segment()), "
                                f"count(*) FROM {into}").fetchall()
-    has_rows = con.sql("SELECT 1 FROM ndcg_segments WHERE segment <> ndcg_unknown_segment() "
-                       "LIMIT 1").fetchall()
-    if users and not placed and has_rows:
-        (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments").fetchall()
-        (ours,), = con.sql(f"SELECT min(user_id)::VARCHAR FROM {into}").fetchall()
-        raise InputError(not_in_segments(what, theirs, ours))
+    check_placed(what, users, placed, example_id(con), lambda: con.sql(
+        f"SELECT min(user_id)::VARCHAR FROM {into}").fetchall()[0][0])
+
+
+def example_id(con, as_text: bool = False) -> Optional[str]:
+    """The smallest user id of the segment table ndcg_segments (compared as text with
+    as_text, as when the ids are typed unlike the users'), as text, for check_placed's
+    message; None when no row of it places a user in a segment."""
+    lowest = "min(user_id::VARCHAR)" if as_text else "min(user_id)::VARCHAR"
+    (theirs,), = con.sql(f"SELECT CASE WHEN bool_or(segment <> ndcg_unknown_segment()) "
+                         f"THEN {lowest} END FROM ndcg_segments").fetchall()
+    return theirs
+
+
+def check_placed(what: str, users: int, placed: int, theirs: Optional[str], ours) -> None:
+    """Every engine's check of the users joined to the segment table `what`: stop when none of
+    the `users` is among the `placed` ones though the table places some (theirs: example_id),
+    almost always mismatched ids; ours() gives the smallest id of the users, as text."""
+    if users and not placed and theirs is not None:
+        raise InputError(not_in_segments(what, theirs, ours()))
+
+
+def rows(users: dict, means: dict, metrics: list, unknown: str) -> list:
+    """eval --segments' rows however an engine added them up: users {segment: how many users
+    (None: everyone)}, means {(segment or None, metric): the exactly rounded mean of its users'
+    values}: [{'segment', 'users', METRIC: mean, ...}], everyone ('(all)') first, then the
+    segments by name, `unknown` last (None for a metric without a value)."""
+    return [dict(segment=ALL if name is None else name, users=users[name],
+                 **{m: means.get((name, m)) for m in metrics})
+            for name in [None] + in_order([n for n in users if n is not None], unknown)]
+
+
+def means_in(con, per_user: str, metrics: list, segments, by: str, user_col: str = USER_COL,
+             fmt=None) -> list:
+    """The mean of each of `metrics` per segment of `segments` over the relation `per_user` in
+    `con` (the macros registered; its first column the user id, then a column per metric): the
+    rows of `rows`. Every mean is the exactly rounded mean of its users' values (means.py), as
+    eval's."""
+    what = attach(con, segments, by, user_col, fmt)
+    (user,), = con.sql(f"SELECT column_name FROM (DESCRIBE {per_user}) LIMIT 1").fetchall()
+    values = ", ".join(ident(m) for m in metrics)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_seg_per_user AS SELECT "
+                f"{ident(user)} AS user_id, {values} FROM {per_user}")
+    join(con, "ndcg_seg_per_user", "ndcg_seg_joined", what)
+    users = dict(con.sql("SELECT segment, count(*) FROM ndcg_seg_joined GROUP BY segment"
+                         ).fetchall())
+    users[None] = sum(users.values())
+    columns = {m: ident(m) for m in metrics}
+    found = {(None, m): mean for (m,), mean in
+             means.exact_means(con, "ndcg_seg_joined", columns).items()}
+    found.update(means.exact_means(con, "ndcg_seg_joined", columns, groups=("segment",)))
+    (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
+    return rows(users, found, metrics, unknown)
 
 
 def by_segment(per_user, summary: dict, segments, by: str, user_col: str = USER_COL,
                fmt=None) -> list:
-    """The mean of each metric per segment of the per-user table `per_user` (from evaluate):
-    a list of {'segment', 'users', METRIC: mean, ...}, everyone ('(all)') first, then the
-    segments by name, '(unknown)' last."""
-    con = duckdb.connect()
+    """means_in for the per-user Arrow table `per_user` (from evaluate) and the metrics of
+    `summary` among its columns, in a DuckDB connection of its own."""
     from ..sqlfiles import register
 
-    register(con)
-    what = attach(con, segments, by, user_col, fmt)
-    metrics = [c for c in per_user.column_names if c in summary]
-    con.register("ndcg_seg_arrow", per_user)
-    values = ", ".join(ident(m) for m in metrics)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_seg_per_user AS SELECT "
-                f"{ident(per_user.column_names[0])} AS user_id, {values} FROM ndcg_seg_arrow")
-    join(con, "ndcg_seg_per_user", "ndcg_seg_joined", what)
-    result = con.sql(
-        f"SELECT CASE WHEN grouping(segment) = 1 THEN {literal(ALL)} ELSE segment END AS segment, "
-        f"count(*) AS users FROM ndcg_seg_joined GROUP BY GROUPING SETS ((), (segment)) "
-        f"ORDER BY grouping(segment) DESC, segment = ndcg_unknown_segment(), segment")
-    rows = [{"segment": segment, "users": users} for segment, users in result.fetchall()]
-    # every mean the exactly rounded mean of its users' values (means.py), as eval's
-    columns = {m: ident(m) for m in metrics}
-    overall = means.exact_means(con, "ndcg_seg_joined", columns)
-    each = means.exact_means(con, "ndcg_seg_joined", columns, groups=("segment",))
-    for row in rows:
-        for m in metrics:
-            row[m] = (overall.get((m,)) if row["segment"] == ALL
-                      else each.get((row["segment"], m)))
-    con.close()
-    return rows
+    con = duckdb.connect()
+    try:
+        register(con)
+        con.register("ndcg_seg_arrow", per_user)
+        return means_in(con, "ndcg_seg_arrow",
+                        [c for c in per_user.column_names if c in summary], segments, by,
+                        user_col, fmt)
+    finally:
+        con.close()
 
 
 def segment_lists(con, segments, by: str, user_col: str, fmt=None):

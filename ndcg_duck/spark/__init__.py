@@ -12,6 +12,9 @@ times a power of two), the driver adds those few partial sums and divides the ex
 number of users, rounding once (means.mean_of_sum: every door's rule), so a mean does not
 depend on the number of buckets, partitions or workers. Only the partial sums and counts reach the driver; the per-user rows stay in Spark.
 
+`ndcg-duck eval --engine spark` runs through SparkResult, the default engine's result object
+(report/result.py) on Spark: the command line has one path for both engines.
+
 Needs the `spark` extra (pyspark >= 4.0) and Java 17 or newer.
 """
 
@@ -28,12 +31,13 @@ import pyarrow as pa
 from .. import sqltext, statements
 from ..evaluation import inputs
 from ..report import output
+from ..report.result import Result
 from .. import options as registry, outcome
 from ..errors import InputError
 from .. import metrics as metric_names
 from ..evaluation import beyond
 from ..evaluation.evaluate import (core_computes, recs_item_type, no_overlap, wide_sql,
-                                   score_users as score_all)
+                                   score_users as score_all, user_flags_sql, LIMITS)
 from ..options import Options
 from ..sqlfiles import register
 from .exact import SCALE, Sums, exact_sum, schema as sums_schema  # noqa: F401 (the API)
@@ -70,7 +74,7 @@ class SparkEvaluation(NamedTuple):
 def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
                 user_col: str, shipped=None, key=None) -> pa.Table:
     """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
-    judged, ranked, evaluated and of zero ideal DCG (as evaluate._zero_ideal counts them), and
+    judged, ranked, evaluated and of zero ideal DCG (evaluate.user_flags_sql's flags), and
     the default engine's per-user columns of `measures` (metrics.per_user_columns; NULL unless
     evaluated). The default engine's per-batch step (evaluate.score_users, with the metrics
     macros beyond NDCG) and its ndcg_evaluated, without the whole-dataset steps. `options` has
@@ -93,14 +97,12 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         if any(m.metric == "ild" for m in measures):
             tops += f", {spark_beyond.LACKING_SQL} AS {sqltext.ident(spark_beyond.LACKING)}"
     judged, ranked, evaluated, zero = (sqltext.ident(flag) for flag in FLAGS)
-    keep = "" if options.missing == "zero" else " AND has_ranking"
     return con.sql(
         f"WITH wide AS ({wide_sql(measures, '__ndcg_user', relation)}), "
-        f"users AS (SELECT user_id, bool_or(has_judgments) AS j, bool_or(has_ranking) AS r, "
-        f"          bool_or(has_judgments{keep} AND idcg = 0) AS z "
-        f"          FROM ndcg_all GROUP BY user_id) "
-        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.j AS {judged}, u.r AS {ranked}, "
-        f"       w.__ndcg_user IS NOT NULL AS {evaluated}, u.z AS {zero}, "
+        f"users AS ({user_flags_sql(options)}) "
+        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.judged AS {judged}, "
+        f"       u.ranked AS {ranked}, w.__ndcg_user IS NOT NULL AS {evaluated}, "
+        f"       u.zero_ideal AS {zero}, "
         f"       w.* EXCLUDE (__ndcg_user){tops} "
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
     ).to_arrow_table()
@@ -185,10 +187,9 @@ def _summary(scored, measures: tuple, summed: bool = False) -> tuple:
             summary[measure.name] = sums.whole(None, key)
         else:
             summary[measure.name] = sums.mean(None, key)
-    summary.update(users=sums.n(None, "evaluated"),
-                   users_without_recommendations=users_of["unranked"],
-                   users_only_in_recommendations=sums.n(None, "unjudged"),
-                   users_with_zero_ideal_dcg=sums.n(None, "zero"))
+    summary["users"] = sums.n(None, "evaluated")
+    summary.update(outcome.user_counts(users_of["unranked"], sums.n(None, "unjudged"),
+                                       sums.n(None, "zero")))
     return summary, users_of, counts
 
 
@@ -306,13 +307,13 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     batch_users = settings["batch_users"]
-    for name, value in (("buckets", buckets), ("batch_users", batch_users)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise InputError(f"{name} {value!r}: give a whole number >= 1", usage=True)
-    duckdb_settings = tuple((name, value) for name, value in (
-        ("threads", settings["threads"] or 1), ("memory_limit", settings["memory_limit"]),
-        ("temp_directory", settings["temp_dir"])) if value is not None)
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
+                                or buckets < 1):  # batch_users: checked by the registry
+        raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)
+    # each worker's DuckDB limits, as the default engine sets them; one thread by default
+    duckdb_settings = tuple((setting, value) for setting, value in (
+        (setting, settings[option] or (1 if option == "threads" else None))
+        for option, setting in LIMITS.items()) if value is not None)
     beyond.require(measures, settings["train"], settings["items"])
     driver = None
     try:
@@ -348,7 +349,7 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
                 scored = scored.persist(StorageLevel.DISK_ONLY)
             summary, users, counts = _summary(scored, means, summed=not rows_kept)
             # whole-dataset checks, on the sums of every bucket's users
-            problem = next((f"{what} has no rows: nothing to evaluate" for what, side in
+            problem = next((outcome.no_rows(what) for what, side in
                             ((recs_what, "ranked"), (rels_what, "judged")) if not users[side]),
                            None)
             if problem is None and users["judged"] == users["unranked"]:
@@ -385,24 +386,18 @@ def evaluate_for_cli(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_
 
 
 def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> list:
-    """The default engine's warnings (evaluate._notes), from what Spark has counted: ids
-    compared as text, with how many judged users have recommendations; gain map levels that
-    never occur in the judgments (one pass over them, only with a gain map)."""
-    notes = []
-    if loaded.as_text:
-        notes.append(outcome.as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
-                                          users["judged"] - users["unranked"], users["judged"]))
-    if options.gain_map:
-        levels = [level for level, _ in options.gain_map]
-        if cols.item in rels.columns and cols.relevance in rels.columns:
-            relevance = col(cols.relevance).cast("double")
-            found = {row[0] for row in rels.select(relevance.alias("r"))
-                     .where(relevance.isin(levels)).distinct().collect()}
-        else:  # every judgment counts 1
-            found = {1.0}
-        unseen = outcome.unseen_levels_note(levels, found, loaded.rels_what)
-        notes += [unseen] if unseen else []
-    return notes
+    """The run's warnings (outcome.run_notes) from what Spark has counted: how many judged
+    users have recommendations; the gain map levels found in the judgments (one pass over
+    them, only with a gain map)."""
+    def found(levels):
+        if cols.item not in rels.columns or cols.relevance not in rels.columns:
+            return {1.0}  # every judgment counts 1
+        relevance = col(cols.relevance).cast("double")
+        return {row[0] for row in rels.select(relevance.alias("r"))
+                .where(relevance.isin(levels)).distinct().collect()}
+    return outcome.run_notes(options, loaded,
+                             lambda: (users["judged"] - users["unranked"], users["judged"]),
+                             found)
 
 
 def _no_common_user(recs, rels, cols, user_type, loaded) -> str:
@@ -434,9 +429,7 @@ def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = No
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         text = str(exc)
-        named = outcome.named_check(text, {"recommendations": recs_what, "relevance": rels_what,
-                                           "items": given and given.items,
-                                           "train": given and given.train})
+        named = outcome.named_input(text, recs_what, rels_what, given)
         if named is not None:
             raise InputError(named) from None
         missing = re.search(r"No module named '(duckdb|ndcg_duck|pyarrow)", text)
@@ -446,57 +439,76 @@ def refusals(recs_what: str, rels_what: str, given: Optional[beyond.Inputs] = No
         raise InputError(f"Spark failed: {errors[-1] if errors else _first_line(text)}") from None
 
 
-def run_cli(recs, rels, per_user: Optional[str], master: str, conf_pairs,
-            show_progress: bool, settings: dict, segments=None, by=None, plot=None,
-            fmt: str = "table") -> tuple:
-    """ndcg-duck eval --engine spark: read, evaluate, write the per-user rows (to stdout, in the
-    format fmt names, for per_user "-"), draw --plot; the
-    summary, the notes (warnings) of the run and the --segments rows (None without)."""
-    conf = parse_conf(conf_pairs)
-    if per_user and per_user != "-":
-        check_output(per_user)
-    beyond.require(outcome.measured({name: value for name, value in settings.items()  # fail fast
-                             if registry.BY_NAME[name].group == "metric"}, None)[1],
-                   settings["train"], settings["items"])
-    with cli_session(master, conf, show_progress) as spark:
-        lists = {} if segments is not None else None  # the per-run metrics per segment
-        try:
-            return _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt,
-                             lists)
-        finally:
-            if lists:
-                lists["driver"].close()
+class SparkResult(Result):
+    """An eval run on Spark for the command line (report/result.py's interface): the session
+    (launch.cli_session: master, conf_pairs as --spark-conf gives them, show_progress: Spark's
+    progress bar, else its log in a temporary file) stays up until close. per_user: keep the
+    per-user rows (for --per-user, --segments and --plot); by_segment: keep, with per-run
+    metrics, the evaluated users' lists for --segments."""
 
+    def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
+                 by_segment: bool = False, master: str = "local[*]", conf_pairs=()):
+        self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
+        self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
+        super().__init__(settings)
 
-def _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt, lists) -> tuple:
-    """run_cli's work in the session `spark`."""
-    cols = inputs.Columns.given(**settings)
-    recs_df = read(spark, recs, settings["recs_format"], "recommendations", cols)
-    rels_df = read(spark, rels, settings["rels_format"], "relevance", cols)
-    recs_what, rels_what = described("recommendations", recs), described("relevance", rels)
-    with refusals(recs_what, rels_what):
-        check_one_file_per_user(recs_df, recs_what, settings["user_col"]
-                                or registry.BY_NAME["user_col"].shown)
-    result, notes = evaluate_for_cli(spark, recs_df, rels_df,
-                                     per_user=bool(per_user or segments or plot),
-                                     recs_what=recs_what, rels_what=rels_what, lists=lists,
-                                     **settings)
-    user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
-    rows = None
-    with refusals(recs_what, rels_what):
-        if per_user == "-":
-            output.through_file(
-                lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)
-        elif per_user:
-            write_per_user(result.per_user, per_user, user_col)
-        if plot:
-            from .extras import plot as draw
+    check_output = staticmethod(check_output)
 
-            draw(result.per_user, result.summary, plot)
-        if segments is not None:
-            from .extras import by_segment, per_run_by_segment
+    def open(self, stack) -> None:
+        settings = self.settings
+        conf = parse_conf(self.conf_pairs)
+        beyond.require(outcome.measured({name: value for name, value in settings.items()
+                                         if registry.BY_NAME[name].group == "metric"},
+                                        None)[1],  # fail fast, before Spark starts
+                       settings["train"], settings["items"])
+        self.spark = stack.enter_context(cli_session(self.master, conf, self.show))
+        self.lists = {} if self.by_segment else None  # the per-run metrics per segment
+        stack.callback(self._drop_lists)
+        cols = inputs.Columns.given(**settings)
+        recs = read(self.spark, self.recs, settings["recs_format"], "recommendations", cols)
+        rels = read(self.spark, self.rels, settings["rels_format"], "relevance", cols)
+        self.names = (described("recommendations", self.recs),
+                      described("relevance", self.rels))
+        with refusals(*self.names):
+            check_one_file_per_user(recs, self.names[0], self.user_col)
+        self.result, self._notes = evaluate_for_cli(
+            self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
+            rels_what=self.names[1], lists=self.lists, **settings)
 
-            rows = by_segment(spark, result.per_user, result.summary, segments, by, user_col)
-            if lists:
-                per_run_by_segment(spark, lists, rows, result.summary, segments, by, user_col)
-    return result.summary, notes, rows
+    def _drop_lists(self) -> None:
+        if self.lists:
+            self.lists["driver"].close()
+
+    def summary(self) -> dict:
+        return self.result.summary
+
+    def notes(self) -> list:
+        return self._notes
+
+    def write_per_user(self, path: str, fmt: str) -> None:
+        """The per-user rows to `path` (a file, or part files in a directory), or to stdout
+        for '-' (in `fmt`)."""
+        rows = self.result.per_user
+        with refusals(*self.names):
+            if path == "-":
+                output.through_file(lambda tmp: write_per_user(rows, str(tmp), self.user_col),
+                                    fmt)
+            else:
+                write_per_user(rows, path, self.user_col)
+
+    def plot(self, path) -> None:
+        from .extras import plot as draw
+
+        with refusals(*self.names):
+            draw(self.result.per_user, self.result.summary, path)
+
+    def segments(self, segments, by: str) -> list:
+        from .extras import by_segment, per_run_by_segment
+
+        with refusals(*self.names):
+            rows = by_segment(self.spark, self.result.per_user, self.result.summary, segments,
+                              by, self.user_col)
+            if self.lists:
+                per_run_by_segment(self.spark, self.lists, rows, self.result.summary,
+                                   segments, by, self.user_col)
+        return rows

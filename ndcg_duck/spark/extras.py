@@ -16,8 +16,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from .. import sqltext
-from ..errors import InputError
-from ..outcome import add_per_run, not_in_segments
+from ..outcome import add_per_run, shown_metrics
 from ..report import plot as plotting
 from ..report import segments as segmenting
 from ..sqlfiles import register
@@ -47,17 +46,22 @@ def _segment_sums(metrics: list, segment: str):
     return partial
 
 
-def segment_table(spark, segments, by: str, user_col: str) -> tuple:
+def segment_table(spark, segments, by: str, user_col: str, examples: bool = False) -> tuple:
     """The segment table, loaded and checked on the driver with the default engine's macros
     (segments.attach), as a small Spark DataFrame (user_id, segment); with how messages name
-    it, a user id of it (None without segments) and the name of the unknown segment."""
+    it, a user id of it placed in a segment (None without; with examples, instead
+    segments.example_id's for segments.check_placed: (as typed, as text)) and the name of the
+    unknown segment."""
     con = driver_connection()
     try:
         register(con)
         what = segmenting.attach(con, segments, by, user_col)
         table = con.sql("FROM ndcg_segments").to_arrow_table()
-        (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments "
-                             "WHERE segment <> ndcg_unknown_segment()").fetchall()
+        if examples:
+            theirs = (segmenting.example_id(con), segmenting.example_id(con, as_text=True))
+        else:
+            (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments "
+                                 "WHERE segment <> ndcg_unknown_segment()").fetchall()
         (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
     finally:
         con.close()
@@ -66,15 +70,21 @@ def segment_table(spark, segments, by: str, user_col: str) -> tuple:
     return spark.createDataFrame(table), what, theirs, unknown
 
 
+def as_text(values, seg) -> bool:
+    """Whether the user ids of `values` (__ndcg_user) and of the segment table are compared as
+    text: they are typed differently (as segments.join does)."""
+    return values.schema["__ndcg_user"].dataType != seg.schema["user_id"].dataType
+
+
 def join_segments(values, seg, unknown: str):
     """`values` (a DataFrame with the user column __ndcg_user) with each user's segment in
     __segment, the segment table broadcast; ids typed differently on the two sides are
-    compared as text, and __ndcg_user is then text (as segments.join does)."""
+    compared as text (as_text), and __ndcg_user is then text."""
     from pyspark.sql import functions as F
 
     ours, theirs_id = F.col("__ndcg_user"), F.col("user_id")
-    if values.schema["__ndcg_user"].dataType != seg.schema["user_id"].dataType:
-        ours, theirs_id = ours.cast("string"), theirs_id.cast("string")  # compared as text
+    if as_text(values, seg):
+        ours, theirs_id = ours.cast("string"), theirs_id.cast("string")
     values = values.withColumn("__ndcg_user", ours)
     seg = seg.select(theirs_id.alias("__ndcg_seg_user"), F.col("segment").alias("__ndcg_segment"))
     return (values.join(F.broadcast(seg), F.col("__ndcg_user") == F.col("__ndcg_seg_user"), "left")
@@ -83,35 +93,35 @@ def join_segments(values, seg, unknown: str):
 
 
 def check_placed(joined, placed: int, everyone: int, theirs, what: str) -> None:
-    """segments.join's check: stop when no user of `joined` (join_segments' result) has a
-    segment, naming the lowest of their ids."""
+    """segments.check_placed for the users of `joined` (join_segments' result), naming the
+    lowest of their ids."""
     from pyspark.sql import functions as F
 
-    if everyone and not placed and theirs is not None:
-        (lowest,), = joined.agg(F.min("__ndcg_user")).collect()
-        raise InputError(not_in_segments(what, theirs, str(lowest)))
+    segmenting.check_placed(what, everyone, placed, theirs,
+                            lambda: str(joined.agg(F.min("__ndcg_user")).collect()[0][0]))
 
 
 def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
-    """segments.by_segment for a per-user Spark DataFrame: [{'segment', 'users', METRIC: mean}],
-    '(all)' first, then the segments by name, '(unknown)' last."""
+    """segments.means_in for a per-user Spark DataFrame: each partition adds its users and
+    exact sums per segment, the driver adds those up (segments.rows)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
-    metrics = [c for c in per_user.columns if c in summary]
+    seg, what, theirs, unknown = segment_table(spark, segments, by, user_col, examples=True)
+    metrics = shown_metrics(per_user.columns, summary)
     values = per_user.select(col(user_col).alias("__ndcg_user"), *[col(m) for m in metrics])
+    theirs = theirs[as_text(values, seg)]
     placed_users = join_segments(values, seg, unknown)
     joined = placed_users.select(*[col(m) for m in metrics], "__segment")
     sums = Sums.added(joined.mapInArrow(_segment_sums(metrics, "__segment"),
                                         from_arrow_schema(sums_schema())).collect(),
                       everyone=True)
     everyone = sums.n(None, "u")
-    placed = everyone - sums.n(unknown, "u")
-    check_placed(placed_users, placed, everyone, theirs, what)
-    # the mean of the users with a value, exactly rounded (Sums.mean), as segments.by_segment's
-    return [dict(segment=segmenting.ALL if name is None else name, users=sums.n(name, "u"),
-                 **{m: sums.mean(name, m) for m in metrics})
-            for name in [None] + segmenting.in_order(sums.groups(), unknown)]
+    check_placed(placed_users, everyone - sums.n(unknown, "u"), everyone, theirs, what)
+    groups = [None] + list(sums.groups())
+    # the mean of the users with a value, exactly rounded (Sums.mean), as means_in's
+    return segmenting.rows({name: sums.n(name, "u") for name in groups},
+                           {(name, m): sums.mean(name, m) for name in groups for m in metrics},
+                           metrics, unknown)
 
 
 def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, by: str,
@@ -156,40 +166,26 @@ def _bins_schema() -> pa.Schema:
 
 
 def plot(per_user, summary: dict, path) -> None:
-    """eval --plot from a per-user Spark DataFrame: plot.eval_figure's picture."""
+    """eval --plot from a per-user Spark DataFrame: plot.eval_plot, each metric's extremes
+    found by Spark and its bins counted by the workers."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    metrics = [c for c in per_user.columns if c in summary]
+    metrics = shown_metrics(per_user.columns, summary)
     aggregates = []
     for m in metrics:
         aggregates += [F.min(col(m)), F.max(col(m)), F.count(F.when(col(m) == 0, 1)),
                        F.count(col(m))]
     (row,) = per_user.agg(*aggregates).collect()
-    ranges, stats = [], []
-    for i, name in enumerate(metrics):
-        low, top, zeros, users = row[4 * i: 4 * i + 4]
-        low = min(low, 0) if low is not None else 0
-        top = plotting.range_top(name, max(top, 1e-12) if top is not None else 1e-12)
-        ranges.append((low, top))
-        stats.append((zeros, users))
-    data = per_user.select(*[col(m) for m in metrics])
-    parts = data.mapInArrow(_bins(metrics, ranges), from_arrow_schema(_bins_schema())) \
-        .groupBy("metric", "bin").agg(F.sum("users").alias("users")).collect()
-    panels = []
-    for i, name in enumerate(metrics):
-        counts = {r["bin"]: r["users"] for r in parts if r["metric"] == i}
-        zeros, users = stats[i]
-        # the mean over users with a value: the summary's, from exact sums (a count's is its sum)
-        mean = summary[name] / users if users and _is_count(name) else summary[name]
-        panels.append((name, ranges[i][0], ranges[i][1], zeros, users, mean, counts))
-    plotting.draw_eval(panels, path)
 
-
-def _is_count(name: str) -> bool:
-    from .. import metrics as metric_names
-
-    return metric_names.counts(name.partition("@")[0])
+    def bin_counts(ranges):
+        data = per_user.select(*[col(m) for m in metrics])
+        parts = data.mapInArrow(_bins(metrics, ranges), from_arrow_schema(_bins_schema())) \
+            .groupBy("metric", "bin").agg(F.sum("users").alias("users")).collect()
+        return [{r["bin"]: r["users"] for r in parts if r["metric"] == i}
+                for i in range(len(metrics))]
+    plotting.eval_plot(metrics, summary, [tuple(row[4 * i: 4 * i + 4])
+                                          for i in range(len(metrics))], bin_counts, path)
 
 
 def sorted_samples(df, columns: list, points: int) -> list:

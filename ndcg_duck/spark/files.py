@@ -17,18 +17,12 @@ import pyarrow as pa
 from .. import outcome, sqltext
 from ..errors import InputError
 from ..evaluation import inputs
+from ..evaluation.inputs import described  # noqa: F401 (how the engine names its inputs)
 from ..report import output
 from .columns import col
 from .driver import connection as driver_connection
 from .launch import first_line as _first_line
 from .workers import connection as _connection
-
-
-def described(role: str, path) -> str:
-    """How messages name an input given by its path: 'relevance file PATH', or 'recommendations
-    directory PATH' for a local directory of part files."""
-    kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
-    return f"{role} {kind} {path}"
 
 
 def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
@@ -38,12 +32,12 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
     path = str(path)
     remote = "://" in path
     if not remote and not inputs.has_glob(path) and not Path(path).exists():
-        raise InputError(f"{role} file {path} does not exist")
+        raise InputError(outcome.no_file(role, path))
     sample = None
     if not remote and inputs.has_glob(path):
         matches = sorted(glob.glob(path, recursive=True))
         if not matches:
-            raise InputError(f"{role} glob {path} matches no file")
+            raise InputError(outcome.no_match(role, path))
         sample = matches[0]
     fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
         or inputs.format_of(path, None, role, sample=sample)
@@ -201,8 +195,8 @@ def write_per_user(rows, path: str, user_col: str) -> None:
                     f"ORDER BY {sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
                     f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
         os.replace(tmp, target)
-    except duckdb.Error as exc:
-        raise InputError(f"cannot write {path}: {str(exc).strip().splitlines()[0]}") from None
+    except (duckdb.Error, OSError) as exc:
+        raise InputError(output.cannot_write(path, exc)) from None
     finally:
         con.close()
         shutil.rmtree(parts, ignore_errors=True)

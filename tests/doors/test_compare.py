@@ -398,6 +398,18 @@ def test_eval_by_segment():
         ["segment,users,ndcg@5,ndcg@10", "(all),5,0.34241995992958385,0.36327380917161134"]
 
 
+def test_eval_segments_and_plot_in_the_runs_own_connection(monkeypatch, tmp_path):
+    """--segments and --plot are computed in the run's own DuckDB connection (its per-user
+    table there), not in a connection each that loads the macros again."""
+    real, opened = duckdb.connect, []
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **kw: opened.append(a) or real(*a, **kw))
+    result = run("eval", EXAMPLES / "recs.parquet", EXAMPLES / "relevance.csv", "-k", "5",
+                 "--segments", EXAMPLES / "listeners.csv", "--by", "activity", "--plot",
+                 tmp_path / "eval.png")
+    assert result.exit_code == 0 and "\nheavy          2  0.4730\n" in result.output
+    assert len(opened) == 1
+
+
 @pytest.mark.parametrize("module, args, message", [
     ("scipy", example_args(), "Error: compare needs scipy, which is not installed: "
                               "pip install 'ndcg-duck[compare]'"),

@@ -532,3 +532,33 @@ def test_a_failed_rename_is_an_error_not_a_traceback(tmp_path, recs, rels, monke
     assert result.output == f"Error: cannot write {out}: Permission denied\n"
     assert out.read_text() == "precious\n"
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_a_failed_rename_on_spark_is_the_same_error(tmp_path, monkeypatch):
+    """--engine spark writes its part files, copies them into one file and renames it: a failed
+    rename is the default engine's message, the file left as it was (no Spark needed: the rows
+    write their part file as Spark would)."""
+    from ndcg_duck.spark import files
+
+    class Rows:  # what write_per_user asks of a Spark DataFrame
+        write = property(lambda self: self)
+
+        def mode(self, mode):
+            return self
+
+        def parquet(self, folder):
+            os.makedirs(folder)
+            pq.write_table(pa.table({"user_id": [2, 1], "ndcg@10": [0.5, 1.0]}),
+                           f"{folder}/part-0.parquet")
+
+    out = tmp_path / "scores.csv"
+    out.write_text("precious\n")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(ndcg_duck.InputError, match=f"^cannot write {out}: Permission denied$"):
+        files.write_per_user(Rows(), str(out), "user_id")
+    assert out.read_text() == "precious\n"
+    assert os.listdir(tmp_path) == ["scores.csv"]

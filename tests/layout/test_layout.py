@@ -3,6 +3,7 @@ from the command line down to the SQL files, and no two modules import each othe
 a function."""
 
 import ast
+import inspect
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,18 @@ def test_no_module_uses_another_modules_private_names(name):
     borrowed = _borrowed(name)
     assert not borrowed, (f"{name} uses {borrowed}: another module's private names; make them "
                           f"public in their module (no leading _)")
+
+
+def test_every_engine_gives_eval_one_result_interface():
+    """cli/eval.py has one path for every engine: each engine's result object (README, "For
+    developers") has the same public methods, taking the same arguments."""
+    from ndcg_duck.report.result import DuckDBResult, Result
+    from ndcg_duck.spark import SparkResult
+
+    def methods(cls):
+        return {name: list(inspect.signature(getattr(cls, name)).parameters)
+                for name in dir(cls) if not name.startswith("_") and callable(getattr(cls, name))}
+    assert issubclass(SparkResult, Result) and issubclass(DuckDBResult, Result)
+    assert methods(DuckDBResult) == methods(SparkResult)
+    assert {"summary", "notes", "write_per_user", "plot", "segments", "close",
+            "check_output"} <= set(methods(DuckDBResult))

@@ -1,0 +1,104 @@
+"""One `ndcg-duck eval` run as the command line uses it, the same on every engine: a result with
+summary(), notes(), write_per_user(path, fmt), plot(path), segments(segments, by) and close()
+(or a `with` block). `Result` is what every engine's result shares; `DuckDBResult` is the
+default engine's, whose segments and plots are computed in the run's own cursor (its tables
+still there). The Spark engine's is ndcg_duck.spark.SparkResult.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import ExitStack
+
+from .. import outcome
+from ..evaluation import evaluate, progress
+from ..options import USER_COL
+from . import output, plot as plotting, segments as segmenting
+
+
+class Result:
+    """What every engine's result shares: the run holds what `open(stack)` entered in its
+    ExitStack (the engine's session, the run's connection) until close(); as a `with` block, an
+    error inside it reaches them first (an engine's own session may reword it)."""
+
+    def __init__(self, settings: dict):
+        self.settings = settings
+        self.user_col = settings.get("user_col") or USER_COL
+        self.stack = ExitStack()
+        try:
+            self.open(self.stack)
+        except BaseException:
+            if not self.stack.__exit__(*sys.exc_info()):
+                raise
+
+    def open(self, stack: ExitStack) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.stack.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return self.stack.__exit__(*exc)
+
+
+class DuckDBResult(Result):
+    """An eval run on the default engine (evaluate.running), kept open for what follows it:
+    recs and rels as the command line gives them, settings its registry options; per_user:
+    keep the per-user table (for --per-user, --segments and --plot); show_progress: on
+    stderr (progress.shown) until close."""
+
+    def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
+                 by_segment: bool = False):
+        self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
+        super().__init__(settings)
+
+    @staticmethod
+    def check_output(path: str) -> None:
+        """Before any work: --per-user PATH can be written (a file, its format by extension)."""
+        output.check_output_path(path)
+
+    def open(self, stack: ExitStack) -> None:
+        stack.enter_context(progress.shown(enabled=self.show))
+        self.ran = stack.enter_context(evaluate.running(self.recs, self.rels,
+                                                        per_user=self.per_user, **self.settings))
+        self.relation = None
+
+    def summary(self) -> dict:
+        return self.ran.evaluation.summary
+
+    def notes(self) -> list:
+        return self.ran.notes
+
+    def write_per_user(self, path: str, fmt: str) -> None:
+        """The per-user table to `path`, or to stdout for '-' (in `fmt`)."""
+        progress.step("writing the per-user table")
+        if path == "-":
+            output.write_stdout(self.ran.evaluation.per_user, fmt)
+        else:
+            output.write_table(self.ran.evaluation.per_user, path)
+
+    def _per_user(self) -> tuple:
+        """The per-user table as a relation of the run's cursor, and the metrics the segments
+        and plots show (outcome.shown_metrics)."""
+        table = self.ran.evaluation.per_user
+        if self.relation is None:
+            self.relation = "ndcg_users_wide"
+            self.ran.cursor.register(self.relation, table)
+        return self.relation, outcome.shown_metrics(table.column_names, self.summary())
+
+    def plot(self, path) -> None:
+        relation, metrics = self._per_user()
+        plotting.plot_in(self.ran.cursor, relation, metrics, self.summary(), path)
+
+    def segments(self, segments, by: str) -> list:
+        """--segments' rows (segments.rows'), the per-run metrics of each segment's users
+        added (outcome.add_per_run)."""
+        relation, metrics = self._per_user()
+        rows = segmenting.means_in(self.ran.cursor, relation, metrics, segments, by,
+                                   self.user_col)
+        per_run = segmenting.per_run_by_segment(self.ran.cursor, segments, by, self.user_col)
+        outcome.add_per_run(rows, self.summary(), per_run, segmenting.ALL)
+        return rows
