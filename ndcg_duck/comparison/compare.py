@@ -21,7 +21,7 @@ from ..report.clashes import Input, Output, refuse_clashes
 from . import common, stats
 from .common import ALL, Comparison, paired_key, spread_key
 from ..evaluation import beyond
-from ..evaluation.evaluate import run as evaluate_run
+from ..evaluation.evaluate import running
 from ..sqltext import ident, literal
 from ..sqlfiles import register
 
@@ -77,17 +77,15 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         unranked = []
 
         def score(name, recs):
-            found = {}
-
-            def after(work):
+            with running(recs, rels, k, con=con, per_user=True, threads=threads,
+                         memory_limit=memory_limit, temp_dir=temp_dir, **options) as ran:
                 # the judged users the run has no recommendations for (usually few)
-                unranked.append(work.sql("SELECT DISTINCT user_id FROM ndcg_all "
-                                         "WHERE has_judgments AND NOT has_ranking").to_arrow_table())
-                found.update(_per_run_values(work, segments, by, user_col, segments_format,
-                                             common.per_run_draws(own)))
-            result, said = evaluate_run(recs, rels, k, con=con, per_user=True, threads=threads,
-                                        memory_limit=memory_limit, temp_dir=temp_dir,
-                                        after=after, **options)
+                unranked.append(ran.cursor.sql(
+                    "SELECT DISTINCT user_id FROM ndcg_all "
+                    "WHERE has_judgments AND NOT has_ranking").to_arrow_table())
+                found = _per_run_values(ran.cursor, segments, by, user_col, segments_format,
+                                        common.per_run_draws(own))
+            result, said = ran.evaluation, ran.notes
             return common.Run(result.per_user, result.per_user.column_names, result.summary,
                               said, found)
         scored = common.scored_runs(runs, score)

@@ -76,14 +76,12 @@ evaluate.__signature__ = inspect.Signature(
     return_annotation=Evaluation)
 
 
-def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, after=None,
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
         **given) -> tuple[Evaluation, list]:
     """evaluate() with its messages in the command line's words: returns the evaluation and the
-    notes (warnings) of the run. `after(cursor)`, when given, runs in the run's cursor once
-    every user is scored (its tables, such as beyond.py's ndcg_tops_, still there)."""
+    notes (warnings) of the run."""
     with running(recs, rels, k, per_user=per_user, con=con, **given) as ran:
-        if after is not None:
-            after(ran.cursor)
+        pass
     return ran.evaluation, ran.notes
 
 
