@@ -25,6 +25,13 @@ from .metrics import check_names
 
 FORMATS = ("parquet", "csv", "json", "trec")
 USER_COL = "user_id"  # the user column when --user-col (user_col=) is not given
+
+
+def user_col(settings: dict) -> str:
+    """The user column of a run's settings (--user-col, user_col=), else USER_COL."""
+    return settings.get("user_col") or USER_COL
+
+
 # compare's paired tests, its corrections of p-values, and how it prints (comparison/)
 TESTS = ("t", "randomization", "bootstrap", "none")
 CORRECTIONS = ("holm", "bonferroni", "none")

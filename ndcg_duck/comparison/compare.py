@@ -70,7 +70,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     con = duckdb.connect()
     with interrupts.watching(con):
         register(con)
-        user_col = options.get("user_col") or registry.USER_COL
+        user_col = registry.user_col(options)
         where = None
         if segments is not None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)

@@ -12,7 +12,7 @@ from contextlib import ExitStack
 
 from .. import outcome
 from ..evaluation import evaluate, progress
-from ..options import USER_COL
+from ..options import user_col
 from . import output, plot as plotting, segments as segmenting
 
 
@@ -23,7 +23,7 @@ class Result:
 
     def __init__(self, settings: dict):
         self.settings = settings
-        self.user_col = settings.get("user_col") or USER_COL
+        self.user_col = user_col(settings)
         self.stack = ExitStack()
         try:
             self.open(self.stack)

@@ -33,12 +33,13 @@ import pyarrow as pa
 from ..comparison import common
 from ..comparison.common import paired_key, spread_key, value_column
 from ..evaluation import inputs
-from ..options import USER_COL, group
+from .. import options as registry
+from ..options import group
 from ..sqlfiles import register
 from .columns import col
 from .exact import Sums, schema as sums_schema
 from ..report.segments import in_order
-from . import FLAGS
+from .scoring import FLAGS
 from .files import write_per_user
 from .driver import connection as driver_connection
 
@@ -151,20 +152,21 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from . import evaluate_for_cli, refusals
+    from .engine import run as evaluate_run
+    from .refusals import refusals
     from .extras import check_placed, join_segments, segment_table
 
     o = compare_options
     names = [name for name, _, _ in runs]
     pairs = common.run_pairs(names, o["baseline"], o["all_pairs"])
-    user_col = settings.get("user_col") or USER_COL
+    user_col = registry.user_col(settings)
     unknown = None
     if segments is not None:  # read and checked before any run is scored, as the default engine
         seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
 
     def score(name, recs, what_run):
         lists = {}
-        result, said = evaluate_for_cli(spark, recs, rels, per_user=True, recs_what=what_run,
+        result, said = evaluate_run(spark, recs, rels, per_user=True, recs_what=what_run,
                                         rels_what=rels_what, lists=lists, ranked=True,
                                         **settings)
         with refusals(what_run, rels_what):
@@ -219,7 +221,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
 
 def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
     """A run's per-run metrics on Spark, as common.per_run_found gives them (lists:
-    evaluate_for_cli's, with its driver and the evaluated users' lists; seg: the segment table,
+    engine.run's, with its driver and the evaluated users' lists; seg: the segment table,
     or None), drawn as common.per_run_draws says; the driver closes."""
     from .beyond_accuracy import TOPS
     from .extras import join_segments
@@ -404,8 +406,9 @@ def _resample(joined, wanted: list, pairs: list, metrics: list, info: dict) -> l
 def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, settings: dict,
             compare_options: dict, segments, by, per_user, plot) -> tuple:
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
-    from . import refusals
-    from .files import check_one_file_per_user, described as what, read
+    from .refusals import refusals
+    from ..evaluation.inputs import described as what
+    from .files import check_one_file_per_user, read
     from .launch import cli_session, parse_conf
 
     common.checked(runs, compare_options, segments, by, plot)

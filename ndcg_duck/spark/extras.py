@@ -128,7 +128,7 @@ def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, 
                        user_col: str) -> None:
     """Adds to by_segment's `rows` the per-run metrics of the summary (coverage, gini,
     entropy) of each segment's users, as the default engine's eval --segments: the summary's
-    value for everyone, each segment's from its users' lists (lists: evaluate_for_cli's, with the
+    value for everyone, each segment's from its users' lists (lists: engine.run's, with the
     driver and the evaluated users' lists), '-' (None) for a segment without lists."""
     from .beyond_accuracy import TOPS
 

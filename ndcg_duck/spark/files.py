@@ -17,7 +17,6 @@ import pyarrow as pa
 from .. import outcome, sqltext
 from ..errors import InputError
 from ..evaluation import inputs
-from ..evaluation.inputs import described  # noqa: F401 (how the engine names its inputs)
 from ..report import output
 from .columns import col
 from .driver import connection as driver_connection

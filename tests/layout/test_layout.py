@@ -129,6 +129,14 @@ def test_spark_compare_takes_compares_decisions_from_the_engine_neutral_module()
     assert "comparison.compare" not in _imports("spark.compare")
 
 
+def test_the_spark_package_keeps_only_its_public_evaluate():
+    """spark/__init__.py is the public door; each concern of the engine is a module of its own."""
+    tree = ast.parse(MODULES["spark"].read_text(encoding="utf-8"))
+    defined = [node.name for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))]
+    assert defined == ["evaluate"]
+
+
 def _bound_modules(name: str, tree) -> dict:
     """{local name: module} for the package's modules that `name` imports as a whole, as in
     `from ..evaluation import inputs` or `from .. import options as registry`."""

@@ -27,6 +27,7 @@ from click.testing import CliRunner
 import ndcg_duck
 from conftest import JAVA, ROOT
 from ndcg_duck import spark as engine
+from ndcg_duck.spark import engine as driver, exact, launch, refusals
 from ndcg_duck.cli import cli
 from test_reference_ndcg import recs_table, rels_table
 
@@ -182,9 +183,9 @@ def test_buckets_sized_from_the_data(spark, tmp_path):
     rankings, judgments = dataset(3, users=50)
     pq.write_table(recs_table(rankings, "lists"), tmp_path / "recs.parquet")
     df = spark.read.parquet(str(tmp_path / "recs.parquet"))
-    assert engine.bucket_count(spark, df, df) == 2 * engine.BUCKETS_PER_TASK  # a task a core
-    big = spark.range(10 * engine.TASK_BYTES // 8)  # Spark estimates 8 bytes a row
-    assert engine.bucket_count(spark, big, df) == 11 * engine.BUCKETS_PER_TASK
+    assert driver.bucket_count(spark, df, df) == 2 * driver.BUCKETS_PER_TASK  # a task a core
+    big = spark.range(10 * driver.TASK_BYTES // 8)  # Spark estimates 8 bytes a row
+    assert driver.bucket_count(spark, big, df) == 11 * driver.BUCKETS_PER_TASK
 
 
 # --- refusals: the default engine's messages ----------------------------------------------------
@@ -493,9 +494,9 @@ def test_exact_variance_from_exact_sums():
     values = np.concatenate([rng.random(1000), [1e8 + 0.1, 1e-3, -7.25]])
     mean = sum(Fraction(float(x)) for x in values) / len(values)
     want = float(sum((Fraction(float(x)) - mean) ** 2 for x in values) / (len(values) - 1))
-    total, squares = engine.exact_sum(values), engine.exact.exact_square_sum(values)
-    assert engine.exact.variance_of(total, squares, len(values)) == want
-    assert engine.exact.variance_of(total, squares, 1) is None
+    total, squares = engine.exact_sum(values), exact.exact_square_sum(values)
+    assert exact.variance_of(total, squares, len(values)) == want
+    assert exact.variance_of(total, squares, 1) is None
 
 
 def test_cli_refuses_a_user_in_two_part_files_as_the_default_engine(spark, files):
@@ -694,7 +695,6 @@ def test_warnings_in_python_as_the_default_engine(spark):
 def test_cli_keeps_the_spark_log_its_message_names(monkeypatch, command):
     """eval and compare follow one log rule: a log that the error message names is kept
     (compare once deleted it); Spark's start fails here without starting Spark."""
-    from ndcg_duck.spark import launch
 
     named = []
 
@@ -726,7 +726,6 @@ def test_cli_keeps_the_spark_log_its_message_names(monkeypatch, command):
 def test_compare_on_spark_checks_its_runs_before_spark_starts(monkeypatch):
     """compare's checks of a call are one function for both engines, made before any input is
     read: a --baseline that is not a run stops before Spark starts."""
-    from ndcg_duck.spark import launch
 
     def fails(*args):
         raise AssertionError("Spark started")
@@ -747,7 +746,7 @@ def test_cli_without_pyspark_says_what_to_install(monkeypatch):
     result = invoke("eval", ROOT / "examples/recs.parquet", ROOT / "examples/relevance.csv",
                     "--engine", "spark")
     assert result.exit_code == 1
-    assert result.output == f"Error: {engine.INSTALL}\n"
+    assert result.output == f"Error: {launch.INSTALL}\n"
     assert set(Path(tempfile.gettempdir()).glob("ndcg-duck-spark-*.log")) == before
 
 
@@ -794,7 +793,7 @@ def test_an_unactivated_venv_runs_its_own_python_on_the_workers(tmp_path):
     lacking = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, timeout=300,
                              env={**env, "PYSPARK_PYTHON": other})
     assert lacking.returncode == 1 and lacking.stdout == ""
-    assert lacking.stderr == f"Error: {engine.SHIP.format(module='duckdb')}\n"
+    assert lacking.stderr == f"Error: {refusals.SHIP.format(module='duckdb')}\n"
 
 
 # --- beyond accuracy: the default engine's values, warnings and messages -----------------------

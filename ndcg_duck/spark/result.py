@@ -1,0 +1,89 @@
+"""eval on Spark for the command line: SparkResult, report/result.py's interface (the default
+engine's DuckDBResult) over a Spark session that stays up until close."""
+
+from __future__ import annotations
+
+from .. import options as registry, outcome
+from ..evaluation import beyond, inputs
+from ..evaluation.inputs import described
+from ..report import output
+from ..report.result import Result
+from .engine import run
+from .files import check_one_file_per_user, check_output, read, write_per_user
+from .launch import cli_session, parse_conf
+from .refusals import refusals
+
+
+class SparkResult(Result):
+    """An eval run on Spark for the command line (report/result.py's interface): the session
+    (launch.cli_session: master, conf_pairs as --spark-conf gives them, show_progress: Spark's
+    progress bar, else its log in a temporary file) stays up until close. per_user: keep the
+    per-user rows (for --per-user, --segments and --plot); by_segment: keep, with per-run
+    metrics, the evaluated users' lists for --segments."""
+
+    def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
+                 by_segment: bool = False, master: str = "local[*]", conf_pairs=()):
+        self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
+        self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
+        super().__init__(settings)
+
+    check_output = staticmethod(check_output)
+
+    def open(self, stack) -> None:
+        settings = self.settings
+        conf = parse_conf(self.conf_pairs)
+        beyond.require(outcome.measured({name: value for name, value in settings.items()
+                                         if registry.BY_NAME[name].group == "metric"},
+                                        None)[1],  # fail fast, before Spark starts
+                       settings["train"], settings["items"])
+        self.spark = stack.enter_context(cli_session(self.master, conf, self.show))
+        self.lists = {} if self.by_segment else None  # the per-run metrics per segment
+        stack.callback(self._drop_lists)
+        cols = inputs.Columns.given(**settings)
+        recs = read(self.spark, self.recs, settings["recs_format"], "recommendations", cols)
+        rels = read(self.spark, self.rels, settings["rels_format"], "relevance", cols)
+        self.names = (described("recommendations", self.recs),
+                      described("relevance", self.rels))
+        with refusals(*self.names):
+            check_one_file_per_user(recs, self.names[0], self.user_col)
+        self.result, self._notes = run(
+            self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
+            rels_what=self.names[1], lists=self.lists, **settings)
+
+    def _drop_lists(self) -> None:
+        if self.lists:
+            self.lists["driver"].close()
+
+    def summary(self) -> dict:
+        return self.result.summary
+
+    def notes(self) -> list:
+        return self._notes
+
+    def write_per_user(self, path: str, fmt: str) -> None:
+        """The per-user rows to `path` (a file, or part files in a directory), or to stdout
+        for '-' (in `fmt`)."""
+        rows = self.result.per_user
+        with refusals(*self.names):
+            if path == "-":
+                output.through_file(lambda tmp: write_per_user(rows, str(tmp), self.user_col),
+                                    fmt)
+            else:
+                write_per_user(rows, path, self.user_col)
+
+    def plot(self, path) -> None:
+        from .extras import plot as draw
+
+        with refusals(*self.names):
+            draw(self.result.per_user, self.result.summary, path)
+
+    def segments(self, segments, by: str) -> list:
+        from .extras import by_segment, per_run_by_segment
+
+        with refusals(*self.names):
+            rows = by_segment(self.spark, self.result.per_user, self.result.summary, segments,
+                              by, self.user_col)
+            if self.lists:
+                per_run_by_segment(self.spark, self.lists, rows, self.result.summary,
+                                   segments, by, self.user_col)
+        return rows

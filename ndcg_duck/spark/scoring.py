@@ -1,0 +1,141 @@
+"""Spark's workers: one bucket of users, scored by the ndcg_ macros in an in-process DuckDB
+(score_users, the function Spark runs on each bucket: bucket_scorer), and the exact partial sums
+the driver adds up into the summary (partial_sums, summary)."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from .. import metrics as metric_names, outcome, sqltext, statements
+from ..evaluation import inputs
+from ..evaluation.evaluate import (core_computes, score_users as score_all, user_flags_sql,
+                                   wide_sql)
+from ..options import Options
+from . import beyond_accuracy as spark_beyond
+from .exact import Sums, schema as sums_schema
+from .workers import connection as _connection
+
+BUCKET = "__ndcg_bucket"
+FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_ideal")
+# (worker-only columns)
+
+
+def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
+                user_col: str, shipped=None, key=None) -> pa.Table:
+    """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
+    judged, ranked, evaluated and of zero ideal DCG (evaluate.user_flags_sql's flags), and
+    the default engine's per-user columns of `measures` (metrics.per_user_columns; NULL unless
+    evaluated). The default engine's per-batch step (evaluate.score_users, with the metrics
+    macros beyond NDCG) and its ndcg_evaluated, without the whole-dataset steps. `options` has
+    the cutoffs the measures need (metrics.cutoffs), as evaluate.run makes them. With the
+    beyond-accuracy measures, `shipped` (beyond_accuracy.Shipped) has the per-item tables
+    they read (kept in the worker's connection `key`), the per-user ones are columns too, the
+    column TOPS has each evaluated user's top_k lists (beyond_accuracy.score) and, with ild,
+    LACKING the shown items without features."""
+    accuracy = metric_names.accuracy(measures)
+    score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
+              measures=accuracy)
+    evaluated = "ndcg_evaluated" if core_computes(accuracy) else "ndcg_metrics_evaluated"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
+                f"FROM {evaluated}('ndcg_all', {statements.evaluated_args(options)})")
+    relation, tops, lists = "ndcg_result", "", ""
+    if shipped is not None:
+        relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)
+        tops = f", t.tops AS {sqltext.ident(spark_beyond.TOPS)}"
+        lists = f" LEFT JOIN {spark_beyond.TOPS_SQL} AS t ON t.user_id = u.user_id"
+        if any(m.metric == "ild" for m in measures):
+            tops += f", {spark_beyond.LACKING_SQL} AS {sqltext.ident(spark_beyond.LACKING)}"
+    judged, ranked, evaluated, zero = (sqltext.ident(flag) for flag in FLAGS)
+    return con.sql(
+        f"WITH wide AS ({wide_sql(measures, '__ndcg_user', relation)}), "
+        f"users AS ({user_flags_sql(options)}) "
+        f"SELECT u.user_id AS {sqltext.ident(user_col)}, u.judged AS {judged}, "
+        f"       u.ranked AS {ranked}, w.__ndcg_user IS NOT NULL AS {evaluated}, "
+        f"       u.zero_ideal AS {zero}, "
+        f"       w.* EXCLUDE (__ndcg_user){tops} "
+        f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
+    ).to_arrow_table()
+
+
+def bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schema: pa.Schema,
+                   settings: tuple, summed: bool = False, shipped=None):
+    """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows, or
+    with summed, the bucket's one row of partial sums (partial_sums: no per-user row leaves the
+    worker, and no second pass reads them). shipped: as score_users takes it."""
+    given = dict(options._values)  # Options does not pickle: the worker makes its own
+    partial = partial_sums(measures) if summed else None
+
+    def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
+        options = Options(**given)
+        con = _connection(settings)
+        recs, rels = recs.drop_columns([BUCKET]), rels.drop_columns([BUCKET])
+        try:
+            loaded = inputs.load(con, recs, rels, cols, require_rows=False)
+            table = score_users(con, options, measures, loaded, cols.user, shipped, settings)
+        except duckdb.Error as exc:
+            # the macros' own message, one line; the driver names the input it came from
+            raise RuntimeError(str(exc).strip().splitlines()[0]) from None
+        finally:
+            for name in ("ndcg_recs_src", "ndcg_rels_src"):
+                con.unregister(name)
+        table = table.cast(schema)
+        return pa.Table.from_batches(list(partial(table.to_batches()))) if summed else table
+    return score
+
+
+def partial_sums(measures: tuple):
+    """mapInArrow function: one partition's exact.Sums (group None): its coverage counts
+    (COUNTS) and, per measure (key 'm|NAME'), how many users have a value and their exact sum."""
+    import pyarrow.compute as pc
+
+    names = [measure.name for measure in measures]
+
+    def partial(batches):
+        sums = Sums()
+        for name in COUNTS:
+            sums.count(None, name, 0)
+        for batch in batches:
+            j, r = batch.column(FLAGS[0]), batch.column(FLAGS[1])
+            for name, flags in (("judged", j), ("ranked", r),
+                                ("unranked", pc.and_(j, pc.invert(r))),
+                                ("unjudged", pc.and_(r, pc.invert(j))),
+                                ("zero", batch.column(FLAGS[3])),
+                                ("evaluated", batch.column(FLAGS[2]))):
+                sums.count(None, name, pc.sum(flags).as_py() or 0)
+            if spark_beyond.LACKING in batch.schema.names:  # ild's items without features
+                sums.count(None, "lacking",
+                           batch.num_rows - batch.column(spark_beyond.LACKING).null_count)
+            for name in names:
+                values = batch.column(name).drop_null().cast(pa.float64())
+                sums.add(None, f"m|{name}", values.to_numpy(zero_copy_only=False))
+        yield sums.batch()
+
+    return partial
+
+
+COUNTS = ("judged", "ranked", "unranked", "unjudged", "zero", "evaluated", "lacking")
+
+
+def summed_up(scored, measures: tuple, summed: bool = False) -> tuple:
+    """Adds up the partial sums of the per-user rows `scored` (or, with summed, the partial sums
+    `scored` already holds): (summary dict, {'judged': users, 'ranked': .., 'unranked': ..},
+    {measure name: how many users have a value})."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    if not summed:
+        scored = scored.mapInArrow(partial_sums(measures), from_arrow_schema(sums_schema()))
+    sums = Sums.added(scored.collect())
+    users_of = {name: sums.n(None, name) for name in ("judged", "ranked", "unranked", "lacking")}
+    summary, counts = {}, {}
+    for measure in measures:
+        key = f"m|{measure.name}"
+        counts[measure.name] = sums.n(None, key)
+        if metric_names.counts(measure.metric):  # summed over users, as trec_eval does
+            summary[measure.name] = sums.whole(None, key)
+        else:
+            summary[measure.name] = sums.mean(None, key)
+    summary["users"] = sums.n(None, "evaluated")
+    summary.update(outcome.user_counts(users_of["unranked"], sums.n(None, "unjudged"),
+                                       sums.n(None, "zero")))
+    return summary, users_of, counts
