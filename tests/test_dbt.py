@@ -42,7 +42,7 @@ def dbt(tmp_path, *args, check=True):
 
 def cli_results(folder):
     """What the CLI computes on the files the project's seeds are: per_user.csv, summary.json
-    and mean.json of eval, and compare.csv of compare (the dbt tests read them)."""
+    and mean.json of eval, and compare.csv and compare.json of compare (the dbt tests read them)."""
     folder.mkdir()
     recs, new, rels = (str(EXAMPLES / name) for name in
                        ("recs_long.csv", "recs_new_long.csv", "relevance.csv"))
@@ -51,7 +51,7 @@ def cli_results(folder):
             ["eval", recs, rels, "-k", "5", "--gain", "exponential", "--gain-map", "3=10",
              "--judged-only", "--missing", "skip", "--format", "json"],
             ["compare", rels, "--run", f"old={recs}", "--run", f"new={new}", "-k", "10",
-             "--per-user", str(folder / "compare.csv")]]
+             "--per-user", str(folder / "compare.csv"), "--format", "json"]]
     printed = []
     for args in runs:
         result = CliRunner().invoke(cli, args)
@@ -59,6 +59,7 @@ def cli_results(folder):
         printed.append(result.output)
     (folder / "summary.json").write_text(printed[1])
     (folder / "mean.json").write_text(printed[2])
+    (folder / "compare.json").write_text(printed[3])
 
 
 def macros(con):
@@ -76,7 +77,8 @@ def test_dbt_build_matches_the_cli(tmp_path):
     tests = {r["unique_id"].split(".")[2]: r["status"] for r in results
              if r["unique_id"].startswith("test.")}
     for name in ("per_user_matches_the_cli", "mean_matches_the_cli", "metrics_mean_matches_the_cli",
-                 "compare_matches_the_cli", "baseline_is_the_per_user_model"):
+                 "compare_matches_the_cli", "compare_summary_matches_the_cli",
+                 "baseline_is_the_per_user_model"):
         assert tests.get(name) == "pass", (name, tests, built.stdout)
     # the hook ran sql/ndcg.sql as `ndcg-duck sql --persistent` prints it, and so the database
     # has its macros

@@ -38,8 +38,8 @@
     users (ndcg_paired): users, mean, var, base_mean, base_var, diff_mean, diff_var, wins, ties,
     losses. -#}
 {% macro compare(recs, baseline, rels, layout='lists') %}
-  {{- return("SELECT (ndcg_paired(ndcg, baseline)).* FROM (\n"
-             ~ ndcg_duck.compare_per_user(recs, baseline, rels, layout, **kwargs) ~ "\n)") -}}
+  {{- return("SELECT paired.* FROM (SELECT ndcg_paired(ndcg, baseline) AS paired FROM (\n"
+             ~ ndcg_duck.compare_per_user(recs, baseline, rels, layout, **kwargs) ~ "\n))") -}}
 {% endmacro %}
 
 {#- select_from(macro, recs, rels, layout, options): SELECT * FROM the layout's form of the macro. -#}
