@@ -4,6 +4,7 @@ computed here first. Needs the dbt extra: pip install -e '.[dbt]'."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,18 +27,42 @@ EXAMPLES = ROOT / "examples"
 METRICS = "ndcg,dcg,idcg,cg,P,recall,hit_rate,mrr@10,map@10,r_precision,num_rel,num_rel_ret"
 
 
-def dbt(tmp_path, *args, check=True):
-    """dbt ARGS on the example project, in tmp_path (where its database file goes, under
-    target/, as profiles.yml says) with its logs and artifacts there too."""
-    command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT),
-               "--profiles-dir", str(PROJECT), "--log-path", str(tmp_path / "logs")]
-    if args[0] != "deps":
-        command += ["--target-path", str(tmp_path / "target")]
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+# Runs dbt commands one after the other in one process (dbt's own programmatic runner), so that
+# dbt is imported once: a line `=== ok` or `=== failed` ends each command's output.
+RUNNER = """
+import json, sys
+from dbt.cli.main import dbtRunner
+
+for args in json.loads(sys.argv[1]):
+    result = dbtRunner().invoke(args)
+    print("=== " + ("ok" if result.success else "failed"), flush=True)
+"""
+
+
+def dbt(tmp_path, *commands) -> list:
+    """Each dbt command (a list of its words, and a dict of vars last if it has its own) on the
+    example project, in tmp_path (where its database file goes, under target/, as profiles.yml
+    says) with its logs and artifacts there too. A command but deps without vars of its own
+    gets cli_dir (where cli_results writes); the same vars let a command reuse the parse of the
+    one before. Returns each one's (ok, its output on one line)."""
+    runs = []
+    for command in commands:
+        variables = {"cli_dir": str(tmp_path / "cli")}
+        if isinstance(command[-1], dict):
+            *command, variables = command
+        words = [*command, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT),
+                 "--log-path", str(tmp_path / "logs")]
+        if command[0] != "deps":
+            words += ["--target-path", str(tmp_path / "target"), "--vars", json.dumps(variables)]
+        runs.append(words)
+    done = subprocess.run([sys.executable, "-c", RUNNER, json.dumps(runs)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600,
                           env=dict(os.environ, DO_NOT_TRACK="1"))
-    if check:
-        assert done.returncode == 0, done.stdout + done.stderr
-    return done
+    parts = re.split(r"^=== (ok|failed)\n", done.stdout, flags=re.MULTILINE)
+    found = [(parts[i + 1] == "ok", " ".join(parts[i].split()))
+             for i in range(0, len(parts) - 1, 2)]
+    assert len(found) == len(commands), done.stdout + done.stderr
+    return found
 
 
 def cli_results(folder):
@@ -70,16 +95,19 @@ def macros(con):
 
 def test_dbt_build_matches_the_cli(tmp_path):
     cli_results(tmp_path / "cli")
-    dbt(tmp_path, "deps")
-    built = dbt(tmp_path, "build", "--vars", json.dumps({"cli_dir": str(tmp_path / "cli")}))
+    per_user = "{{ ndcg_duck.per_user(ref('recs_long'), ref('relevance'), %s) }}"
+    (deps, _), (built, output), (_, unknown), (_, layout), (found, missing) = dbt(
+        tmp_path, ["deps"], ["build"],
+        ["compile", "--inline", per_user % "layout='ranks', cutoff=10"],
+        ["compile", "--inline", per_user % "layout='long'"],
+        ["run-operation", "ndcg_duck.register", {"ndcg_duck_sql": f"{tmp_path}/ndcg.sql"}])
+    assert deps and built, output
     # every test ran and passed, those against the CLI's files among them
-    results = json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
-    tests = {r["unique_id"].split(".")[2]: r["status"] for r in results
-             if r["unique_id"].startswith("test.")}
+    assert "ERROR=0 SKIP=0" in output, output
     for name in ("per_user_matches_the_cli", "mean_matches_the_cli", "metrics_mean_matches_the_cli",
                  "compare_matches_the_cli", "compare_summary_matches_the_cli",
                  "baseline_is_the_per_user_model"):
-        assert tests.get(name) == "pass", (name, tests, built.stdout)
+        assert f" PASS {name} " in output, (name, output)
     # the hook ran sql/ndcg.sql as `ndcg-duck sql --persistent` prints it, and so the database
     # has its macros
     hook = (tmp_path / "target" / "compiled" / "ndcg_duck" / "dbt_project.yml" / "hooks" /
@@ -91,10 +119,14 @@ def test_dbt_build_matches_the_cli(tmp_path):
     with duckdb.connect() as con:
         con.execute(ndcg_duck.script())
         assert built_macros == macros(con)
-    # an option the SQL macro does not take stops the compile naming it and those it takes
-    done = dbt(tmp_path, "compile", "--inline",
-               "{{ ndcg_duck.per_user(ref('recs_long'), ref('relevance'), layout='ranks', "
-               "cutoff=10) }}", check=False)
-    assert done.returncode != 0
+    # an option the SQL macro does not take, or a layout it has no form for, stops the compile
+    # naming it and what there is
     assert ("ndcg_duck: ndcg_per_user_ranks has no option cutoff; its options: k, gain, missing, "
-            "idcg_cutoff, empty, max_depth, gain_map, judged_only, min_relevance") in done.stdout
+            "idcg_cutoff, empty, max_depth, gain_map, judged_only, min_relevance") in unknown
+    assert ("ndcg_duck: layout=long is not one of lists, ranks, scores (recs: user_id, items / "
+            "item_id, rank / item_id, score)") in layout
+    # without the SQL file, the hook says where it looked and what to set
+    assert not found
+    assert (f"ndcg_duck: no file {tmp_path}/ndcg.sql: set the var ndcg_duck_sql to the path of "
+            "sql/ndcg.sql (in the ndcg-duck repository, or written by `ndcg-duck sql > "
+            "ndcg.sql`)") in missing
