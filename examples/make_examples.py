@@ -53,11 +53,12 @@ def main():
     with open(HERE / "recs.json", "w", encoding="utf-8") as out:
         json.dump([{"user_id": u, "items": RECS[u]} for u in users], out, ensure_ascii=False,
                   indent=1)
-    with open(HERE / "recs_long.csv", "w", encoding="utf-8") as out:
-        out.write("user_id,item_id,rank\n")
-        for u in users:
-            for rank, item in enumerate(RECS[u], start=1):
-                out.write(f"{u},{item},{rank}\n")
+    for name, recs in (("recs_long.csv", RECS), ("recs_new_long.csv", RECS_NEW)):
+        with open(HERE / name, "w", encoding="utf-8") as out:
+            out.write("user_id,item_id,rank\n")
+            for u in users:
+                for rank, item in enumerate(recs[u], start=1):
+                    out.write(f"{u},{item},{rank}\n")
     with open(HERE / "relevance.csv", "w", encoding="utf-8") as out:
         out.write("user_id,item_id,relevance\n")
         for row in RELEVANCE:

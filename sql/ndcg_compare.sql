@@ -38,3 +38,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_sorted_sample(x, points) AS
 -- bins - 1 (high goes to the last bin), for a histogram (GROUP BY this).
 CREATE OR REPLACE TEMP MACRO ndcg_bin(x, low, high, bins) AS
     least(floor((x - low) / greatest(high - low, 1e-300) * bins), bins - 1)::BIGINT;
+
+-- ndcg_pairs(per_user, baseline): a run's per-user NDCG against the baseline run's, paired on
+-- the user as compare pairs them: the users both have. per_user and baseline are tables by name
+-- with user_id and ndcg (as ndcg_per_user returns them). Returns user_id, baseline (the
+-- baseline's ndcg), ndcg (the run's) and difference (ndcg - baseline), one row per paired user:
+-- the per-user rows of ndcg_paired(ndcg, baseline).
+CREATE OR REPLACE TEMP MACRO ndcg_pairs(per_user, baseline) AS TABLE
+    SELECT r.user_id, b.ndcg AS baseline, r.ndcg, r.ndcg - b.ndcg AS difference
+    FROM query_table(per_user) AS r
+    JOIN query_table(baseline) AS b ON b.user_id = r.user_id;

@@ -167,3 +167,13 @@ def test_the_options_beside_test_spark_work_with_spark(spark, tmp_path):
         assert want.exit_code == 0 and got.exit_code == 0, (want.output, got.output)
         assert got.output == want.output
         assert (tmp_path / "g.csv").read_text() == (tmp_path / "w.csv").read_text()
+
+
+# --- the dbt section shows the example project's own files ---------------------------------------
+
+def test_the_dbt_section_shows_the_example_project():
+    """The README's packages.yml entry and model are examples/dbt's files (which CI builds, in
+    tests/doors/test_dbt.py), word for word."""
+    project = ROOT / "examples" / "dbt"
+    assert blocks("yaml") == [(project / "packages.yml").read_text(encoding="utf-8")]
+    assert blocks("jinja") == [(project / "models" / "ndcg_per_user.sql").read_text(encoding="utf-8")]

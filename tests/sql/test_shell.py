@@ -63,6 +63,31 @@ def test_long_layouts_and_options_from_the_shell():
     assert rows[1] == ["0.6484", "0.75"]
 
 
+def test_tables_by_quoted_qualified_names_from_the_shell():
+    """dbt's ref() renders a table as "db"."schema"."name": the table macros take such names
+    (quoted, qualified, with a space), as they take plain ones."""
+    rows = shell('CREATE SCHEMA "run s"; CREATE TABLE "run s"."my recs" AS FROM recs;\n'
+                 "SELECT (SELECT round(ndcg, 4) FROM ndcg_mean("
+                 "'\"memory\".\"run s\".\"my recs\"', '\"memory\".\"main\".\"rels\"', k := 2)), "
+                 "(SELECT round(value, 4) FROM ndcg_metrics_mean("
+                 "'\"memory\".\"run s\".\"my recs\"', '\"main\".\"rels\"', k := 2) "
+                 "WHERE metric = 'ndcg@2');")
+    # as test_mean_from_the_shell: @2: q1 0.7967, q2 0, q3 0 -> 0.2656
+    assert rows[1] == ["0.2656", "0.2656"]
+
+
+def test_pairs_from_the_shell():
+    """ndcg_pairs: two per-user results paired on the users both have, as compare pairs them."""
+    rows = shell("CREATE TABLE run AS FROM ndcg_per_user('recs', 'rels', k := 10);\n"
+                 "CREATE TABLE base AS FROM ndcg_per_user('recs', 'rels', k := 2) "
+                 "WHERE user_id <> 'q3';\n"
+                 "SELECT user_id, round(baseline, 4), round(ndcg, 4), round(difference, 4) "
+                 "FROM ndcg_pairs('\"memory\".\"main\".\"run\"', 'base') ORDER BY user_id;")
+    # q1 has both judged items in its top 2: 0.7967 at 10 and at 2; q2's z is third: 0.5 at 10,
+    # 0 at 2; q3 is not in the baseline, so not paired
+    assert rows[1:] == [["q1", "0.7967", "0.7967", "0.0"], ["q2", "0.0", "0.5", "0.5"]]
+
+
 def test_one_literal_list_from_the_shell():
     rows = shell("SELECT round(ndcg_list_dcg([3, 2, 1]), 4), "
                  "round(ndcg_items(['A', 'B', 'C'], MAP {'A': 0.1, 'B': 0.5, 'C': 0.7, "

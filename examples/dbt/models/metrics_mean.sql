@@ -1,0 +1,1 @@
+{{ ndcg_duck.metrics_mean(ref('recs_long'), ref('relevance'), layout='ranks', k=10) }}
