@@ -1,5 +1,5 @@
 -- each user's dcg, idcg and ndcg are those of `ndcg-duck eval ../recs_long.csv ../relevance.csv
--- -k 10 --per-user per_user.csv`, which tests/test_dbt.py runs into the var cli_dir (without
+-- -k 10 --per-user per_user.csv`, which tests/doors/test_dbt.py runs into the var cli_dir (without
 -- it, this test is off)
 {{ config(enabled=var('cli_dir', none) is not none) }}
 SELECT m.*, c.*

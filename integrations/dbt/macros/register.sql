@@ -3,7 +3,7 @@
     dbt-duckdb gives each thread its own cursor, and a TEMP macro lives in one cursor only, so
     the hook defines them as `ndcg-duck sql --persistent` does (CREATE OR REPLACE MACRO, kept in
     the target database, replaced on every run): the same two rewrites as
-    ndcg_duck.sqlfiles.script(persistent=True); tests/test_dbt.py checks that the script the
+    ndcg_duck.sqlfiles.script(persistent=True); tests/doors/test_dbt.py checks that the script the
     hook ran is that one, character for character. -#}
 
 {#- sql_path(): where sql/ndcg.sql is: the var ndcg_duck_sql, or else the file beside this
