@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import duckdb
 
-from .. import interrupts, means, options as registry, outcome
+from .. import interrupts, means, objectstore, options as registry, outcome
 from ..report import segments as segmenting
 from ..report.clashes import Input, Output, refuse_clashes
 from . import stats
@@ -87,23 +87,30 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     """
     def call():
         checked = checked_runs(runs)
-        refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
-                       [Input("relevance", "rels=", rels),
-                        *(Input("recommendations", f"runs[{name!r}]", recs)
-                          for name, recs in checked),
-                        *(Input(name, f"{name}=", settings.get(name))
-                          for name in ("segments", "train", "items"))])
-        with interrupts.stoppable(signals=(signal.SIGINT,)):
-            return compare_runs(rels, checked, k, **settings)
+        with objectstore.using(settings.get("s3_endpoint")):
+            refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
+                           [Input("relevance", "rels=", rels),
+                            *(Input("recommendations", f"runs[{name!r}]", recs)
+                              for name, recs in checked),
+                            *(Input(name, f"{name}=", settings.get(name))
+                              for name in ("segments", "train", "items"))])
+            with interrupts.stoppable(signals=(signal.SIGINT,)):
+                return compare_runs(rels, checked, k, **settings)
     return outcome.in_python(call)
 
 
-def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, all_pairs=False, test="t", correction=None,
-            n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
-            segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
-            memory_limit=None, temp_dir=None, **options) -> tuple:
+def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, s3_endpoint=None,
+                 **settings) -> tuple:
     """compare() with its messages in the command line's words: returns the comparison and the
     notes (warnings) of the runs' evaluations."""
+    with objectstore.using(s3_endpoint):
+        return _compare_runs(rels, runs, k, s3_endpoint=s3_endpoint, **settings)
+
+
+def _compare_runs(rels, runs, k, *, baseline=None, all_pairs=False, test="t", correction=None,
+                  n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
+                  segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
+                  memory_limit=None, temp_dir=None, s3_endpoint=None, **options) -> tuple:
     stats.require("scipy", "compare")
     if plot is not None:
         stats.require("matplotlib", "--plot")
@@ -134,7 +141,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                                              n_resamples if test == "bootstrap" else 0, seed))
             result, said = evaluate_run(recs, rels, k, con=con, per_user=True, threads=threads,
                                         memory_limit=memory_limit, temp_dir=temp_dir,
-                                        after=after, **options)
+                                        s3_endpoint=s3_endpoint, after=after, **options)
             per_run_found.append(found)
             tables.append(result.per_user)
             summaries.append(result.summary)
