@@ -17,6 +17,7 @@ credential.
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import re
 import shutil
@@ -98,6 +99,15 @@ def using(endpoint: Optional[str] = None):
     finally:
         _current.reset(token)
         run.close()
+
+
+def within(fn):
+    """`fn` run inside `using` its keyword s3_endpoint."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with using(kwargs.get("s3_endpoint")):
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 def _run() -> _Run:

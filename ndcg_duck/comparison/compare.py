@@ -99,18 +99,13 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     return outcome.in_python(call)
 
 
-def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, s3_endpoint=None,
-                 **settings) -> tuple:
+@objectstore.within
+def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, all_pairs=False, test="t", correction=None,
+            n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
+            segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
+            memory_limit=None, temp_dir=None, s3_endpoint=None, **options) -> tuple:
     """compare() with its messages in the command line's words: returns the comparison and the
     notes (warnings) of the runs' evaluations."""
-    with objectstore.using(s3_endpoint):
-        return _compare_runs(rels, runs, k, s3_endpoint=s3_endpoint, **settings)
-
-
-def _compare_runs(rels, runs, k, *, baseline=None, all_pairs=False, test="t", correction=None,
-                  n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
-                  segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
-                  memory_limit=None, temp_dir=None, s3_endpoint=None, **options) -> tuple:
     stats.require("scipy", "compare")
     if plot is not None:
         stats.require("matplotlib", "--plot")

@@ -333,10 +333,16 @@ def _attach_url(con, url: str, name: str, fmt, role: str, cols: Columns) -> Sour
         con.register(f"{name}_arrow", data)
         con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS FROM {name}_arrow")
         by_file = ""
-        if len(urls) > 1 and cols.user in data.schema.names:  # each file's users, read once
-            con.register(f"{name}_files", data.scanner(columns=[cols.user, "__filename"]))
+        if len(urls) > 1 and role == "recommendations" and cols.user in data.schema.names:
+            # each file's users, for _one_file_per_user (a stream read once, when it checks)
+            scanner = data.scanner(columns=[cols.user, "__filename"])
+            schema = pa.schema([scanner.projected_schema.field(0),
+                                pa.field(FILE_COLUMN, pa.string())])
+            con.register(f"{name}_files", pa.RecordBatchReader.from_batches(schema, (
+                pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+                for batch in scanner.to_batches())))
             by_file = (f"SELECT {ident(cols.user)}, {literal(objectstore.SCHEME)} || "
-                       f"__filename AS {FILE_COLUMN} FROM {name}_files")
+                       f"{FILE_COLUMN} AS {FILE_COLUMN} FROM {name}_files")
         return Source(what, True, urls if len(urls) > 1 else [], by_file)
     local = [copy(one) for one in urls]
     folder = objectstore.copies_folder().rstrip("/") + "/"
