@@ -9,7 +9,8 @@ local temporary file, then put as one object once it is complete.
 
 Credentials, region and endpoint come from the AWS SDK's usual places (AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE and ~/.aws, AWS_REGION or
-AWS_DEFAULT_REGION), and --s3-endpoint (s3_endpoint=) names an S3-compatible store. `using`
+AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL), and --s3-endpoint (s3_endpoint=)
+names an S3-compatible store. `using`
 holds the endpoint and the run's temporary copies for the length of a run; no message says a
 credential.
 """
@@ -130,8 +131,9 @@ def filesystem(bucket: str = ""):
 
     run = _run()
     options = {}
-    if run.endpoint:
-        found = ENDPOINT.match(run.endpoint)
+    endpoint = _endpoint()
+    if endpoint:
+        found = ENDPOINT.match(endpoint[0])
         options.update(endpoint_override=found.group(2), scheme=found.group(1) or "https")
     elif bucket and not (os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")):
         try:
@@ -144,6 +146,31 @@ def filesystem(bucket: str = ""):
     return run.systems[key]
 
 
+ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+
+
+def _endpoint() -> Optional[tuple]:
+    """(the run's endpoint, how messages name where it was given): --s3-endpoint, or the AWS
+    SDK's variables AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL; None for AWS S3."""
+    run = _run()
+    if run.endpoint:
+        return run.endpoint, "--s3-endpoint"
+    for variable in ENDPOINT_VARIABLES:
+        value = os.environ.get(variable, "").strip()
+        if value:
+            if not ENDPOINT.match(value):
+                raise InputError(f"{variable} {value!r} is not an address: give HOST[:PORT], or "
+                                 f"http://HOST[:PORT] for a store without TLS", usage=True)
+            return value, variable
+    return None
+
+
+def _endpoint_words() -> str:
+    """'--s3-endpoint URL' (or the variable that gave it), '' for AWS S3."""
+    endpoint = _endpoint()
+    return f"{endpoint[1]} {endpoint[0]}" if endpoint else ""
+
+
 def problem(exc: Exception) -> str:
     """What went wrong, from pyarrow's S3 error: the AWS error without request ids, and what to
     check. Never a credential: pyarrow's messages name buckets, keys and operations only."""
@@ -154,10 +181,9 @@ def problem(exc: Exception) -> str:
     code, said = found.group(1), re.sub(r" ?\(Request ID: [^)]*\)", "", found.group(3)).strip()
     if code in REFUSED:
         return f"access denied ({code}): {CREDENTIALS}"
-    if code in ("NETWORK_CONNECTION", "UNKNOWN") and "connect" in said.lower():
-        run = _run()
-        where = f"--s3-endpoint {run.endpoint}" if run.endpoint else "the S3 endpoint"
-        return f"cannot connect to {where} ({said.rstrip('.')})"
+    if code == "NETWORK_CONNECTION" or (code == "UNKNOWN" and "connect" in said.lower()):
+        said = re.sub(r"^curlCode: \d+, ", "", said).rstrip(".")
+        return f"cannot reach {_endpoint_words() or 'S3'} ({said}); check the endpoint"
     if code == "NO_SUCH_BUCKET":
         return "the bucket does not exist"
     said = "" if said in ("", "No response body.") else f": {said}"
@@ -178,8 +204,7 @@ def _bucket_missing(bucket: str, what: str) -> Optional[InputError]:
     from pyarrow import fs as pafs
 
     if _info(bucket, what).type == pafs.FileType.NotFound:
-        run = _run()
-        where = f" at --s3-endpoint {run.endpoint}" if run.endpoint else ""
+        where = f" at {_endpoint_words()}" if _endpoint() else ""
         return InputError(f"{what}: bucket {bucket!r} does not exist{where}; check the URL")
     return None
 

@@ -119,7 +119,8 @@ def example(section: str, prints: str = "prints") -> tuple:
 def spark_claim():
     """The README's sentence that every eval option works with --engine spark."""
     text = " ".join(README.split())
-    return "With `--engine spark`, every `eval` option works as with the default engine" in text
+    return ("With `--engine spark`, every `eval` option but `--s3-endpoint` works as with the "
+            "default engine" in text)
 
 
 def eval_options():
@@ -136,7 +137,7 @@ def test_every_option_is_tested_with_spark():
     assert spark_claim(), "the README's sentence on what works with --engine spark"
     tested = (ROOT / "tests" / "test_spark.py").read_text() + " ".join(SPARK_RUN + SPARK_SCORES)
     untested = [flag for flag, name in eval_options().items()
-                if flag not in tested and f"{name}=" not in tested]
+                if flag not in tested and f"{name}=" not in tested and flag != "--s3-endpoint"]
     assert not untested, f"claimed to work with --engine spark but never run with it: {untested}"
 
 

@@ -249,6 +249,25 @@ def test_bad_credentials_are_one_line_naming_the_url(aws, monkeypatch, key, secr
         "or AWS_PROFILE)")
 
 
+def test_the_endpoint_may_come_from_aws_endpoint_url(aws, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", aws["endpoint"])
+    result = ndcg(["eval", url("ex/recs.parquet"), local("relevance.csv"), "-k", "5"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ndcg(["eval", local("recs.parquet"), local("relevance.csv"),
+                                  "-k", "5"]).stdout
+
+
+def test_an_unreachable_endpoint_is_one_line_naming_the_url(aws):
+    closed = f"http://127.0.0.1:{_free_port()}"
+    result = CliRunner().invoke(cli, ["eval", url("ex/recs.parquet"), local("relevance.csv"),
+                                      "--s3-endpoint", closed])
+    assert result.exit_code == 1
+    line, = result.stderr.strip().splitlines()
+    assert line.startswith(f"Error: cannot read recommendations file s3://recs/ex/recs.parquet: "
+                           f"cannot reach --s3-endpoint {closed} (")
+    assert line.endswith("); check the endpoint")
+
+
 def test_bad_s3_endpoint_is_a_usage_error(aws):
     result = CliRunner().invoke(cli, ["eval", url("ex/recs.parquet"), url("ex/relevance.csv"),
                                       "--s3-endpoint", "http://a b"])
@@ -258,16 +277,31 @@ def test_bad_s3_endpoint_is_a_usage_error(aws):
         "HOST[:PORT], or http://HOST[:PORT] for a store without TLS")
 
 
-def test_spark_engine_refuses_s3_with_what_to_configure():
-    result = CliRunner().invoke(cli, ["eval", url("ex/recs.parquet"), local("relevance.csv"),
-                                      "--engine", "spark"])
+SPARK_S3 = ("--engine spark reads and writes object stores through Hadoop's s3a connector, not "
+            "s3://: give s3a://recs/{key} and add the hadoop-aws jars of your Spark's Hadoop "
+            "version (--spark-conf spark.jars.packages=org.apache.hadoop:hadoop-aws:VERSION; "
+            "spark.hadoop.fs.s3a.endpoint=URL for another store), or leave out --engine spark: "
+            "the default engine reads s3:// itself")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["eval", url("ex/recs.parquet"), local("relevance.csv")],
+     "RECS s3://recs/ex/recs.parquet: " + SPARK_S3.format(key="ex/recs.parquet")),
+    (["eval", local("recs.parquet"), local("relevance.csv"), "--per-user", url("u/")],
+     "--per-user s3://recs/u/: " + SPARK_S3.format(key="u/")),
+    (["compare", local("relevance.csv"), "--run", f"a={local('recs.parquet')}", "--run",
+      f"b={url('ex/recs_new.parquet')}"],
+     "--run b s3://recs/ex/recs_new.parquet: " + SPARK_S3.format(key="ex/recs_new.parquet")),
+    (["eval", local("recs.parquet"), local("relevance.csv"), "--s3-endpoint", "localhost:9000"],
+     "--s3-endpoint is the default engine's: with --engine spark, name the store with "
+     "--spark-conf spark.hadoop.fs.s3a.endpoint=localhost:9000"),
+])
+def test_spark_engine_refuses_s3_with_what_to_configure(args, message):
+    """This machine reaches no Maven repository, so Spark's s3a jars cannot be fetched: s3:// on
+    Spark is an error that says what to configure, before Spark starts."""
+    result = CliRunner().invoke(cli, [*args, "--engine", "spark"])
     assert result.exit_code == 2
-    assert result.stderr.strip().splitlines()[-1] == (
-        "Error: RECS s3://recs/ex/recs.parquet: --engine spark reads and writes object stores "
-        "through Hadoop's s3a connector, not s3://: give s3a://recs/ex/recs.parquet and add the "
-        "hadoop-aws jars of your Spark's Hadoop version (--spark-conf spark.jars.packages="
-        "org.apache.hadoop:hadoop-aws:VERSION; spark.hadoop.fs.s3a.endpoint=URL for another "
-        "store), or leave out --engine spark: the default engine reads s3:// itself")
+    assert result.stderr.strip().splitlines()[-1] == "Error: " + message
 
 
 # --- no secret anywhere ---------------------------------------------------------------------------

@@ -55,7 +55,8 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
 
         refuse_s3([("RELEVANCE", relevance), *((f"--run {name}", path) for name, path in pairs),
                    ("--segments", settings["segments"]), ("--train", settings["train"]),
-                   ("--items", settings["items"]), ("--per-user", per_user), ("--plot", plot)])
+                   ("--items", settings["items"]), ("--per-user", per_user), ("--plot", plot)],
+                  settings["s3_endpoint"])
     refuse_clashes(
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("relevance", "RELEVANCE", relevance),

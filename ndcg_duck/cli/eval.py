@@ -55,7 +55,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
 
         refuse_s3([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
                    ("--train", settings["train"]), ("--items", settings["items"]),
-                   ("--per-user", per_user), ("--plot", plot)])
+                   ("--per-user", per_user), ("--plot", plot)], settings["s3_endpoint"])
     refuse_clashes(
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),

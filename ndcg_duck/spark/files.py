@@ -31,10 +31,14 @@ def described(role: str, path) -> str:
     return f"{role} {kind} {path}"
 
 
-def refuse_s3(given) -> None:
+def refuse_s3(given, endpoint=None) -> None:
     """Spark reads object stores through Hadoop's s3a connector, whose jars (hadoop-aws) are not
-    part of pyspark: an s3:// input or output, given as (the caller's words, path) pairs, is an
-    error that says what to configure."""
+    part of pyspark: an s3:// input or output, given as (the caller's words, path) pairs, or
+    --s3-endpoint (`endpoint`), is an error that says what to configure."""
+    if endpoint is not None:
+        raise InputError(f"--s3-endpoint is the default engine's: with --engine spark, name the "
+                         f"store with --spark-conf spark.hadoop.fs.s3a.endpoint={endpoint}",
+                         usage=True)
     for said, path in given:
         if objectstore.is_url(path):
             s3a = "s3a://" + str(path)[len(objectstore.SCHEME):]
