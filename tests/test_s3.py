@@ -327,3 +327,36 @@ def test_no_output_carries_the_secret_key(aws, monkeypatch):
     assert all(said[:2]) and "ndcg-duck: reading the inputs" in said[1]  # progress was shown
     for text in said:
         assert aws["secret"] not in text and aws["secret"][::-1] not in text
+
+
+# --- the README's examples -----------------------------------------------------------------------
+
+def test_the_readme_object_store_examples_run_as_on_disk(aws, tmp_path, monkeypatch):
+    """The commands of README's "Object stores (s3://)" block, against the local server (the
+    endpoint they name, or AWS_ENDPOINT_URL), print what the same commands print on the local
+    files, and write the same per-user file."""
+    pytest.importorskip("scipy")
+    import shlex
+
+    section = (ROOT / "README.md").read_text().split("### Object stores (s3://)", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line)[1:] for line in block.splitlines()
+                if line.startswith("ndcg-duck ")]
+    assert len(commands) == 2, block
+    client = aws["client"]
+    client.create_bucket(Bucket="my-bucket")
+    for name in ("recs.parquet", "recs_new.parquet", "relevance.csv"):
+        client.upload_file(str(EXAMPLES / name), "my-bucket", f"examples/{name}")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", aws["endpoint"])
+    for args in commands:
+        on_s3 = [aws["endpoint"] if a == "http://localhost:9000" else a for a in args]
+        on_disk = [a.replace("s3://my-bucket/examples/", f"{EXAMPLES}/")
+                   .replace("s3://my-bucket/scores/", f"{tmp_path}/") for a in args]
+        if "--s3-endpoint" in on_disk:
+            at = on_disk.index("--s3-endpoint")
+            del on_disk[at:at + 2]
+        got, want = ndcg(on_s3), ndcg(on_disk)
+        assert got.exit_code == 0 and want.exit_code == 0, (got.output, want.output)
+        assert got.stdout == want.stdout
+    written = client.get_object(Bucket="my-bucket", Key="scores/users.parquet")["Body"].read()
+    assert written == (tmp_path / "users.parquet").read_bytes()
