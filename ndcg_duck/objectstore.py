@@ -34,7 +34,8 @@ REFUSED = {"ACCESS_DENIED", "SIGNATURE_DOES_NOT_MATCH", "INVALID_ACCESS_KEY_ID",
            "EXPIRED_TOKEN", "INVALID_CLIENT_TOKEN_ID", "UNRECOGNIZED_CLIENT",
            "MISSING_AUTHENTICATION_TOKEN", "INCOMPLETE_SIGNATURE"}
 CREDENTIALS = ("check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
-               "AWS_PROFILE)")
+               "AWS_PROFILE) and what they may access")
+ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")  # the AWS SDK's, in its order
 ENDPOINT = re.compile(r"^(?:(https?)://)?([A-Za-z0-9._-]+(?::\d+)?)/?$")
 
 
@@ -146,9 +147,6 @@ def filesystem(bucket: str = ""):
     return run.systems[key]
 
 
-ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
-
-
 def _endpoint() -> Optional[tuple]:
     """(the run's endpoint, how messages name where it was given): --s3-endpoint, or the AWS
     SDK's variables AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL; None for AWS S3."""
@@ -166,9 +164,9 @@ def _endpoint() -> Optional[tuple]:
 
 
 def _endpoint_words() -> str:
-    """'--s3-endpoint URL' (or the variable that gave it), '' for AWS S3."""
+    """"--s3-endpoint 'URL'" (or the variable that gave it), '' for AWS S3."""
     endpoint = _endpoint()
-    return f"{endpoint[1]} {endpoint[0]}" if endpoint else ""
+    return f"{endpoint[1]} {endpoint[0]!r}" if endpoint else ""
 
 
 def problem(exc: Exception) -> str:

@@ -201,12 +201,23 @@ TWO_RUNS = ("if they are two runs, evaluate each on its own; if they are parts o
             "each user's rows in one file")
 
 
+def test_python_says_s3_errors_in_its_words(aws):
+    import ndcg_duck
+
+    with pytest.raises(ndcg_duck.InputError) as raised:
+        ndcg_duck.evaluate("s3://nowhere/recs.parquet", local("relevance.csv"),
+                           s3_endpoint=aws["endpoint"])
+    assert str(raised.value) == (f"recommendations file s3://nowhere/recs.parquet: bucket "
+                                 f"'nowhere' does not exist at s3_endpoint='{aws['endpoint']}'; "
+                                 f"check the URL")
+
+
 # --- errors --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, code, message", [
     (["eval", "s3://nowhere/recs.parquet", url("ex/relevance.csv")], 1,
      "recommendations file s3://nowhere/recs.parquet: bucket 'nowhere' does not exist at "
-     "--s3-endpoint {endpoint}; check the URL"),
+     "--s3-endpoint '{endpoint}'; check the URL"),
     (["eval", url("ex/recs.parquet"), url("ex/missing.csv")], 1,
      "relevance file s3://recs/ex/missing.csv does not exist"),
     (["eval", url("ex/recs*.csv"), url("ex/relevance.csv")], 1,
@@ -220,7 +231,7 @@ TWO_RUNS = ("if they are two runs, evaluate each on its own; if they are parts o
     (["eval", url("ex/recs.parquet"), url("ex/relevance.csv"), "--per-user",
       "s3://nowhere/users.csv"], 2,
      "cannot write output file s3://nowhere/users.csv: bucket 'nowhere' does not exist at "
-     "--s3-endpoint {endpoint}; check the URL or create it first"),
+     "--s3-endpoint '{endpoint}'; check the URL or create it first"),
     (["eval", url("ex/recs.parquet"), url("ex/relevance.csv"), "--per-user",
       url("ex/relevance.csv")], 2,
      "--per-user s3://recs/ex/relevance.csv is the relevance file RELEVANCE "
@@ -246,7 +257,7 @@ def test_bad_credentials_are_one_line_naming_the_url(aws, monkeypatch, key, secr
     assert result.stderr.strip() == (
         "Error: cannot read recommendations file s3://recs/ex/recs.parquet: access denied "
         "(ACCESS_DENIED): check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-        "or AWS_PROFILE)")
+        "or AWS_PROFILE) and what they may access")
 
 
 def test_the_endpoint_may_come_from_aws_endpoint_url(aws, monkeypatch):
@@ -264,7 +275,7 @@ def test_an_unreachable_endpoint_is_one_line_naming_the_url(aws):
     assert result.exit_code == 1
     line, = result.stderr.strip().splitlines()
     assert line.startswith(f"Error: cannot read recommendations file s3://recs/ex/recs.parquet: "
-                           f"cannot reach --s3-endpoint {closed} (")
+                           f"cannot reach --s3-endpoint '{closed}' (")
     assert line.endswith("); check the endpoint")
 
 
