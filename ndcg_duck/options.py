@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Union
 from .cutoffs import LARGEST, parse_cutoffs
 from .errors import InputError
 from .metrics import check_names
+from .objectstore import check_endpoint
 
 FORMATS = ("parquet", "csv", "json", "trec")
 USER_COL = "user_id"  # the user column when --user-col (user_col=) is not given
@@ -306,6 +307,10 @@ PARAMS = (
     Param("batch_users", "engine", kind="int", metavar="N",
           help="Evaluate at most N users per query, by ranges of user ids (default: as many as "
                "the memory limit allows; at most 1000 batches, so N may grow)."),
+    Param("s3_endpoint", "engine", check=check_endpoint, metavar="URL",
+          help="The S3-compatible store that s3:// inputs and outputs are on, as HOST[:PORT] or "
+               "http(s)://HOST[:PORT] (default: AWS S3, or AWS_ENDPOINT_URL). Credentials come "
+               "from the AWS environment variables or profile."),
     # where to run: the default engine, or Apache Spark (ndcg_duck/spark/)
     Param("engine", "spark", default="duckdb", choices=("duckdb", "spark"), python=False,
           help="Where to evaluate: DuckDB in this process, or Apache Spark (each worker runs the "

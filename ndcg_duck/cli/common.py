@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from .. import interrupts, options
+from .. import interrupts, objectstore, options
 from ..errors import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -75,11 +75,12 @@ def registry_options(*names):
 def user_errors(fn):
     """Turn InputError into click's usage (exit 2) or data (exit 1) errors, and run the command
     so that SIGINT and SIGTERM stop it promptly: one line on stderr, exit 130 or 143, the
-    files it was writing left as they were (interrupts.py)."""
+    files it was writing left as they were (interrupts.py). The command's s3:// inputs and
+    outputs use its --s3-endpoint (objectstore.py)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            with interrupts.stoppable():
+            with interrupts.stoppable(), objectstore.using(kwargs.get("s3_endpoint")):
                 return fn(*args, **kwargs)
         except interrupts.Interrupted as exc:
             click.echo(interrupts.MESSAGE, err=True)

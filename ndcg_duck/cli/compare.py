@@ -50,6 +50,13 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
     """
     per_user, fmt = compare_per_user, compare_format
     pairs = [_run_pair(text) for text in runs]
+    if settings["engine"] == "spark":
+        from ..spark.files import refuse_s3
+
+        refuse_s3([("RELEVANCE", relevance), *((f"--run {name}", path) for name, path in pairs),
+                   ("--segments", settings["segments"]), ("--train", settings["train"]),
+                   ("--items", settings["items"]), ("--per-user", per_user), ("--plot", plot)],
+                  settings["s3_endpoint"])
     refuse_clashes(
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("relevance", "RELEVANCE", relevance),

@@ -50,6 +50,12 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
+    if engine == "spark":
+        from ..spark.files import refuse_s3
+
+        refuse_s3([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
+                   ("--train", settings["train"]), ("--items", settings["items"]),
+                   ("--per-user", per_user), ("--plot", plot)], settings["s3_endpoint"])
     refuse_clashes(
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),

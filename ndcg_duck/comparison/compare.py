@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 import duckdb
 
-from .. import interrupts, means, options as registry, outcome
+from .. import interrupts, means, objectstore, options as registry, outcome
 from ..report import segments as segmenting
 from ..report.clashes import Input, Output, refuse_clashes
 from . import common, stats
@@ -47,21 +47,23 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     """
     def call():
         checked = common.checked_runs(runs)
-        refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
-                       [Input("relevance", "rels=", rels),
-                        *(Input("recommendations", f"runs[{name!r}]", recs)
-                          for name, recs in checked),
-                        *(Input(name, f"{name}=", settings.get(name))
-                          for name in ("segments", "train", "items"))])
-        with interrupts.stoppable(signals=(signal.SIGINT,)):
-            return compare_runs(rels, checked, k, **settings)
+        with objectstore.using(settings.get("s3_endpoint")):
+            refuse_clashes([Output("plot=", settings.get("plot"), "the plot")],
+                           [Input("relevance", "rels=", rels),
+                            *(Input("recommendations", f"runs[{name!r}]", recs)
+                              for name, recs in checked),
+                            *(Input(name, f"{name}=", settings.get(name))
+                              for name in ("segments", "train", "items"))])
+            with interrupts.stoppable(signals=(signal.SIGINT,)):
+                return compare_runs(rels, checked, k, **settings)
     return outcome.in_python(call)
 
 
+@objectstore.within
 def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, all_pairs=False, test="t", correction=None,
             n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
             segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
-            memory_limit=None, temp_dir=None, **options) -> tuple:
+            memory_limit=None, temp_dir=None, s3_endpoint=None, **options) -> tuple:
     """compare() with its messages in the command line's words: returns the comparison and the
     notes (warnings) of the runs' evaluations."""
     own = dict(baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
@@ -78,7 +80,8 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
 
         def score(name, recs):
             with running(recs, rels, k, con=con, per_user=True, threads=threads,
-                         memory_limit=memory_limit, temp_dir=temp_dir, **options) as ran:
+                         memory_limit=memory_limit, temp_dir=temp_dir, s3_endpoint=s3_endpoint,
+                         **options) as ran:
                 # the judged users the run has no recommendations for (usually few)
                 unranked.append(ran.cursor.sql(
                     "SELECT DISTINCT user_id FROM ndcg_all "

@@ -12,7 +12,7 @@ import duckdb
 
 from .. import sqltext, statements
 from . import batches, beyond, inputs, progress
-from .. import interrupts, means, metrics as metric_names, options as registry, outcome
+from .. import interrupts, means, metrics as metric_names, objectstore, options as registry, outcome
 from ..errors import InputError, duckdb_message
 from ..options import Options
 from ..sqlfiles import register
@@ -106,7 +106,8 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
-    with _borrowed(owner, settings) as work, interrupts.watching(work):
+    with objectstore.using(settings["s3_endpoint"]), _borrowed(owner, settings) as work, \
+            interrupts.watching(work):
         progress.watch(work)
         register(work)
         progress.step("reading the inputs")

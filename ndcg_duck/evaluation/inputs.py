@@ -24,6 +24,7 @@ from typing import NamedTuple
 import duckdb
 import pyarrow as pa
 
+from .. import objectstore
 from ..errors import InputError, duckdb_message
 from ..outcome import no_file, no_match, no_rows, user_in_two_files
 from ..options import BY_NAME, FORMATS  # noqa: F401  (FORMATS is part of this module's API)
@@ -176,23 +177,31 @@ def _directory_files(folder: Path, fmt: str | None, role: str) -> tuple[list[str
     if not files:
         raise InputError(f"{role} directory {folder} holds no data files: give a file, a glob "
                          f"or a directory of .parquet, .csv or .json files")
+    return _directory_format([str(p) for p in files], str(folder), fmt, role)
+
+
+def _directory_format(files: list, folder: str, fmt: str | None, role: str,
+                      sample=None) -> tuple[list[str], str]:
+    """The files of a directory `folder` of the format that it holds (or `fmt`), and that
+    format. `sample(file)`: where to read a file of no known extension (default: the file)."""
     if fmt is None:
-        formats = {_extension_format(str(p)) for p in files}
+        formats = {_extension_format(p) for p in files}
         if len(formats) == 1 and None not in formats:
             fmt = formats.pop()
         elif formats == {None}:
-            fmt = format_of(str(files[0]), None, role)
+            fmt = format_of(files[0], None, role,
+                            sample=sample(files[0]) if sample else None)
         else:
-            kinds = sorted(f".{p.suffix.lstrip('.') or '(none)'}" for p in files)
+            kinds = sorted(f".{Path(p).suffix.lstrip('.') or '(none)'}" for p in files)
             raise InputError(f"{role} directory {folder} holds files of more than one kind "
                              f"({', '.join(dict.fromkeys(kinds))}): give a glob such as "
-                             f"'{folder}/**/*.parquet'"
+                             f"'{folder.rstrip('/')}/**/*.parquet'"
                              + (f", or {FORMAT_FLAGS[role]}" if role in FORMAT_FLAGS else ""),
                              usage=True)
     if fmt != "trec":
-        matching = [p for p in files if _extension_format(str(p)) == fmt]
+        matching = [p for p in files if _extension_format(p) == fmt]
         files = matching or files
-    return [str(p) for p in files], fmt
+    return files, fmt
 
 
 def _glob_files(con, path: str) -> list[str]:
@@ -203,10 +212,13 @@ def _glob_files(con, path: str) -> list[str]:
         return []
 
 
-def files_read(path: str) -> tuple[str, list[str]]:
-    """What a local path input names, as loading reads it, without reading it: ('directory',
-    its data files), ('glob', the files it matches) or ('file', [path]). A missing file or a
-    glob matching nothing is for loading to report."""
+def files_read(path: str, role: str = "input") -> tuple[str, list[str]]:
+    """What a path input names, as loading reads it, without reading it: ('directory', its data
+    files), ('glob', the files it matches) or ('file', [path]). A missing local file or a glob
+    matching nothing is for loading to report; an s3:// URL is listed (objectstore.listing), and
+    what it cannot find is reported at once."""
+    if objectstore.is_url(path):
+        return objectstore.listing(path, role)
     if Path(path).is_dir():
         return "directory", [str(p) for p in _data_files(Path(path))]
     if has_glob(path):
@@ -257,6 +269,8 @@ def described(role: str, path) -> str:
 
 
 def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> Source:
+    if objectstore.is_url(path):
+        return _attach_url(con, path, name, fmt, role, cols)
     what = described(role, path)
     if Path(path).is_dir():
         files, fmt = _directory_files(Path(path), fmt, role)
@@ -273,6 +287,14 @@ def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> So
         files = [path]
         fmt = format_of(path, fmt, role)
         target = literal(path)
+    return _read_files(con, target, files, fmt, name, what, role, cols)
+
+
+def _read_files(con, target: str, files: list, fmt: str, name: str, what: str, role: str,
+                cols: Columns, url_of=None) -> Source:
+    """The view `name` over the files that `target` (SQL: a path, a glob or a list of paths)
+    reads in format `fmt`. url_of(sql), when the files are copies of objects: the SQL of the
+    object's URL of a copy's path `sql`."""
     if fmt == "trec":
         reader, value = TREC_READERS[role]
         select = (f"user_id AS {ident(cols.user)}, item_id AS {ident(cols.item)}, "
@@ -282,12 +304,58 @@ def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> So
     else:
         reader, select = READERS[fmt], "*"
         by_file = f"SELECT * FROM {reader}({target}, filename = {literal(FILE_COLUMN)})"
+    if url_of is not None:
+        by_file = (f"SELECT * REPLACE ({url_of(FILE_COLUMN)} AS {FILE_COLUMN}) "
+                   f"FROM ({by_file})")
     try:
         con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {select} "
                     f"FROM {reader}({target})")
     except duckdb.Error as exc:
-        raise InputError(f"cannot read {what}: {_read_problem(exc, fmt)}") from None
+        raise InputError(objectstore.as_urls(f"cannot read {what}: {_read_problem(exc, fmt)}")
+                         ) from None
     return Source(what, fmt == "parquet", files if len(files) > 1 else [], by_file)
+
+
+def _attach_url(con, url: str, name: str, fmt, role: str, cols: Columns) -> Source:
+    """An s3:// file, glob or directory as the view `name` (objectstore.py): Parquet as a pyarrow
+    dataset DuckDB scans (only the columns and rows a query asks for are fetched), other formats
+    as local copies read by DuckDB's own readers, as the same files on disk would be."""
+    kind, urls = objectstore.listing(url, role)
+    what = f"{role} {kind} {url}"
+    if fmt is None and kind != "directory":
+        fmt = _extension_format(urls[0] if kind == "glob" else url)
+
+    def copy(one):  # a local copy of the object `one` (made once per run)
+        return objectstore.local_copies([one], what)[0]
+    if kind == "directory":
+        urls, fmt = _directory_format(urls, url, fmt, role, sample=copy)
+    elif fmt is None:
+        try:
+            fmt = format_of(url, None, role, sample=copy(urls[0]))
+        except InputError as exc:
+            raise InputError(objectstore.as_urls(str(exc)), usage=exc.usage) from None
+    if fmt == "parquet":
+        data = objectstore.dataset(urls, what)
+        con.register(f"{name}_arrow", data)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS FROM {name}_arrow")
+        by_file = ""
+        if len(urls) > 1 and role == "recommendations" and cols.user in data.schema.names:
+            # each file's users, for _one_file_per_user (a stream read once, when it checks)
+            scanner = data.scanner(columns=[cols.user, "__filename"])
+            schema = pa.schema([scanner.projected_schema.field(0),
+                                pa.field(FILE_COLUMN, pa.string())])
+            con.register(f"{name}_files", pa.RecordBatchReader.from_batches(schema, (
+                pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+                for batch in scanner.to_batches())))
+            by_file = (f"SELECT {ident(cols.user)}, {literal(objectstore.SCHEME)} || "
+                       f"{FILE_COLUMN} AS {FILE_COLUMN} FROM {name}_files")
+        return Source(what, True, urls if len(urls) > 1 else [], by_file)
+    local = [copy(one) for one in urls]
+    folder = objectstore.copies_folder().rstrip("/") + "/"
+    return _read_files(con, text_list(local) if len(local) > 1 else literal(local[0]), urls,
+                       fmt, name, what, role, cols,
+                       url_of=lambda sql: f"{literal(objectstore.SCHEME)} || "
+                                          f"{sql}[{len(folder) + 1}:]")
 
 
 def _read_problem(exc: Exception, fmt: str) -> str:

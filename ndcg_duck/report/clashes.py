@@ -5,8 +5,10 @@ compared with every file it reads (recommendations, relevance, compare's runs, -
 Two paths are the same file when their real paths (symlinks resolved) are equal or when they are
 one file on disk (st_dev and st_ino: a hard link, or a path spelt another way). An output inside
 an input directory is refused too (the next run would read it as part of the dataset), and so is
-an output directory (Spark's OUT/) that holds an input. Outputs that are not local paths (a URI,
-'-' for stdout) and inputs that are not paths (tables in memory, URIs) are not compared.
+an output directory (Spark's OUT/) that holds an input. An s3:// output is compared with the
+s3:// inputs the same way, by URL (the same object, or an object inside an input prefix). Other
+outputs ('-' for stdout, other URIs) and other inputs (tables in memory, other URIs) are not
+compared.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Iterable, NamedTuple, Optional
 
+from .. import objectstore
 from ..errors import InputError
 from ..evaluation.inputs import files_read
 
@@ -33,6 +36,10 @@ class Input(NamedTuple):
 
 def _local(path) -> bool:
     return isinstance(path, (str, Path)) and str(path) not in ("", "-") and "://" not in str(path)
+
+
+def _url(path) -> bool:
+    return isinstance(path, str) and objectstore.is_url(path)
 
 
 def _identity(path: str):
@@ -55,6 +62,8 @@ def _words(said: str, path) -> str:
 def refuse_clashes(outputs: Iterable[Output], inputs: Iterable[Input]) -> None:
     """Raise a usage InputError naming both sides, in the caller's words, when an output is an
     input, lies inside an input directory or (a directory) holds an input."""
+    inputs = list(inputs)
+    _refuse_url_clashes([out for out in outputs if _url(out.path)], inputs)
     outputs = [out for out in outputs if _local(out.path)]
     if not outputs:
         return
@@ -86,3 +95,30 @@ def refuse_clashes(outputs: Iterable[Output], inputs: Iterable[Input]) -> None:
                     raise clash(f"is {name}")
                 if _within(file_real, real):
                     raise clash(f"holds {name}")
+
+
+def _refuse_url_clashes(outputs: list, inputs: list) -> None:
+    """refuse_clashes for s3:// outputs: against the s3:// inputs, by URL."""
+    if not outputs:
+        return
+    read = [(given, *files_read(given.source, given.role)) for given in inputs
+            if _url(given.source)]
+    for out in outputs:
+        said, where = _words(out.said, out.path), _same_url(out.path)
+        for given, kind, files in read:
+            whole = f"the {given.role} {kind} {given.said} ({given.source})"
+            top = _same_url(given.source).rstrip("/") + "/"
+            if kind == "directory" and where.startswith(top):
+                raise InputError(f"{said} is inside {whole}: write {out.what} elsewhere",
+                                 usage=True)
+            for file in files:
+                if _same_url(file) == where:
+                    name = {"file": whole, "glob": f"{file}, matched by {whole}",
+                            "directory": f"{file}, in {whole}"}[kind]
+                    raise InputError(f"{said} is {name}: write {out.what} elsewhere",
+                                     usage=True)
+
+
+def _same_url(url: str) -> str:
+    """An s3:// URL as compared: the scheme in lower case (bucket and key are as given)."""
+    return objectstore.SCHEME + url[len(objectstore.SCHEME):]

@@ -9,10 +9,11 @@ import os
 from pathlib import Path
 
 import sys
+import tempfile
 
 import duckdb
 
-from .. import interrupts
+from .. import interrupts, objectstore
 from ..errors import InputError
 from ..sqltext import literal
 from ..metrics import is_metric
@@ -28,6 +29,9 @@ def check_output_path(path: str) -> None:
     if target.suffix.lower() not in OUTPUT_FORMATS:
         raise InputError(f"cannot tell the format of output file {path}: use one of "
                          f"{', '.join(OUTPUT_FORMATS)}", usage=True)
+    if objectstore.is_url(path):
+        objectstore.check_output(path, f"output file {path}")
+        return
     folder = target.parent
     if not folder.is_dir():
         raise InputError(f"the directory of output file {path} does not exist: create {folder} "
@@ -41,15 +45,27 @@ def write_table(table, path: str) -> None:
     same directory, renamed over `path` only when complete."""
     check_output_path(path)
     target = Path(path)
+    if objectstore.is_url(path):  # written whole here, then put as one object
+        with tempfile.TemporaryDirectory(prefix="ndcg-duck-") as folder:
+            local = Path(folder) / target.name
+            _written(lambda: _copy(table, local, OUTPUT_FORMATS[target.suffix.lower()]), path)
+            objectstore.put(str(local), path, f"output file {path}")
+        return
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        _copy(table, tmp, OUTPUT_FORMATS[target.suffix.lower()])
-        os.replace(tmp, target)
-    except (duckdb.Error, OSError) as exc:
-        raise InputError(cannot_write(path, exc)) from None
+        _written(lambda: (_copy(table, tmp, OUTPUT_FORMATS[target.suffix.lower()]),
+                          os.replace(tmp, target)), path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _written(write, path: str) -> None:
+    """Run write(), its failure said as 'cannot write PATH: why'."""
+    try:
+        write()
+    except (duckdb.Error, OSError) as exc:
+        raise InputError(cannot_write(path, exc)) from None
 
 
 def cannot_write(path, exc: Exception) -> str:

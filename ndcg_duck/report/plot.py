@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 from pathlib import Path
 
-from .. import metrics as metric_names
+from .. import metrics as metric_names, objectstore
 from ..errors import InputError
 from ..sqltext import ident
 
@@ -24,7 +25,9 @@ def check_path(path) -> None:
     target = Path(path)
     if target.suffix.lower() != ".png":
         raise InputError(f"--plot {path}: the plot is a PNG image, name it with .png", usage=True)
-    if not target.parent.is_dir():
+    if objectstore.is_url(str(path)):
+        objectstore.check_output(str(path), f"plot file {path}")
+    elif not target.parent.is_dir():
         raise InputError(f"the directory of plot file {path} does not exist: create "
                          f"{target.parent} first", usage=True)
 
@@ -44,6 +47,15 @@ def _figure(wide: int, high: int):
 def _save(fig, path) -> None:
     """Write the figure under a temporary name, renamed over `path` when complete."""
     target = Path(path)
+    if objectstore.is_url(str(path)):  # drawn whole here, then put as one object
+        with tempfile.TemporaryDirectory(prefix="ndcg-duck-") as folder:
+            local = Path(folder) / target.name
+            try:
+                fig.savefig(local, format="png", dpi=DPI)
+            except OSError as exc:
+                raise InputError(f"cannot write plot {path}: {exc.strerror or exc}") from None
+            objectstore.put(str(local), str(path), f"plot file {path}")
+        return
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         fig.savefig(tmp, format="png", dpi=DPI)

@@ -14,7 +14,7 @@ from typing import Optional
 import duckdb
 import pyarrow as pa
 
-from .. import outcome, sqltext
+from .. import objectstore, outcome, sqltext
 from ..errors import InputError
 from ..evaluation import inputs
 from ..report import output
@@ -24,11 +24,31 @@ from .launch import first_line as _first_line
 from .workers import connection as _connection
 
 
+def refuse_s3(given, endpoint=None) -> None:
+    """Spark reads object stores through Hadoop's s3a connector, whose jars (hadoop-aws) are not
+    part of pyspark: an s3:// input or output, given as (the caller's words, path) pairs, or
+    --s3-endpoint (`endpoint`), is an error that says what to configure."""
+    if endpoint is not None:
+        raise InputError(f"--s3-endpoint is the default engine's: with --engine spark, name the "
+                         f"store with --spark-conf spark.hadoop.fs.s3a.endpoint={endpoint}",
+                         usage=True)
+    for said, path in given:
+        if objectstore.is_url(path):
+            s3a = "s3a://" + str(path)[len(objectstore.SCHEME):]
+            raise InputError(
+                f"{said} {path}: --engine spark reads and writes object stores through Hadoop's "
+                f"s3a connector, not s3://: give {s3a} and add the hadoop-aws jars of your "
+                f"Spark's Hadoop version (--spark-conf spark.jars.packages=org.apache.hadoop:"
+                f"hadoop-aws:VERSION; spark.hadoop.fs.s3a.endpoint=URL for another store), or "
+                f"leave out --engine spark: the default engine reads s3:// itself", usage=True)
+
+
 def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
     """A Spark DataFrame over a file, a directory of part files or a glob."""
     import glob
 
     path = str(path)
+    refuse_s3([(f"{role} file", path)])
     remote = "://" in path
     if not remote and not inputs.has_glob(path) and not Path(path).exists():
         raise InputError(outcome.no_file(role, path))

@@ -14,7 +14,7 @@ PACKAGE = Path(ndcg_duck.__file__).parent
 
 # Lowest first: a module may import from its own layer or the ones before it.
 LAYERS = [
-    {"errors", "sqlfiles", "sqltext", "interrupts", "means"},
+    {"errors", "sqlfiles", "sqltext", "interrupts", "means", "objectstore"},
     {"cutoffs"},
     {"metrics"},
     {"options"},
