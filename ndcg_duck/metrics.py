@@ -46,6 +46,9 @@ METRICS = (
     Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none"),  # ranx r-precision
     Metric("num_rel", ("num_rel", "numrel"), "none", summary="sum"),
     Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none", summary="sum"),
+    Metric("judged", ("judged",), "k"),  # ir_measures Judged@k
+    Metric("ncg", ("ncg",), "k"),  # normalised cumulated gain
+    Metric("err", ("err",), "k"),  # gdeval's and ir_measures' ERR@k
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),

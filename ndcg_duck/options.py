@@ -216,14 +216,16 @@ PARAMS = (
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
-          help="What to compute: ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, "
-               "r_precision, num_rel, num_rel_ret (ir_measures' P, R, Success, RR, AP, nDCG, "
-               "Rprec too; any case), and beyond accuracy coverage, gini, entropy (with --items "
-               "or --train), novelty, popularity, tail (with --train) and ild (with --items). A "
-               "name without @K takes the -k cutoffs; mrr and map without @K have none. Repeat "
-               "or use commas. Default ndcg. --gain, --gain-map, --idcg-cutoff and --ties "
-               "average apply to ndcg, dcg, idcg and cg only; the others count relevant items "
-               "(relevance > 0, or >= --min-relevance), tied items in trec_eval's order."),
+          help="What to compute: ndcg, dcg, idcg, cg, ncg, precision, recall, hit_rate, mrr, "
+               "map, r_precision, num_rel, num_rel_ret, judged, err (ir_measures' P, R, "
+               "Success, RR, AP, nDCG, Rprec, Judged, NCG, ERR too; any case), and beyond "
+               "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
+               "tail (with --train) and ild (with --items). A name without @K takes the -k "
+               "cutoffs; mrr and map without @K have none. Repeat or use commas. Default ndcg. "
+               "--gain, --gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg, cg "
+               "and ncg only; err reads grades 0-4 (gdeval's), judged any judgment; the others "
+               "count relevant items (relevance > 0, or >= --min-relevance), tied items in "
+               "trec_eval's order."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
     Param("gain_map", "metric", check=parse_gain_map, sql="judgments",

@@ -314,6 +314,21 @@ def test_same_judgment_twice_counts_once(tmp_path, recs):
 
 
 @pytest.mark.parametrize("item", ["a", "z"])  # ranked, and not ranked
+def test_err_refuses_a_grade_above_gdevals_largest(tmp_path, recs, item):
+    # gdeval's ERR stops at grade g with chance (2^g - 1) / 2^4: a grade of 5 would be a chance
+    # past 1; the other metrics read the same file
+    path = write_csv(tmp_path / "rels.csv",
+                     f"user_id,item_id,relevance\nu1,{item},5\nu1,b,2\nu2,c,1\n")
+    result = run("eval", recs, path, "-m", "ndcg,ERR@20")
+    assert result.exit_code == 1
+    assert result.output == (f"Error: relevance file {path}: user u1, item {item}: relevance 5 is "
+                             f"above 4, the largest grade err reads (gdeval's ERR stops at a "
+                             f"grade with chance (2^grade - 1) / 2^4): rescale the relevance to "
+                             f"grades 0 to 4 for err\n")
+    assert run("eval", recs, path, "-m", "ndcg,judged,ncg").exit_code == 0
+
+
+@pytest.mark.parametrize("item", ["a", "z"])  # ranked, and not ranked
 def test_conflicting_judgments(tmp_path, recs, item):
     path = write_csv(tmp_path / "rels.csv",
                      f"user_id,item_id,relevance\nu1,{item},1\nu1,{item},3\nu2,c,1\n")
