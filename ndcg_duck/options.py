@@ -319,8 +319,12 @@ PARAMS = (
                "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
                "to stderr). With --engine spark, OUT/ (ending in /) or a URI is a directory of "
                "Parquet part files that Spark writes."),
-    Param("format", "output", default="table", choices=("table", "json", "csv"), python=False,
-          help="How to print the summary (and the per-user table with --per-user -)."),
+    Param("format", "output", default="table", choices=("table", "json", "csv", "trec"),
+          python=False,
+          help="How to print the summary (and the per-user table with --per-user -). trec: "
+               "trec_eval's lines (measure, query, value; runid, num_q and the means as "
+               "query 'all'; with --per-user -, each user's lines first, as trec_eval -q) and "
+               "its names (ndcg_cut_10, P_10, map, ...) for the measures it has."),
     Param("quiet", "output", default=False, kind="flag", python=False,
           help="No progress on stderr (progress shows only on a terminal, after 2 seconds)."),
     # eval's and compare's: the results by segment, and drawn (cli/extras.py, report/)

@@ -402,6 +402,24 @@ def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     assert "Invalid value" in result.output and named in result.output
 
 
+def test_format_trec_refusals(tmp_path, recs, rels):
+    # trec_eval's lines have no segments, and a query id with white space would split its line
+    segments = write_csv(tmp_path / "segments.csv", "user_id,group\nu1,a\n")
+    result = run("eval", recs, rels, "--format", "trec", "--segments", segments, "--by", "group")
+    assert result.exit_code == 2
+    assert result.output.endswith("Error: --format trec prints trec_eval's lines, which have no "
+                                  "segments or plot: use --format table, json or csv with "
+                                  "--segments and --plot\n")
+    spaced = nested(tmp_path, ["u 1", "u2"], [["a"], ["c"]])
+    judged = write_csv(tmp_path / "spaced.csv", "user_id,item_id,relevance\nu 1,a,1\nu2,c,1\n")
+    result = run("eval", spaced, judged, "--format", "trec", "--per-user", "-")
+    assert result.exit_code == 1
+    assert result.output == ("Error: --format trec: user id 'u 1' holds white space, which a "
+                             "trec_eval line (measure, query, value) cannot carry: use --format "
+                             "csv or json for --per-user -\n")
+    assert run("eval", spaced, judged, "--format", "trec").exit_code == 0  # no per-query lines
+
+
 def test_a_gain_too_large_is_said_in_python_words(tmp_path, recs):
     path = write_csv(tmp_path / "rels.csv", "user_id,item_id,relevance\nu1,a,1100\n")
     with pytest.raises(ndcg_duck.InputError) as error:

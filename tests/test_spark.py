@@ -619,10 +619,11 @@ def watch_the_progress_bar(monkeypatch) -> list:
     return bar
 
 
-@pytest.mark.parametrize("fmt", ["table", "json"])
+@pytest.mark.parametrize("fmt", ["table", "json", "trec"])
 def test_cli_per_user_to_stdout(spark, fmt, monkeypatch):
     """--per-user -: the per-user table on stdout (CSV, or a JSON array with --format json) and
-    the summary on stderr, as the default engine gives them. DuckDB prints its progress bar to
+    the summary on stderr (with --format trec, trec_eval -q's lines and the `all` ones, all on
+    stdout), as the default engine gives them. DuckDB prints its progress bar to
     stdout (a terminal or not) for a query over two seconds: every statement the driver's
     DuckDB runs (the plan, the per-user copy) runs with the bar off."""
     args = ["eval", ROOT / "examples/recs_long.csv", ROOT / "examples/relevance.csv",

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import click
 
-from ..report import output
+from ..errors import InputError
+from ..metrics import is_metric
+from ..report import output, trec
 from ..report.clashes import Input, Output, refuse_clashes
 from ..evaluation import progress
 from . import common
@@ -54,6 +56,12 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
          *beside_inputs(segments, settings)])
+    if format == "trec" and (segments is not None or plot):
+        raise InputError("--format trec prints trec_eval's lines, which have no segments or "
+                         "plot: use --format table, json or csv with --segments and --plot",
+                         usage=True)
+    # --format trec with --per-user -: trec_eval -q's lines, then the `all` ones, all on stdout
+    trec_lines = format == "trec" and per_user == "-"
     if engine == "spark":
         check_eval_extras(segments, by, plot)
         from ..spark import run_cli
@@ -62,11 +70,11 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
                                        show, settings, segments, by, plot, format)
         for note in notes:
             click.echo(f"Warning: {note}", err=True)
-        shown = output.format_summary(summary, format, settings["missing"], settings["empty"])
+        shown = _summary(summary, recs, format, settings)
         if segments is not None:
             metrics = [name for name in rows[0] if name not in ("segment", "users")]
             shown = with_segments(shown, summary, rows, metrics, by, format)
-        click.echo(shown, nl=False, err=per_user == "-")
+        click.echo(shown, nl=False, err=per_user == "-" and not trec_lines)
         return
     if per_user and per_user != "-":
         output.check_output_path(per_user)
@@ -86,17 +94,29 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
                             con=con, after=by_segment if segments else None, **settings)
         if per_user:
             progress.step("writing the per-user table")
-            if per_user == "-":
+            if trec_lines:
+                names = [name for name in result.summary if is_metric(name)]
+                for text in trec.per_query_lines(
+                        trec.arrow_rows(result.per_user, settings["user_col"] or USER_COL),
+                        settings["user_col"] or USER_COL, names, settings):
+                    click.echo(text, nl=False)
+            elif per_user == "-":
                 output.write_stdout(result.per_user, format)
             else:
                 output.write_table(result.per_user, per_user)
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    summary = output.format_summary(result.summary, format, settings["missing"],
-                                    settings["empty"])
+    summary = _summary(result.summary, recs, format, settings)
     click.echo(eval_extras(result, summary, settings, segments, by, plot, format, per_run),
                nl=False,
-               err=per_user == "-")
+               err=per_user == "-" and not trec_lines)
+
+
+def _summary(summary: dict, recs, fmt: str, settings: dict) -> str:
+    """The summary as --format asks: trec_eval's `all` lines for trec (report/trec.py)."""
+    if fmt == "trec":
+        return trec.summary_lines(summary, settings, trec.run_id(recs, settings["recs_format"]))
+    return output.format_summary(summary, fmt, settings["missing"], settings["empty"])
 
 
 @cli.command(name="sql")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import sys
 from typing import NamedTuple, Optional
 
 import duckdb
@@ -27,7 +28,7 @@ import pyarrow as pa
 
 from .. import sqltext, statements
 from ..evaluation import inputs
-from ..report import output
+from ..report import output, trec
 from .. import options as registry, outcome
 from ..errors import InputError
 from .. import metrics as metric_names
@@ -484,7 +485,14 @@ def _eval_cli(spark, recs, rels, per_user, settings, segments, by, plot, fmt, li
     user_col = settings["user_col"] or registry.BY_NAME["user_col"].shown
     rows = None
     with refusals(recs_what, rels_what):
-        if per_user == "-":
+        if per_user == "-" and fmt == "trec":  # trec_eval -q's lines (report/trec.py)
+            ordered = result.per_user.orderBy(col(user_col).cast("string")).toLocalIterator()
+            names = [name for name in result.summary if metric_names.is_metric(name)]
+            for text in trec.per_query_lines((row.asDict() for row in ordered), user_col,
+                                             names, settings):
+                sys.stdout.write(text)
+            sys.stdout.flush()
+        elif per_user == "-":
             output.through_file(
                 lambda tmp: write_per_user(result.per_user, str(tmp), user_col), fmt)
         elif per_user:
