@@ -49,6 +49,7 @@ METRICS = (
     Metric("judged", ("judged",), "k"),  # ir_measures Judged@k
     Metric("ncg", ("ncg",), "k"),  # normalised cumulated gain
     Metric("err", ("err",), "k"),  # gdeval's and ir_measures' ERR@k
+    Metric("bpref", ("bpref",), "none"),  # trec_eval and ir_measures Bpref
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -195,8 +196,8 @@ def counts(metric: str) -> bool:
 
 
 def has_cutoff(metric: str) -> bool:
-    """Whether a metric's value depends on the cutoff (all but r_precision, num_rel and
-    num_rel_ret)."""
+    """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
+    num_rel_ret and bpref)."""
     return BY_NAME[metric].cutoff != "none"
 
 

@@ -217,8 +217,8 @@ PARAMS = (
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
           help="What to compute: ndcg, dcg, idcg, cg, ncg, precision, recall, hit_rate, mrr, "
-               "map, r_precision, num_rel, num_rel_ret, judged, err (ir_measures' P, R, "
-               "Success, RR, AP, nDCG, Rprec, Judged, NCG, ERR too; any case), and beyond "
+               "map, r_precision, num_rel, num_rel_ret, bpref, judged, err (ir_measures' P, R, "
+               "Success, RR, AP, nDCG, Rprec, Bpref, Judged, NCG, ERR too; any case), and beyond "
                "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
                "tail (with --train) and ild (with --items). A name without @K takes the -k "
                "cutoffs; mrr and map without @K have none. Repeat or use commas. Default ndcg. "

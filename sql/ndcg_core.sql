@@ -83,6 +83,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
 CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(found) AS
     coalesce(list_filter(range(1, len(found) + 1), lambda i: found[i] IS NOT NULL), []);
 
+-- ndcg_nonrelevant_ranks(found, relevances, relevant): the positions (1-based, ascending) of the
+-- ranked items judged not relevant with a relevance >= 0 (trec_eval's judged nonrelevant: a
+-- negative judgment counts as none).
+CREATE OR REPLACE TEMP MACRO ndcg_nonrelevant_ranks(found, relevances, relevant) AS
+    coalesce(list_filter(range(1, len(found) + 1),
+                         lambda i: coalesce(relevances[found[i]] >= 0 AND NOT relevant[found[i]],
+                                            false)), []);
+
 -- ndcg_grades_at(found, relevances, relevant): the grade at each position of a ranking: the
 -- judged item's relevance when it is relevant, 0 otherwise (not judged, or not relevant), as
 -- gdeval reads its qrels (it keeps the judgments > 0). A DOUBLE list (empty for no ranking).
@@ -129,7 +137,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
 -- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
 -- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
--- judged_ranks (ndcg_judged_ranks), grades (ndcg_grades_at, every position, ties as ranked),
+-- judged_ranks (ndcg_judged_ranks), nonrelevant_ranks (ndcg_nonrelevant_ranks),
+-- num_nonrelevant (N: how many of the user's judgments are >= 0 and not relevant), grades
+-- (ndcg_grades_at, every position, ties as ranked),
 -- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
 -- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
 -- (the user's judged items and their relevances, for the checks of a metric that reads them).
@@ -140,8 +150,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                          THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
                          ELSE ndcg_gains_at(found, gains) END, width) AS gains,
            ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
-           ndcg_judged_ranks(found) AS judged_ranks, ndcg_grades_at(found, relevances, relevant)
-               AS grades,
+           ndcg_judged_ranks(found) AS judged_ranks,
+           ndcg_nonrelevant_ranks(found, relevances, relevant) AS nonrelevant_ranks,
+           coalesce(len(list_filter(range(1, len(relevances) + 1),
+                                    lambda i: relevances[i] >= 0 AND NOT relevant[i])), 0)
+               AS num_nonrelevant,
+           ndcg_grades_at(found, relevances, relevant) AS grades,
            coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
            judged, relevances
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)

@@ -30,6 +30,11 @@
 --                 for ERR@k): g_i, the grade at rank i, is the relevance of a relevant item and 0
 --                 otherwise (gain and gain_map do not apply); 4 is gdeval's largest grade, and a
 --                 relevance above it stops (ndcg_err_graded); each term is added in rank order
+--   bpref       = sum_{j} (1 - min(n_j, R) / min(N, R)) / R   (a term 1 when n_j = 0)
+--                 trec_eval bpref (Buckley and Voorhees, "Retrieval evaluation with incomplete
+--                 information", SIGIR 2004): over the relevant ranked items j, n_j the judged
+--                 nonrelevant items (relevance >= 0, not relevant) ranked above j, N how many
+--                 the user has; unjudged and negatively judged items count for nothing
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
 -- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
@@ -70,6 +75,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_average_precision(precisions, found, num_rel) 
 -- and depth (k; no cutoff: the largest BIGINT): the gains of the first k positions, summed. A
 -- DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_cg(gains, depth) AS coalesce(list_sum(gains[1:depth]), 0.0);
+
+-- ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_rel, num_nonrel): bpref from the positions
+-- of the relevant and of the judged nonrelevant ranked items (ndcg_user_gains), R and N: for each
+-- relevant item, 1 - min(n, R) / min(N, R) with n the nonrelevant ones above it (1 when n is 0),
+-- summed in rank order, over R. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_rel, num_nonrel) AS
+    ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
+        -- (not p: ndcg_found's own lambda names its variable p)
+        lambda rel_at: CASE WHEN ndcg_found(nonrelevant_ranks, rel_at) > 0
+                        THEN 1.0 - least(ndcg_found(nonrelevant_ranks, rel_at), num_rel)
+                                   / least(num_nonrel, num_rel)
+                        ELSE 1.0 END)), 0.0), num_rel);
 
 -- ndcg_judged_share(judged_ranks, depth, length): judged@k from the positions of the judged
 -- ranked items (ndcg_user_gains' judged_ranks), depth (k; no cutoff: the largest BIGINT) and the
@@ -122,9 +139,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_err_graded(user_id, judged, relevances) AS
 
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
--- 'r_precision', 'num_rel', 'num_rel_ret' (which have none).
+-- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref' (which have none).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
-    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret')
+    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
@@ -132,9 +149,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err, and on the row of the
--- first cutoff in ks
--- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
--- per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
+-- first cutoff in ks only (NULL on the others) r_precision, num_rel, num_rel_ret and bpref,
+-- which have no cutoff. One row per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
 -- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that
 -- adds up past the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance
 -- above its largest grade (ndcg_err_graded).
@@ -148,11 +164,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN ndcg_over_r(found_r, num_rel) END AS r_precision,
            CASE WHEN first THEN num_rel END AS num_rel,
            CASE WHEN first THEN len(ranks) END AS num_rel_ret,
+           CASE WHEN first THEN ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel) END
+               AS bpref,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
                 THEN ndcg_err(grades, depth) END AS err
     FROM (SELECT u.user_id, c.k, c.depth, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
                  u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
+                 u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel,
                  u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
@@ -198,7 +217,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            fsum(map) / count(map) AS map, fsum(r_precision) / count(r_precision) AS r_precision,
            sum(num_rel) AS num_rel, sum(num_rel_ret) AS num_rel_ret,
            fsum(judged) / count(judged) AS judged, fsum(ncg) / count(ncg) AS ncg,
-           fsum(err) / count(err) AS err, count(*) AS users
+           fsum(err) / count(err) AS err, fsum(bpref) / count(bpref) AS bpref,
+           count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
 
@@ -207,14 +227,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
 -- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
     SELECT user_id, ndcg_metric_name(metric, k) AS metric,
-           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret') THEN k END AS k,
+           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref') THEN k END
+               AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
                           r_precision, num_rel::DOUBLE AS num_rel,
-                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err
+                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
-             num_rel_ret, judged, ncg, err
+             num_rel_ret, judged, ncg, err, bpref
           INTO NAME metric VALUE value);
 
 -- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties):
@@ -236,8 +257,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
 -- min_relevance, missing, idcg_cutoff, empty, max_depth, judged_only and, for rankings by score,
 -- ties), and the same checks of rels. The metrics are those at k (dcg, idcg, ndcg, cg,
 -- precision, recall, hit_rate, mrr, map, judged, ncg, err; k := 'all' gives each without a
--- cutoff, and no precision) and r_precision, num_rel and num_rel_ret, which read each whole
--- ranking (up to max_depth).
+-- cutoff, and no precision) and r_precision, num_rel, num_rel_ret and bpref, which read each
+-- whole ranking (up to max_depth).
 
 -- ndcg_metrics_per_user_of(rankings, rels, k, ...): what the wrappers share: rels through the
 -- judgments edge, then ndcg_metric_scores at the one cutoff k over rankings (a ranking edge's

@@ -37,7 +37,19 @@ def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
     for position, hit in enumerate(top, 1):
         if hit:
             precisions.append((len(precisions) + 1) / position)
+    # bpref (trec_eval): each relevant ranked item scores 1 - min(n, R) / min(N, R), n the judged
+    # nonrelevant items (relevance >= 0) above it, N all of the user's
+    nonrel = sum(rel is not None and rel >= 0 and not relevant(rel, min_relevance)
+                 for rel in judgments.values())
+    above, bpref = 0, 0.0
+    for item in cut(ranking, judgments, max_depth, judged_only):
+        rel = judgments.get(item)
+        if relevant(rel, min_relevance):
+            bpref += 1 - min(above, r) / min(nonrel, r) if above else 1.0
+        elif rel is not None and rel >= 0:
+            above += 1
     return {
+        "bpref": bpref / r if r else 0.0,
         "precision": None if k is None else found / k,
         "recall": found / r if r else 0.0,
         "hit_rate": 1.0 if found else 0.0,

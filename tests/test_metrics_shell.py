@@ -44,6 +44,7 @@ def test_metrics_mean_from_the_shell():
     rows = shell("SELECT metric, round(value, 4), users FROM ndcg_metrics_mean('recs', 'rels', "
                  "k := 2) ORDER BY metric;")
     assert rows[1:] == [
+        ["bpref", "0.6667", "3"],         # q1, q2: no judged nonrelevant item above: 1; q3: 0
         ["cg@2", "1.3333", "3"],          # q1: 1 + 3
         ["dcg@2", "0.9643", "3"],         # q1: 1 + 3/log2(3) = 2.8928
         ["err@2", "0.0892", "3"],         # q1: 1/16 + (15/16) (7/16) / 2 = 0.267578125

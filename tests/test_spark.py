@@ -90,7 +90,7 @@ def scores_of(rankings, seed, ties):
 # every metric, with and without cutoffs, counts and means (-m as the CLI takes it)
 EVERY_METRIC = ["ndcg", "P@3", "recall", "hit_rate", "mrr", "mrr@5", "map", "map@10",
                 "r_precision", "num_rel", "num_rel_ret", "cg", "dcg@2", "idcg@2", "judged",
-                "ncg", "ERR@5"]
+                "ncg", "ERR@5", "bpref"]
 CASES = [
     # (layout, dataset arguments, options): every option of the core, several at once; most
     # with the whole metric family (the metrics macros), some NDCG alone (the core's macros)

@@ -216,7 +216,8 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
 # ndcg_user_metrics' metric columns beyond NDCG and its parts, and their types
 METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hit_rate": "DOUBLE",
                   "mrr": "DOUBLE", "map": "DOUBLE", "r_precision": "DOUBLE", "num_rel": "BIGINT",
-                  "num_rel_ret": "BIGINT", "judged": "DOUBLE", "ncg": "DOUBLE", "err": "DOUBLE"}
+                  "num_rel_ret": "BIGINT", "judged": "DOUBLE", "ncg": "DOUBLE", "err": "DOUBLE",
+                  "bpref": "DOUBLE"}
 
 
 def _asked(measures: Optional[tuple]) -> str:

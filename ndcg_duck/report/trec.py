@@ -22,8 +22,8 @@ from ..metrics import counts, is_metric
 
 # trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
 # its measure table)
-TREC_ORDER = ("num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg",
-              "ndcg_cut", "map_cut", "success", "set_recall")
+TREC_ORDER = ("num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
+              "ndcg", "ndcg_cut", "map_cut", "success", "set_recall")
 WIDTH = 22  # trec_eval's %-22s
 
 
@@ -41,7 +41,8 @@ def trec_name(name: str, settings: dict) -> Optional[tuple]:
     ndcg.LEVEL=GAIN,...), the ideal cut at k, tied scores in trec_eval's order and no
     --min-relevance (trec_eval's ndcg ignores -l)."""
     metric, k = _split(name)
-    plain = {"num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "r_precision": "Rprec"}
+    plain = {"num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "r_precision": "Rprec",
+             "bpref": "bpref"}
     if metric in plain:
         return plain[metric], None, plain[metric]
     if metric == "map":
