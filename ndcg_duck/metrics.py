@@ -50,6 +50,7 @@ METRICS = (
     Metric("ncg", ("ncg",), "k"),  # normalised cumulated gain
     Metric("err", ("err",), "k"),  # gdeval's and ir_measures' ERR@k
     Metric("bpref", ("bpref",), "none"),  # trec_eval and ir_measures Bpref
+    Metric("rbp", ("rbp",), "none"),  # trec_eval rbp, ir_measures RBP (--rbp-p: its p)
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -197,7 +198,7 @@ def counts(metric: str) -> bool:
 
 def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
-    num_rel_ret and bpref)."""
+    num_rel_ret, bpref and rbp)."""
     return BY_NAME[metric].cutoff != "none"
 
 

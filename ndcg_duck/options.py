@@ -119,6 +119,17 @@ def _share(value):
     return share
 
 
+def _persistence(value):
+    try:
+        p = _number(value)
+    except (TypeError, ValueError):
+        p = None
+    if p is None or not 0 < p < 1:
+        raise InputError(f"rbp_p {value!r} is not a number between 0 and 1 (both left out)",
+                         usage=True)
+    return p
+
+
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
     return check_names(value)
@@ -152,8 +163,9 @@ class Param:
     eval's command line's own; 'compare' options are compare()'s (and the Spark engine's
     compare options); 'compare_cli' ones compare's command line's own; 'extras' (--segments,
     --by, --plot) are eval's and compare's. `python`: a keyword of evaluate(). `sql` names the
-    macro argument list it joins ('scores': ndcg_user_scores; 'judgments': ndcg_judgments, the
-    judgments edge; 'evaluated': ndcg_evaluated; None: not passed as is); statements.py writes
+    macro argument list it joins ('scores': ndcg_user_scores and ndcg_user_metrics; 'metrics':
+    ndcg_user_metrics only; 'judgments': ndcg_judgments, the judgments edge; 'evaluated':
+    ndcg_evaluated; None: not passed as is); statements.py writes
     the arguments. `choices` are the allowed values (None among them: not given); `check`
     turns a given value into the checked one or raises InputError (kinds 'int' and 'level'
     have theirs: `whole`, from `minimum` to `maximum`, and `level`); `shown` is the default as
@@ -217,8 +229,8 @@ PARAMS = (
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
           help="What to compute: ndcg, dcg, idcg, cg, ncg, precision, recall, hit_rate, mrr, "
-               "map, r_precision, num_rel, num_rel_ret, bpref, judged, err (ir_measures' P, R, "
-               "Success, RR, AP, nDCG, Rprec, Bpref, Judged, NCG, ERR too; any case), and beyond "
+               "map, r_precision, num_rel, num_rel_ret, bpref, rbp, judged, err (ir_measures' P, "
+               "R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, Judged, NCG, ERR too; any case), and beyond "
                "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
                "tail (with --train) and ild (with --items). A name without @K takes the -k "
                "cutoffs; mrr and map without @K have none. Repeat or use commas. Default ndcg. "
@@ -258,6 +270,10 @@ PARAMS = (
     Param("head_share", "metric", default=0.2, kind="float", check=_share, metavar="SHARE",
           help="tail@K: the head is this share of the catalogue, its most popular items in "
                "--train (ties by item id as text); tail@K is the share of each top K outside it."),
+    Param("rbp_p", "metric", default=0.9, kind="float", check=_persistence, sql="metrics",
+          metavar="P",
+          help="rbp: the persistence, the chance of going on to the next item (trec_eval's "
+               "rbp.p). Default 0.9."),
     Param("duplicates", "metric", default="error", choices=("error", "first"),
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),

@@ -768,6 +768,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_grades_at(found, relevances, relevant) AS
                                                   THEN relevances[p]::DOUBLE ELSE 0.0 END),
              []::DOUBLE[]);
 
+-- ndcg_levels_at(found, relevances): the relevance at each position of a ranking, as
+-- trec_eval's rbp reads it: the judged item's relevance, 0 for a negative one or an item that is
+-- not judged (whatever is relevant). A DOUBLE list (empty for no ranking).
+CREATE OR REPLACE TEMP MACRO ndcg_levels_at(found, relevances) AS
+    coalesce(list_transform(found, lambda p: greatest(coalesce(relevances[p], 0), 0)::DOUBLE),
+             []::DOUBLE[]);
+
 -- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
 -- as it is; a NULL list: all zeros). A list that has width items already is not copied.
 CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
@@ -808,7 +815,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
 -- judged_ranks (ndcg_judged_ranks), nonrelevant_ranks (ndcg_nonrelevant_ranks),
 -- num_nonrelevant (N: how many of the user's judgments are >= 0 and not relevant), grades
--- (ndcg_grades_at, every position, ties as ranked),
+-- (ndcg_grades_at, every position, ties as ranked), levels (ndcg_levels_at, the same),
 -- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
 -- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
 -- (the user's judged items and their relevances, for the checks of a metric that reads them).
@@ -825,6 +832,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                                     lambda i: relevances[i] >= 0 AND NOT relevant[i])), 0)
                AS num_nonrelevant,
            ndcg_grades_at(found, relevances, relevant) AS grades,
+           ndcg_levels_at(found, relevances) AS levels,
            coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
            judged, relevances
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)
@@ -1747,6 +1755,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_bin(x, low, high, bins) AS
 --                 information", SIGIR 2004): over the relevant ranked items j, n_j the judged
 --                 nonrelevant items (relevance >= 0, not relevant) ranked above j, N how many
 --                 the user has; unjudged and negatively judged items count for nothing
+--   rbp         = (1 - p) sum_i (l_i / max(L, 1)) p^(i - 1)
+--                 rank-biased precision (Moffat and Zobel, ACM TOIS 27(1), 2008) as trec_eval's
+--                 rbp computes it: over the whole ranking, l_i the relevance at rank i (0 for an
+--                 item not judged or judged below 0), L the user's largest relevance: levels
+--                 above 1 are scaled to [0, 1]; p the persistence (rbp_p, trec_eval rbp.p,
+--                 default 0.9). Like trec_eval it ignores min_relevance, gain and gain_map
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
 -- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
@@ -1800,6 +1814,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_r
                                    / least(num_nonrel, num_rel)
                         ELSE 1.0 END)), 0.0), num_rel);
 
+-- ndcg_rbp(levels, largest, p): rbp from the relevance at each position (ndcg_user_gains'
+-- levels), the user's largest relevance and the persistence p: each level, over the largest
+-- when that is above 1, weighted by p^(i - 1) and summed in rank order, times 1 - p. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp(levels, largest, p) AS
+    (1 - p) * coalesce(list_sum(list_transform(levels,
+        lambda level, i: level / greatest(largest, 1.0) * pow(p, i - 1))), 0.0);
+
 -- ndcg_judged_share(judged_ranks, depth, length): judged@k from the positions of the judged
 -- ranked items (ndcg_user_gains' judged_ranks), depth (k; no cutoff: the largest BIGINT) and the
 -- ranking's length: the share of the first min(k, length) that is judged; 0 for no ranking.
@@ -1851,23 +1872,24 @@ CREATE OR REPLACE TEMP MACRO ndcg_err_graded(user_id, judged, relevances) AS
 
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
--- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref' (which have none).
+-- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp' (which have none).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
-    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref')
+    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
+-- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p): every user of
+-- either
 -- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err, and on the row of the
--- first cutoff in ks only (NULL on the others) r_precision, num_rel, num_rel_ret and bpref,
--- which have no cutoff. One row per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
+-- first cutoff in ks only (NULL on the others) r_precision, num_rel, num_rel_ret, bpref and rbp
+-- (with the persistence rbp_p, 0 < rbp_p < 1), which have no cutoff. One row per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
 -- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that
 -- adds up past the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance
 -- above its largest grade (ndcg_err_graded).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
-        idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
+        idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
@@ -1878,12 +1900,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN len(ranks) END AS num_rel_ret,
            CASE WHEN first THEN ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel) END
                AS bpref,
+           CASE WHEN first THEN ndcg_rbp(levels, largest_level, rbp_p) END AS rbp,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
                 THEN ndcg_err(grades, depth) END AS err
     FROM (SELECT u.user_id, c.k, c.depth, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
                  u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
-                 u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel,
+                 u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
+                 greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,
                  u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
@@ -1897,7 +1921,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks))
+            AND ndcg_ideal_covers(u.ideal_depth, ks)
+            AND ndcg_require(rbp_p > 0 AND rbp_p < 1, 'rbp_p must be a number between 0 and 1 '
+                             || '(both left out), not ' || ndcg_show(rbp_p)))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain)
@@ -1930,6 +1956,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            sum(num_rel) AS num_rel, sum(num_rel_ret) AS num_rel_ret,
            fsum(judged) / count(judged) AS judged, fsum(ncg) / count(ncg) AS ncg,
            fsum(err) / count(err) AS err, fsum(bpref) / count(bpref) AS bpref,
+           fsum(rbp) / count(rbp) AS rbp,
            count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
@@ -1939,27 +1966,28 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
 -- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
     SELECT user_id, ndcg_metric_name(metric, k) AS metric,
-           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref') THEN k END
-               AS k,
+           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp')
+                THEN k END AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
                           r_precision, num_rel::DOUBLE AS num_rel,
-                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref
+                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref, rbp
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
-             num_rel_ret, judged, ncg, err, bpref
+             num_rel_ret, judged, ncg, err, bpref, rbp
           INTO NAME metric VALUE value);
 
--- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties):
+-- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties,
+-- rbp_p):
 -- every metric of each evaluated user at each cutoff, as ndcg_scores does for NDCG: rankings as
 -- a ranking edge returns it, judgments as ndcg_judgments does. Returns user_id, metric, k, value
 -- (see ndcg_metric_values).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', judged_only := false,
-        ties := 'trec') AS TABLE
+        ties := 'trec', rbp_p := 0.9) AS TABLE
     WITH ndcg_all_ AS (
         FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
-                               judged_only := judged_only, ties := ties)),
+                               judged_only := judged_only, ties := ties, rbp_p := rbp_p)),
     ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
                                                     empty := empty))
     FROM ndcg_metric_values('ndcg_evaluated_');

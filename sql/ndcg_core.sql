@@ -99,6 +99,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_grades_at(found, relevances, relevant) AS
                                                   THEN relevances[p]::DOUBLE ELSE 0.0 END),
              []::DOUBLE[]);
 
+-- ndcg_levels_at(found, relevances): the relevance at each position of a ranking, as
+-- trec_eval's rbp reads it: the judged item's relevance, 0 for a negative one or an item that is
+-- not judged (whatever is relevant). A DOUBLE list (empty for no ranking).
+CREATE OR REPLACE TEMP MACRO ndcg_levels_at(found, relevances) AS
+    coalesce(list_transform(found, lambda p: greatest(coalesce(relevances[p], 0), 0)::DOUBLE),
+             []::DOUBLE[]);
+
 -- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
 -- as it is; a NULL list: all zeros). A list that has width items already is not copied.
 CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
@@ -139,7 +146,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
 -- judged_ranks (ndcg_judged_ranks), nonrelevant_ranks (ndcg_nonrelevant_ranks),
 -- num_nonrelevant (N: how many of the user's judgments are >= 0 and not relevant), grades
--- (ndcg_grades_at, every position, ties as ranked),
+-- (ndcg_grades_at, every position, ties as ranked), levels (ndcg_levels_at, the same),
 -- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
 -- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
 -- (the user's judged items and their relevances, for the checks of a metric that reads them).
@@ -156,6 +163,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                                     lambda i: relevances[i] >= 0 AND NOT relevant[i])), 0)
                AS num_nonrelevant,
            ndcg_grades_at(found, relevances, relevant) AS grades,
+           ndcg_levels_at(found, relevances) AS levels,
            coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
            judged, relevances
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)

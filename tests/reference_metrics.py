@@ -48,7 +48,13 @@ def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
             bpref += 1 - min(above, r) / min(nonrel, r) if above else 1.0
         elif rel is not None and rel >= 0:
             above += 1
+    # rbp (trec_eval, p = 0.9): each relevance >= 0 (over the user's largest when that is
+    # above 1) weighted by 0.9^(i - 1), summed, times 0.1; min_relevance plays no part
+    largest = max([0] + [rel for rel in judgments.values()])
+    rbp = sum(max(judgments.get(item, 0), 0) / max(largest, 1) * 0.9 ** i
+              for i, item in enumerate(cut(ranking, judgments, max_depth, judged_only)))
     return {
+        "rbp": 0.1 * rbp,
         "bpref": bpref / r if r else 0.0,
         "precision": None if k is None else found / k,
         "recall": found / r if r else 0.0,

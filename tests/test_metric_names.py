@@ -63,8 +63,8 @@ def test_every_metric_has_its_name_as_an_input():
 @pytest.mark.parametrize("given, ks, message", [
     ("bleu@10", (10,), "unknown metric 'bleu@10': use one of ndcg, dcg, idcg, cg, precision, "
                        "recall, hit_rate, mrr, map, r_precision, num_rel, num_rel_ret, "
-                       "judged, ncg, err, bpref, coverage, gini, entropy, novelty, popularity, "
-                       "tail, ild (with @K for a cutoff)"),
+                       "judged, ncg, err, bpref, rbp, coverage, gini, entropy, novelty, "
+                       "popularity, tail, ild (with @K for a cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),

@@ -13,7 +13,7 @@ import reference_metrics
 from test_reference import GAIN_MAPS, datasets, recs_table, rels_table, trec_order
 
 EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
-         "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref"]
+         "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp"]
 
 
 @settings(max_examples=120, deadline=None)
@@ -61,7 +61,8 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
         ranking = ordered.get(user, [])
         judged = judgments[user]
         whole = reference_metrics.binary_metrics(ranking, judged, None, min_relevance, **cut)
-        want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret", "bpref")}
+        want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret", "bpref",
+                                               "rbp")}
         want["mrr"], want["map"] = whole["mrr"], whole["map"]
         if min_relevance is None:  # NDCG beside the others (test_reference has more)
             want[f"ndcg@{ks[0]}"] = reference.user_scores(

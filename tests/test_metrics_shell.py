@@ -59,6 +59,7 @@ def test_metrics_mean_from_the_shell():
         ["num_rel_ret", "3.0", "3"],      # 2 + 1 (z, third) + 0
         ["precision@2", "0.3333", "3"],
         ["r_precision", "0.3333", "3"],   # q1: 2 of 2; q2: x is not z; q3: none
+        ["rbp", "0.0681", "3"],           # q1: 0.1 (1/3 + 0.9 (3/3)); q2: 0.1 (0.81); q3: 0
         ["recall@2", "0.3333", "3"],
     ]
 

@@ -9,7 +9,7 @@ from ndcg_duck.cli import cli
 from test_trec_eval import DATA, TREC
 
 CUTS = "5,10,15,20,30,100,200,500,1000"
-COUNTING = ("num_rel,num_rel_ret,map,Rprec,bpref,recip_rank,recall@all,"
+COUNTING = ("num_rel,num_rel_ret,map,Rprec,bpref,recip_rank,recall@all,rbp,"
             + ",".join(f"{name}@{k}" for name in ("P", "recall", "map") for k in CUTS.split(","))
             + ",success@1,success@5,success@10")
 NDCG = "ndcg@all," + ",".join(f"ndcg@{k}" for k in CUTS.split(","))

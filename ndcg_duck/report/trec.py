@@ -23,7 +23,7 @@ from ..metrics import counts, is_metric
 # trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
 # its measure table)
 TREC_ORDER = ("num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
-              "ndcg", "ndcg_cut", "map_cut", "success", "set_recall")
+              "ndcg", "ndcg_cut", "map_cut", "success", "set_recall", "rbp")
 WIDTH = 22  # trec_eval's %-22s
 
 
@@ -47,6 +47,9 @@ def trec_name(name: str, settings: dict) -> Optional[tuple]:
         return plain[metric], None, plain[metric]
     if metric == "map":
         return ("map", None, "map") if k is None else ("map_cut", k, f"map_cut_{k}")
+    if metric == "rbp":  # trec_eval names a measure with parameters NAME_PARAMS
+        p = settings.get("rbp_p", 0.9)
+        return "rbp", None, "rbp" if float(p) == 0.9 else f"rbp_p={p}"
     if metric == "mrr" and k is None:
         return "recip_rank", None, "recip_rank"
     if metric == "precision" and k is not None:
