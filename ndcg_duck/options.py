@@ -230,7 +230,8 @@ PARAMS = (
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
           help="What to compute: ndcg, dcg, idcg, cg, ncg, precision, recall, hit_rate, mrr, "
                "map, r_precision, num_rel, num_rel_ret, bpref, rbp, judged, err (ir_measures' P, "
-               "R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, Judged, NCG, ERR too; any case), and beyond "
+               "R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, Judged, NCG, ERR too; any case), "
+               "and beyond "
                "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
                "tail (with --train) and ild (with --items). A name without @K takes the -k "
                "cutoffs; mrr and map without @K have none. Repeat or use commas. Default ndcg. "

@@ -164,10 +164,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err, and on the row of the
 -- first cutoff in ks only (NULL on the others) r_precision, num_rel, num_rel_ret, bpref and rbp
--- (with the persistence rbp_p, 0 < rbp_p < 1), which have no cutoff. One row per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
--- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that
--- adds up past the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance
--- above its largest grade (ndcg_err_graded).
+-- (with the persistence rbp_p, 0 < rbp_p < 1), which have no cutoff. One row per user and
+-- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
+-- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
+-- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
+-- grade (ndcg_err_graded).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
