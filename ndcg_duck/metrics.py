@@ -46,6 +46,11 @@ METRICS = (
     Metric("r_precision", ("r_precision", "r-precision", "rprec"), "none"),  # ranx r-precision
     Metric("num_rel", ("num_rel", "numrel"), "none", summary="sum"),
     Metric("num_rel_ret", ("num_rel_ret", "numrelret"), "none", summary="sum"),
+    Metric("judged", ("judged",), "k"),  # ir_measures Judged@k
+    Metric("ncg", ("ncg",), "k"),  # normalised cumulated gain
+    Metric("err", ("err",), "k"),  # gdeval's and ir_measures' ERR@k
+    Metric("bpref", ("bpref",), "none"),  # trec_eval and ir_measures Bpref
+    Metric("rbp", ("rbp",), "none"),  # trec_eval rbp, ir_measures RBP (--rbp-p: its p)
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -192,8 +197,8 @@ def counts(metric: str) -> bool:
 
 
 def has_cutoff(metric: str) -> bool:
-    """Whether a metric's value depends on the cutoff (all but r_precision, num_rel and
-    num_rel_ret)."""
+    """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
+    num_rel_ret, bpref and rbp)."""
     return BY_NAME[metric].cutoff != "none"
 
 

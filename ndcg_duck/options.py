@@ -127,6 +127,17 @@ def _share(value):
     return share
 
 
+def _persistence(value):
+    try:
+        p = _number(value)
+    except (TypeError, ValueError):
+        p = None
+    if p is None or not 0 < p < 1:
+        raise InputError(f"rbp_p {value!r} is not a number between 0 and 1 (both left out)",
+                         usage=True)
+    return p
+
+
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
     return check_names(value)
@@ -160,8 +171,9 @@ class Param:
     eval's command line's own; 'compare' options are compare()'s (and the Spark engine's
     compare options); 'compare_cli' ones compare's command line's own; 'extras' (--segments,
     --by, --plot) are eval's and compare's. `python`: a keyword of evaluate(). `sql` names the
-    macro argument list it joins ('scores': ndcg_user_scores; 'judgments': ndcg_judgments, the
-    judgments edge; 'evaluated': ndcg_evaluated; None: not passed as is); statements.py writes
+    macro argument list it joins ('scores': ndcg_user_scores and ndcg_user_metrics; 'metrics':
+    ndcg_user_metrics only; 'judgments': ndcg_judgments, the judgments edge; 'evaluated':
+    ndcg_evaluated; None: not passed as is); statements.py writes
     the arguments. `choices` are the allowed values (None among them: not given); `check`
     turns a given value into the checked one or raises InputError (kinds 'int' and 'level'
     have theirs: `whole`, from `minimum` to `maximum`, and `level`); `shown` is the default as
@@ -224,14 +236,17 @@ PARAMS = (
                "5,10,15,20,30,100,200,500,1000). Repeat or use commas. Default 10."),
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
-          help="What to compute: ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, "
-               "r_precision, num_rel, num_rel_ret (ir_measures' P, R, Success, RR, AP, nDCG, "
-               "Rprec too; any case), and beyond accuracy coverage, gini, entropy (with --items "
-               "or --train), novelty, popularity, tail (with --train) and ild (with --items). A "
-               "name without @K takes the -k cutoffs; mrr and map without @K have none. Repeat "
-               "or use commas. Default ndcg. --gain, --gain-map, --idcg-cutoff and --ties "
-               "average apply to ndcg, dcg, idcg and cg only; the others count relevant items "
-               "(relevance > 0, or >= --min-relevance), tied items in trec_eval's order."),
+          help="What to compute: ndcg, dcg, idcg, cg, ncg, precision, recall, hit_rate, mrr, "
+               "map, r_precision, num_rel, num_rel_ret, bpref, rbp, judged, err (ir_measures' P, "
+               "R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, Judged, NCG, ERR too; any case), "
+               "and beyond "
+               "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
+               "tail (with --train) and ild (with --items). A name without @K takes the -k "
+               "cutoffs; mrr and map without @K have none. Repeat or use commas. Default ndcg. "
+               "--gain, --gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg, cg "
+               "and ncg only; err reads grades 0-4 (gdeval's), judged any judgment; the others "
+               "count relevant items (relevance > 0, or >= --min-relevance), tied items in "
+               "trec_eval's order."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
     Param("gain_map", "metric", check=parse_gain_map, sql="judgments",
@@ -264,6 +279,10 @@ PARAMS = (
     Param("head_share", "metric", default=0.2, kind="float", check=_share, metavar="SHARE",
           help="tail@K: the head is this share of the catalogue, its most popular items in "
                "--train (ties by item id as text); tail@K is the share of each top K outside it."),
+    Param("rbp_p", "metric", default=0.9, kind="float", check=_persistence, sql="metrics",
+          metavar="P",
+          help="rbp: the persistence, the chance of going on to the next item (trec_eval's "
+               "rbp.p). Default 0.9."),
     Param("duplicates", "metric", default="error", choices=("error", "first"),
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),
@@ -329,8 +348,12 @@ PARAMS = (
                "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
                "to stderr). With --engine spark, OUT/ (ending in /) or a URI is a directory of "
                "Parquet part files that Spark writes."),
-    Param("format", "output", default="table", choices=("table", "json", "csv"), python=False,
-          help="How to print the summary (and the per-user table with --per-user -)."),
+    Param("format", "output", default="table", choices=("table", "json", "csv", "trec"),
+          python=False,
+          help="How to print the summary (and the per-user table with --per-user -). trec: "
+               "trec_eval's lines (measure, query, value; runid, num_q and the means as "
+               "query 'all'; with --per-user -, each user's lines first, as trec_eval -q) and "
+               "its names (ndcg_cut_10, P_10, map, ...) for the measures it has."),
     Param("quiet", "output", default=False, kind="flag", python=False,
           help="No progress on stderr (progress shows only on a terminal, after 2 seconds)."),
     # eval's and compare's: the results by segment, and drawn (cli/extras.py, report/)

@@ -78,6 +78,34 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
     coalesce(list_filter(range(1, len(found) + 1), lambda i: coalesce(relevant[found[i]], false)),
              []);
 
+-- ndcg_judged_ranks(found): the positions (1-based, ascending) of the ranked items that have a
+-- judgment, of any relevance (found: ndcg_judged_at).
+CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(found) AS
+    coalesce(list_filter(range(1, len(found) + 1), lambda i: found[i] IS NOT NULL), []);
+
+-- ndcg_nonrelevant_ranks(found, relevances, relevant): the positions (1-based, ascending) of the
+-- ranked items judged not relevant with a relevance >= 0 (trec_eval's judged nonrelevant: a
+-- negative judgment counts as none).
+CREATE OR REPLACE TEMP MACRO ndcg_nonrelevant_ranks(found, relevances, relevant) AS
+    coalesce(list_filter(range(1, len(found) + 1),
+                         lambda i: coalesce(relevances[found[i]] >= 0 AND NOT relevant[found[i]],
+                                            false)), []);
+
+-- ndcg_grades_at(found, relevances, relevant): the grade at each position of a ranking: the
+-- judged item's relevance when it is relevant, 0 otherwise (not judged, or not relevant), as
+-- gdeval reads its qrels (it keeps the judgments > 0). A DOUBLE list (empty for no ranking).
+CREATE OR REPLACE TEMP MACRO ndcg_grades_at(found, relevances, relevant) AS
+    coalesce(list_transform(found, lambda p: CASE WHEN coalesce(relevant[p], false)
+                                                  THEN relevances[p]::DOUBLE ELSE 0.0 END),
+             []::DOUBLE[]);
+
+-- ndcg_levels_at(found, relevances): the relevance at each position of a ranking, as
+-- trec_eval's rbp reads it: the judged item's relevance, 0 for a negative one or an item that is
+-- not judged (whatever is relevant). A DOUBLE list (empty for no ranking).
+CREATE OR REPLACE TEMP MACRO ndcg_levels_at(found, relevances) AS
+    coalesce(list_transform(found, lambda p: greatest(coalesce(relevances[p], 0), 0)::DOUBLE),
+             []::DOUBLE[]);
+
 -- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
 -- as it is; a NULL list: all zeros). A list that has width items already is not copied.
 CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
@@ -88,7 +116,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
 -- ndcg_ranked_judged(rankings, judgments, judged_only): every user of either side (joined on
 -- user_id alone): user_id, has_judgments and has_ranking (which sides have the user), ranked
 -- (the ranked item ids), ranks (tie ranks, or NULL), found (ndcg_judged_at) and the judgments
--- edge's gains, relevant, num_relevant, ideal, ideal_depth. Stops on a judged item ranked twice. With
+-- edge's items (as judged), relevances, gains, relevant, num_relevant, ideal, ideal_depth. Stops
+-- on a judged item ranked twice. With
 -- judged_only, the items that are not judged or have a negative relevance are taken out of
 -- each ranking first (the items below them move up; ranks are numbered again).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false) AS TABLE
@@ -97,7 +126,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
            CASE WHEN judged_only THEN ndcg_first_positions(list_where(ranks, kept)) ELSE ranks END
                AS ranks,
            CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found,
-           gains, relevant, num_relevant, ideal, ideal_depth
+           judged, relevances, gains, relevant, num_relevant, ideal, ideal_depth
     FROM (SELECT *, CASE WHEN judged_only
                          THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
                     END AS kept
@@ -115,8 +144,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
 -- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
 -- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
+-- judged_ranks (ndcg_judged_ranks), nonrelevant_ranks (ndcg_nonrelevant_ranks),
+-- num_nonrelevant (N: how many of the user's judgments are >= 0 and not relevant), grades
+-- (ndcg_grades_at, every position, ties as ranked), levels (ndcg_levels_at, the same),
 -- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
--- gains, best first, cut or padded to width) and the edge's ideal_depth.
+-- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
+-- (the user's judged items and their relevances, for the checks of a metric that reads them).
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
@@ -124,7 +157,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                          THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
                          ELSE ndcg_gains_at(found, gains) END, width) AS gains,
            ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
-           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth
+           ndcg_judged_ranks(found) AS judged_ranks,
+           ndcg_nonrelevant_ranks(found, relevances, relevant) AS nonrelevant_ranks,
+           coalesce(len(list_filter(range(1, len(relevances) + 1),
+                                    lambda i: relevances[i] >= 0 AND NOT relevant[i])), 0)
+               AS num_nonrelevant,
+           ndcg_grades_at(found, relevances, relevant) AS grades,
+           ndcg_levels_at(found, relevances) AS levels,
+           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
+           judged, relevances
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)
     WHERE ndcg_option('ties', ties, ['trec', 'average']);
 

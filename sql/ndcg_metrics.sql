@@ -17,6 +17,30 @@
 --                 and Voorhees, "Retrieval System Evaluation", 2005)
 --   r_precision = found(R) / R                  trec_eval Rprec: precision at rank R
 --   num_rel     = R; num_rel_ret = found(whole ranking)        trec_eval num_rel, num_rel_ret
+--   judged@k    = judged(k) / min(k, n)         ir_measures Judged@k (its judged provider, from
+--                 OpenNIR): judged(k), how many of the first k have a judgment of any relevance
+--                 (0 and negative ones too); n, the ranking's length (0 when n is 0)
+--   ncg@k       = cg@k / icg@k                  normalised cumulated gain (Jarvelin and
+--                 Kekalainen 2002, nCG): icg@k, the sum of the first k ideal gains (the user's
+--                 gains, best first; the first min(k, n) with idcg_cutoff 'list'); 0 when icg@k
+--                 is 0; gain and gain_map as for NDCG
+--   err@k       = sum_{i <= k} (r_i / i) * prod_{j < i} (1 - r_j),  r_i = (2^g_i - 1) / 2^4
+--                 expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan 2009, CIKM) as
+--                 gdeval.pl computes it (the TREC Web track's script, which ir_measures runs
+--                 for ERR@k): g_i, the grade at rank i, is the relevance of a relevant item and 0
+--                 otherwise (gain and gain_map do not apply); 4 is gdeval's largest grade, and a
+--                 relevance above it stops (ndcg_err_graded); each term is added in rank order
+--   bpref       = sum_{j} (1 - min(n_j, R) / min(N, R)) / R   (a term 1 when n_j = 0)
+--                 trec_eval bpref (Buckley and Voorhees, "Retrieval evaluation with incomplete
+--                 information", SIGIR 2004): over the relevant ranked items j, n_j the judged
+--                 nonrelevant items (relevance >= 0, not relevant) ranked above j, N how many
+--                 the user has; unjudged and negatively judged items count for nothing
+--   rbp         = (1 - p) sum_i (l_i / max(L, 1)) p^(i - 1)
+--                 rank-biased precision (Moffat and Zobel, ACM TOIS 27(1), 2008) as trec_eval's
+--                 rbp computes it: over the whole ranking, l_i the relevance at rank i (0 for an
+--                 item not judged or judged below 0), L the user's largest relevance: levels
+--                 above 1 are scaled to [0, 1]; p the persistence (rbp_p, trec_eval rbp.p,
+--                 default 0.9). Like trec_eval it ignores min_relevance, gain and gain_map
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
 -- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
@@ -58,24 +82,95 @@ CREATE OR REPLACE TEMP MACRO ndcg_average_precision(precisions, found, num_rel) 
 -- DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_cg(gains, depth) AS coalesce(list_sum(gains[1:depth]), 0.0);
 
+-- ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_rel, num_nonrel): bpref from the positions
+-- of the relevant and of the judged nonrelevant ranked items (ndcg_user_gains), R and N: for each
+-- relevant item, 1 - min(n, R) / min(N, R) with n the nonrelevant ones above it (1 when n is 0),
+-- summed in rank order, over R. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_rel, num_nonrel) AS
+    ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
+        -- (not p: ndcg_found's own lambda names its variable p)
+        lambda rel_at: CASE WHEN ndcg_found(nonrelevant_ranks, rel_at) > 0
+                        THEN 1.0 - least(ndcg_found(nonrelevant_ranks, rel_at), num_rel)
+                                   / least(num_nonrel, num_rel)
+                        ELSE 1.0 END)), 0.0), num_rel);
+
+-- ndcg_rbp(levels, largest, p): rbp from the relevance at each position (ndcg_user_gains'
+-- levels), the user's largest relevance and the persistence p: each level, over the largest
+-- when that is above 1, weighted by p^(i - 1) and summed in rank order, times 1 - p. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp(levels, largest, p) AS
+    (1 - p) * coalesce(list_sum(list_transform(levels,
+        lambda level, i: level / greatest(largest, 1.0) * pow(p, i - 1))), 0.0);
+
+-- ndcg_judged_share(judged_ranks, depth, length): judged@k from the positions of the judged
+-- ranked items (ndcg_user_gains' judged_ranks), depth (k; no cutoff: the largest BIGINT) and the
+-- ranking's length: the share of the first min(k, length) that is judged; 0 for no ranking.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_share(judged_ranks, depth, length) AS
+    CASE WHEN least(depth, length) > 0 THEN ndcg_found(judged_ranks, depth) / least(depth, length)
+         ELSE 0.0 END;
+
+-- ndcg_ideal_cg(ideal, depth, length, idcg_cutoff): icg@k, the ideal gains' (best first) cg@k;
+-- with idcg_cutoff 'list', of the first `length` of them only (as ndcg_ideal_dcg). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_cg(ideal, depth, length, idcg_cutoff) AS
+    ndcg_cg(CASE WHEN idcg_cutoff = 'list' THEN ideal[1:length] ELSE ideal END, depth);
+
+-- ndcg_err_max_grade(): the largest grade ERR reads, gdeval's MAX_JUDGMENT.
+CREATE OR REPLACE TEMP MACRO ndcg_err_max_grade() AS 4;
+
+-- ndcg_err_stop(grade): gdeval's chance that a user stops at an item of this grade,
+-- (2^grade - 1) / 2^4: 0 for grade 0, 15/16 for grade 4.
+CREATE OR REPLACE TEMP MACRO ndcg_err_stop(grade) AS
+    (pow(2, grade) - 1) / pow(2, ndcg_err_max_grade());
+
+-- ndcg_err_steps(grades): what each rank i adds to ERR: err, r_i / i (the value of stopping
+-- there, for a user still looking), and looking, 1 - r_i (the share that looks on). A list of
+-- STRUCT(err DOUBLE, looking DOUBLE), one per grade.
+CREATE OR REPLACE TEMP MACRO ndcg_err_steps(grades) AS
+    list_transform(grades, lambda g, i: {'err': ndcg_err_stop(g)::DOUBLE / i,
+                                         'looking': 1 - ndcg_err_stop(g)::DOUBLE});
+
+-- ndcg_err(grades, depth): err@k from the grade at each position (ndcg_user_gains' grades) and
+-- depth (k; no cutoff: the largest BIGINT): one pass down the first k ranks, carrying the sum so
+-- far and the chance that the user is still looking (the product of 1 - r_j above). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_err(grades, depth) AS
+    list_reduce(ndcg_err_steps(grades[1:depth]),
+                lambda acc, step: {'err': acc.err + acc.looking * step.err,
+                                   'looking': acc.looking * step.looking},
+                {'err': 0.0::DOUBLE, 'looking': 1.0::DOUBLE}).err;
+
+-- ndcg_err_graded(user_id, judged, relevances): true when none of the user's relevances (judged:
+-- the items, relevances: theirs, in that order) is above ERR's largest grade; otherwise stops
+-- naming the user, the item and its relevance (gdeval refuses such a qrels file: a stop chance
+-- past 1 would make a wrong ERR). Users without a judgment pass.
+CREATE OR REPLACE TEMP MACRO ndcg_err_graded(user_id, judged, relevances) AS
+    ndcg_require(coalesce(list_max(relevances) <= ndcg_err_max_grade(), true),
+        'relevance: user ' || ndcg_show(user_id) || ', item '
+        || ndcg_show(judged[list_position(relevances, list_max(relevances))]) || ': relevance '
+        || ndcg_show(list_max(relevances)) || ' is above ' || ndcg_err_max_grade()
+        || ', the largest grade err reads (gdeval''s ERR stops at a grade with chance '
+        || '(2^grade - 1) / 2^' || ndcg_err_max_grade()
+        || '): rescale the relevance to grades 0 to ' || ndcg_err_max_grade() || ' for err');
+
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
--- 'r_precision', 'num_rel', 'num_rel_ret' (which have none).
+-- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp' (which have none).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
-    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret')
+    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties): every user of either
+-- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p): every user of
+-- either
 -- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
--- (NULL without a cutoff), recall, hit_rate, mrr, map, and on the row of the first cutoff in ks
--- only (NULL on the others) r_precision, num_rel and num_rel_ret, which have no cutoff. One row
--- per user and cutoff. ties 'average' averages the DCG family over each tie group; the other
--- metrics see tied items in trec_eval's order. Stops on a DCG, ideal DCG or CG that adds up past
--- the largest DOUBLE (ndcg_sum_finite).
+-- (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err, and on the row of the
+-- first cutoff in ks only (NULL on the others) r_precision, num_rel, num_rel_ret, bpref and rbp
+-- (with the persistence rbp_p, 0 < rbp_p < 1), which have no cutoff. One row per user and
+-- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
+-- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
+-- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
+-- grade (ndcg_err_graded).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
-        idcg_cutoff := 'k', judged_only := false, ties := 'trec') AS TABLE
+        idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
@@ -83,13 +178,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            ndcg_average_precision(precisions, found, num_rel) AS map,
            CASE WHEN first THEN ndcg_over_r(found_r, num_rel) END AS r_precision,
            CASE WHEN first THEN num_rel END AS num_rel,
-           CASE WHEN first THEN len(ranks) END AS num_rel_ret
-    FROM (SELECT u.user_id, c.k, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
+           CASE WHEN first THEN len(ranks) END AS num_rel_ret,
+           CASE WHEN first THEN ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel) END
+               AS bpref,
+           CASE WHEN first THEN ndcg_rbp(levels, largest_level, rbp_p) END AS rbp,
+           ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
+           CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
+                THEN ndcg_err(grades, depth) END AS err
+    FROM (SELECT u.user_id, c.k, c.depth, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
+                 u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
+                 u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
+                 greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,
                  u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
                  ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
                  ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found,
+                 ndcg_ideal_cg(u.ideal, c.depth, u.length, idcg_cutoff) AS icg,
                  u.ideal[1] AS largest_gain
           FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
                        ndcg_found(relevant_ranks, num_relevant) AS found_r
@@ -97,10 +202,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
-            AND ndcg_ideal_covers(u.ideal_depth, ks))
+            AND ndcg_ideal_covers(u.ideal_depth, ks)
+            AND ndcg_require(rbp_p > 0 AND rbp_p < 1, 'rbp_p must be a number between 0 and 1 '
+                             || '(both left out), not ' || ndcg_show(rbp_p)))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
-      AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain);
+      AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain)
+      AND ndcg_sum_finite(user_id, k, 'ideal CG', icg, largest_gain);
 
 -- ndcg_metrics_evaluated(user_metrics, missing, empty): the rows of a ndcg_user_metrics result
 -- that count, as ndcg_evaluated chooses them (missing and empty apply to every metric: empty
@@ -126,7 +234,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            fsum(precision) / count(precision) AS precision, fsum(recall) / count(recall) AS recall,
            fsum(hit_rate) / count(hit_rate) AS hit_rate, fsum(mrr) / count(mrr) AS mrr,
            fsum(map) / count(map) AS map, fsum(r_precision) / count(r_precision) AS r_precision,
-           sum(num_rel) AS num_rel, sum(num_rel_ret) AS num_rel_ret, count(*) AS users
+           sum(num_rel) AS num_rel, sum(num_rel_ret) AS num_rel_ret,
+           fsum(judged) / count(judged) AS judged, fsum(ncg) / count(ncg) AS ncg,
+           fsum(err) / count(err) AS err, fsum(bpref) / count(bpref) AS bpref,
+           fsum(rbp) / count(rbp) AS rbp,
+           count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
 
@@ -135,26 +247,28 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
 -- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
     SELECT user_id, ndcg_metric_name(metric, k) AS metric,
-           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret') THEN k END AS k,
+           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp')
+                THEN k END AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
                           r_precision, num_rel::DOUBLE AS num_rel,
-                          num_rel_ret::DOUBLE AS num_rel_ret
+                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref, rbp
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
-             num_rel_ret
+             num_rel_ret, judged, ncg, err, bpref, rbp
           INTO NAME metric VALUE value);
 
--- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties):
+-- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties,
+-- rbp_p):
 -- every metric of each evaluated user at each cutoff, as ndcg_scores does for NDCG: rankings as
 -- a ranking edge returns it, judgments as ndcg_judgments does. Returns user_id, metric, k, value
 -- (see ndcg_metric_values).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', judged_only := false,
-        ties := 'trec') AS TABLE
+        ties := 'trec', rbp_p := 0.9) AS TABLE
     WITH ndcg_all_ AS (
         FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
-                               judged_only := judged_only, ties := ties)),
+                               judged_only := judged_only, ties := ties, rbp_p := rbp_p)),
     ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
                                                     empty := empty))
     FROM ndcg_metric_values('ndcg_evaluated_');
@@ -163,9 +277,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
 -- ndcg_tables.sql does for NDCG: the same recs and rels, the same options (k, gain, gain_map,
 -- min_relevance, missing, idcg_cutoff, empty, max_depth, judged_only and, for rankings by score,
 -- ties), and the same checks of rels. The metrics are those at k (dcg, idcg, ndcg, cg,
--- precision, recall, hit_rate, mrr, map; k := 'all' gives each without a cutoff, and no
--- precision) and r_precision, num_rel and num_rel_ret, which read each whole ranking (up to
--- max_depth).
+-- precision, recall, hit_rate, mrr, map, judged, ncg, err; k := 'all' gives each without a
+-- cutoff, and no precision) and r_precision, num_rel, num_rel_ret and bpref, which read each
+-- whole ranking (up to max_depth).
 
 -- ndcg_metrics_per_user_of(rankings, rels, k, ...): what the wrappers share: rels through the
 -- judgments edge, then ndcg_metric_scores at the one cutoff k over rankings (a ranking edge's

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import click
 
-from ..report import output
+from ..errors import InputError
+from ..report import output, trec
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
@@ -60,6 +61,12 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
          *beside_inputs(segments, settings)])
+    if format == "trec" and (segments is not None or plot):
+        raise InputError("--format trec prints trec_eval's lines, which have no segments or "
+                         "plot: use --format table, json or csv with --segments and --plot",
+                         usage=True)
+    # --format trec with --per-user -: trec_eval -q's lines, then the `all` ones, all on stdout
+    trec_lines = format == "trec" and per_user == "-"
     engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
     if engine == "spark":
         from ..spark import SparkResult as engine_result
@@ -73,7 +80,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
                        show_progress=not quiet and common.stderr_is_terminal(),
                        **on_spark) as result:
         if per_user:
-            result.write_per_user(per_user, format)
+            if trec_lines:
+                result.write_trec_lines()
+            else:
+                result.write_per_user(per_user, format)
         if plot:
             result.plot(plot)
         if segments is not None:
@@ -81,11 +91,18 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         summary, notes = result.summary(), result.notes()
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    shown = output.format_summary(summary, format, settings["missing"], settings["empty"])
+    shown = _summary(summary, recs, format, settings)
     if rows is not None:
         metrics = [name for name in rows[0] if name not in ("segment", "users")]
         shown = with_segments(shown, summary, rows, metrics, by, format)
-    click.echo(shown, nl=False, err=per_user == "-")
+    click.echo(shown, nl=False, err=per_user == "-" and not trec_lines)
+
+
+def _summary(summary: dict, recs, fmt: str, settings: dict) -> str:
+    """The summary as --format asks: trec_eval's `all` lines for trec (report/trec.py)."""
+    if fmt == "trec":
+        return trec.summary_lines(summary, settings, trec.run_id(recs, settings["recs_format"]))
+    return output.format_summary(summary, fmt, settings["missing"], settings["empty"])
 
 
 @cli.command(name="sql")

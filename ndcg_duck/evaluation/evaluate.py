@@ -222,18 +222,20 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
     has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
     ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
     macro = "ndcg_user_scores" if core_computes(measures) else "ndcg_user_metrics"
+    metrics = "" if core_computes(measures) else f", {statements.sql_args(options, 'metrics')}"
     return (f"WITH {statements.ranked_cte(options, layout, recs=recs)}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
             f"{statements.judgments_args(options)}, "
             f"ideal_depth := ndcg_width({statements.ks(options)}))) "
             f"SELECT {_asked(measures)} FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
-            f"{statements.user_scores_args(options, layout)})")
+            f"{statements.user_scores_args(options, layout)}{metrics})")
 
 
 # ndcg_user_metrics' metric columns beyond NDCG and its parts, and their types
 METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hit_rate": "DOUBLE",
                   "mrr": "DOUBLE", "map": "DOUBLE", "r_precision": "DOUBLE", "num_rel": "BIGINT",
-                  "num_rel_ret": "BIGINT"}
+                  "num_rel_ret": "BIGINT", "judged": "DOUBLE", "ncg": "DOUBLE", "err": "DOUBLE",
+                  "bpref": "DOUBLE", "rbp": "DOUBLE"}
 
 
 def _asked(measures: Optional[tuple]) -> str:

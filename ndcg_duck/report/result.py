@@ -1,6 +1,7 @@
 """One `ndcg-duck eval` run as the command line uses it, the same on every engine: a result with
-summary(), notes(), write_per_user(path, fmt), plot(path), segments(segments, by) and close()
-(or a `with` block). `Result` is what every engine's result shares; `DuckDBResult` is the
+summary(), notes(), write_per_user(path, fmt), per_user_rows(), plot(path),
+segments(segments, by) and close() (or a `with` block). `Result` is what every engine's result
+shares (write_trec_lines: trec_eval -q's lines from per_user_rows); `DuckDBResult` is the
 default engine's, whose segments and plots are computed in the run's own cursor (its tables
 still there). The Spark engine's is ndcg_duck.spark.SparkResult.
 """
@@ -13,7 +14,8 @@ from contextlib import ExitStack
 from .. import outcome
 from ..evaluation import evaluate, progress
 from ..options import user_col
-from . import output, plot as plotting, segments as segmenting
+from ..metrics import is_metric
+from . import output, plot as plotting, segments as segmenting, trec
 
 
 class Result:
@@ -36,6 +38,15 @@ class Result:
 
     def close(self) -> None:
         self.stack.close()
+
+    def write_trec_lines(self) -> None:
+        """--format trec --per-user -: trec_eval -q's lines (report/trec.py) on stdout, a user at
+        a time in trec_eval's order (per_user_rows)."""
+        names = [name for name in self.summary() if is_metric(name)]
+        for text in trec.per_query_lines(self.per_user_rows(), self.user_col, names,
+                                         self.settings):
+            sys.stdout.write(text)
+        sys.stdout.flush()
 
     def __enter__(self):
         return self
@@ -79,6 +90,10 @@ class DuckDBResult(Result):
             output.write_stdout(self.ran.evaluation.per_user, fmt)
         else:
             output.write_table(self.ran.evaluation.per_user, path)
+
+    def per_user_rows(self):
+        """The evaluated users' rows as dicts, user ids in order as text (trec.arrow_rows)."""
+        return trec.arrow_rows(self.ran.evaluation.per_user, self.user_col)
 
     def _per_user(self) -> tuple:
         """The per-user table as a relation of the run's cursor, and the metrics the segments

@@ -8,6 +8,7 @@ from ..evaluation import beyond, inputs
 from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
+from .columns import col
 from .engine import run
 from .files import check_one_file_per_user, check_output, read, write_per_user
 from .launch import cli_session, parse_conf
@@ -70,6 +71,16 @@ class SparkResult(Result):
                                     fmt)
             else:
                 write_per_user(rows, path, self.user_col)
+
+    def per_user_rows(self):
+        """The evaluated users' rows as dicts, user ids in order as text, a partition at a time
+        to the driver."""
+        ordered = self.result.per_user.orderBy(col(self.user_col).cast("string"))
+        return (row.asDict() for row in ordered.toLocalIterator())
+
+    def write_trec_lines(self) -> None:
+        with refusals(*self.names):
+            super().write_trec_lines()
 
     def plot(self, path) -> None:
         from .extras import plot as draw

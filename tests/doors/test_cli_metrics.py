@@ -87,12 +87,12 @@ def test_per_user_columns(tmp_path):
 @pytest.mark.parametrize("flags, message", [
     (["-m", "bleu"], "Error: Invalid value for '-m' / '--metric': unknown metric 'bleu': use one "
                      "of ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
-                     "num_rel, num_rel_ret, coverage, gini, entropy, novelty, popularity, tail, "
-                     "ild (with @K for a cutoff)\n"),
+                     "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, coverage, gini, entropy, "
+                     "novelty, popularity, tail, ild (with @K for a cutoff)\n"),
     (["-m", "ndcg,"], "Error: Invalid value for '-m' / '--metric': unknown metric '': use one of "
                       "ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
-                      "num_rel, num_rel_ret, coverage, gini, entropy, novelty, popularity, "
-                      "tail, ild (with @K for a cutoff)\n"),
+                      "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, coverage, gini, "
+                      "entropy, novelty, popularity, tail, ild (with @K for a cutoff)\n"),
     (["-m", "P@0"], "Error: Invalid value for '-m' / '--metric': metric 'P@0': the cutoff after @ "
                     "is not an integer >= 1 or 'all'\n"),
     (["-m", "Rprec@5"], "Error: Invalid value for '-m' / '--metric': metric 'Rprec@5': "
@@ -109,8 +109,8 @@ def test_bad_metrics_are_usage_errors(flags, message):
 
 def test_help_says_which_options_each_metric_honours():
     text = " ".join(re.sub(r"-\n\s+", "-", run("eval", "--help").output).split())
-    assert ("--gain, --gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg and "
-            "cg only") in text
+    assert ("--gain, --gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg, cg "
+            "and ncg only; err reads grades 0-4 (gdeval's), judged any judgment") in text
 
 
 def test_readme_metrics_example_prints_what_the_readme_shows():

@@ -63,8 +63,8 @@ def test_every_metric_has_its_name_as_an_input():
 @pytest.mark.parametrize("given, ks, message", [
     ("bleu@10", (10,), "unknown metric 'bleu@10': use one of ndcg, dcg, idcg, cg, precision, "
                        "recall, hit_rate, mrr, map, r_precision, num_rel, num_rel_ret, "
-                       "coverage, gini, entropy, novelty, popularity, tail, ild (with @K for a "
-                       "cutoff)"),
+                       "judged, ncg, err, bpref, rbp, coverage, gini, entropy, novelty, "
+                       "popularity, tail, ild (with @K for a cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),
@@ -104,6 +104,6 @@ def test_evaluate_refuses_an_unknown_metric_before_reading_anything(tmp_path):
     import ndcg_duck
     with pytest.raises(InputError) as caught:
         ndcg_duck.evaluate(str(tmp_path / "missing.parquet"), str(tmp_path / "missing.csv"),
-                           metrics=["ndcg", "ERR@10"])
-    assert str(caught.value).startswith("unknown metric 'ERR@10': use one of ndcg, dcg")
+                           metrics=["ndcg", "bleu@10"])
+    assert str(caught.value).startswith("unknown metric 'bleu@10': use one of ndcg, dcg")
     assert caught.value.usage

@@ -314,6 +314,21 @@ def test_same_judgment_twice_counts_once(tmp_path, recs):
 
 
 @pytest.mark.parametrize("item", ["a", "z"])  # ranked, and not ranked
+def test_err_refuses_a_grade_above_gdevals_largest(tmp_path, recs, item):
+    # gdeval's ERR stops at grade g with chance (2^g - 1) / 2^4: a grade of 5 would be a chance
+    # past 1; the other metrics read the same file
+    path = write_csv(tmp_path / "rels.csv",
+                     f"user_id,item_id,relevance\nu1,{item},5\nu1,b,2\nu2,c,1\n")
+    result = run("eval", recs, path, "-m", "ndcg,ERR@20")
+    assert result.exit_code == 1
+    assert result.output == (f"Error: relevance file {path}: user u1, item {item}: relevance 5 is "
+                             f"above 4, the largest grade err reads (gdeval's ERR stops at a "
+                             f"grade with chance (2^grade - 1) / 2^4): rescale the relevance to "
+                             f"grades 0 to 4 for err\n")
+    assert run("eval", recs, path, "-m", "ndcg,judged,ncg").exit_code == 0
+
+
+@pytest.mark.parametrize("item", ["a", "z"])  # ranked, and not ranked
 def test_conflicting_judgments(tmp_path, recs, item):
     path = write_csv(tmp_path / "rels.csv",
                      f"user_id,item_id,relevance\nu1,{item},1\nu1,{item},3\nu2,c,1\n")
@@ -380,11 +395,30 @@ def test_no_common_user_is_an_error_not_a_zero(tmp_path, rels):
     (["--gain", "log"], "'log'"), (["--missing", "drop"], "'drop'"),
     (["--recs-format", "xls"], "'xls'"), (["--format", "yaml"], "'yaml'"),
     (["--max-depth", "0"], "0"), (["--duplicates", "last"], "'last'"),
+    (["--rbp-p", "1"], "rbp_p 1.0 is not a number between 0 and 1 (both left out)"),
 ])
 def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     result = run("eval", recs, rels, *args)
     assert result.exit_code == 2
     assert "Invalid value" in result.output and named in result.output
+
+
+def test_format_trec_refusals(tmp_path, recs, rels):
+    # trec_eval's lines have no segments, and a query id with white space would split its line
+    segments = write_csv(tmp_path / "segments.csv", "user_id,group\nu1,a\n")
+    result = run("eval", recs, rels, "--format", "trec", "--segments", segments, "--by", "group")
+    assert result.exit_code == 2
+    assert result.output.endswith("Error: --format trec prints trec_eval's lines, which have no "
+                                  "segments or plot: use --format table, json or csv with "
+                                  "--segments and --plot\n")
+    spaced = nested(tmp_path, ["u 1", "u2"], [["a"], ["c"]])
+    judged = write_csv(tmp_path / "spaced.csv", "user_id,item_id,relevance\nu 1,a,1\nu2,c,1\n")
+    result = run("eval", spaced, judged, "--format", "trec", "--per-user", "-")
+    assert result.exit_code == 1
+    assert result.output == ("Error: --format trec: user id 'u 1' holds white space, which a "
+                             "trec_eval line (measure, query, value) cannot carry: use --format "
+                             "csv or json for --per-user -\n")
+    assert run("eval", spaced, judged, "--format", "trec").exit_code == 0  # no per-query lines
 
 
 def test_a_gain_too_large_is_said_in_python_words(tmp_path, recs):

@@ -208,5 +208,5 @@ def test_every_engine_gives_eval_one_result_interface():
                 for name in dir(cls) if not name.startswith("_") and callable(getattr(cls, name))}
     assert issubclass(SparkResult, Result) and issubclass(DuckDBResult, Result)
     assert methods(DuckDBResult) == methods(SparkResult)
-    assert {"summary", "notes", "write_per_user", "plot", "segments", "close",
+    assert {"summary", "notes", "write_per_user", "per_user_rows", "plot", "segments", "close",
             "check_output"} <= set(methods(DuckDBResult))

@@ -13,7 +13,7 @@ from reference import metrics as reference_metrics
 from test_reference_ndcg import GAIN_MAPS, datasets, recs_table, rels_table, trec_order
 
 EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
-         "num_rel", "num_rel_ret"]
+         "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp"]
 
 
 @settings(max_examples=120, deadline=None)
@@ -61,7 +61,8 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
         ranking = ordered.get(user, [])
         judged = judgments[user]
         whole = reference_metrics.binary_metrics(ranking, judged, None, min_relevance, **cut)
-        want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret")}
+        want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret", "bpref",
+                                               "rbp")}
         want["mrr"], want["map"] = whole["mrr"], whole["map"]
         if min_relevance is None:  # NDCG beside the others (test_reference_ndcg has more)
             want[f"ndcg@{ks[0]}"] = reference.user_scores(
@@ -72,10 +73,17 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
             at_k = reference_metrics.binary_metrics(ranking, judged, k, min_relevance, **cut)
             for name in ("precision", "recall", "hit_rate", "mrr", "map"):
                 want[f"{name}@{k}"] = at_k[name]
+            user_scores = ordered_scores.get(user) if ordered_scores and user in rankings \
+                else None
             want[f"cg@{k}"] = reference_metrics.user_cg(
-                ranking, judged, k, gain, scores=ordered_scores.get(user) if ordered_scores
-                and user in rankings else None, ties=ties, gain_map=gain_map,
+                ranking, judged, k, gain, scores=user_scores, ties=ties, gain_map=gain_map,
                 min_relevance=min_relevance, **cut)
+            want[f"ncg@{k}"] = reference_metrics.ncg(
+                ranking, judged, k, gain, scores=user_scores, ties=ties, gain_map=gain_map,
+                min_relevance=min_relevance, **cut)
+            want[f"judged@{k}"] = reference_metrics.judged(ranking, judged, k, **cut)
+            want[f"err@{k}"] = reference_metrics.err(ranking, judged, k,
+                                                     min_relevance=min_relevance, **cut)
         for name, value in want.items():
             assert row[name] == pytest.approx(value, rel=1e-12, abs=1e-12), (user, name)
             sums[name] = sums.get(name, 0) + value

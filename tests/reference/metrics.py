@@ -1,6 +1,6 @@
 """A plain-Python version of the metrics beside NDCG, written from their definitions (trec_eval's
 P, recall, map, map_cut, recip_rank, success, Rprec, num_rel, num_rel_ret; Jarvelin and
-Kekalainen's CG), used only as a test oracle."""
+Kekalainen's CG and nCG; ir_measures' Judged; gdeval's ERR), used only as a test oracle."""
 
 import reference
 
@@ -37,7 +37,25 @@ def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
     for position, hit in enumerate(top, 1):
         if hit:
             precisions.append((len(precisions) + 1) / position)
+    # bpref (trec_eval): each relevant ranked item scores 1 - min(n, R) / min(N, R), n the judged
+    # nonrelevant items (relevance >= 0) above it, N all of the user's
+    nonrel = sum(rel is not None and rel >= 0 and not relevant(rel, min_relevance)
+                 for rel in judgments.values())
+    above, bpref = 0, 0.0
+    for item in cut(ranking, judgments, max_depth, judged_only):
+        rel = judgments.get(item)
+        if relevant(rel, min_relevance):
+            bpref += 1 - min(above, r) / min(nonrel, r) if above else 1.0
+        elif rel is not None and rel >= 0:
+            above += 1
+    # rbp (trec_eval, p = 0.9): each relevance >= 0 (over the user's largest when that is
+    # above 1) weighted by 0.9^(i - 1), summed, times 0.1; min_relevance plays no part
+    largest = max([0] + [rel for rel in judgments.values()])
+    rbp = sum(max(judgments.get(item, 0), 0) / max(largest, 1) * 0.9 ** i
+              for i, item in enumerate(cut(ranking, judgments, max_depth, judged_only)))
     return {
+        "rbp": 0.1 * rbp,
+        "bpref": bpref / r if r else 0.0,
         "precision": None if k is None else found / k,
         "recall": found / r if r else 0.0,
         "hit_rate": 1.0 if found else 0.0,
@@ -84,3 +102,38 @@ def user_cg(ranking, judgments, k, gain="linear", *, scores=None, ties="trec", g
         score_of = dict(zip(ranking, scores))
         return tie_averaged_cg(gains, [score_of[item] for item in order], k)
     return cg(gains, k)
+
+
+def ncg(ranking, judgments, k, gain="linear", *, scores=None, ties="trec", gain_map=None,
+        judged_only=False, max_depth=None, min_relevance=None):
+    """nCG@k of one user: CG@k over the CG@k of the user's positive gains sorted best first (0
+    when that is 0)."""
+    top = user_cg(ranking, judgments, k, gain, scores=scores, ties=ties, gain_map=gain_map,
+                  judged_only=judged_only, max_depth=max_depth, min_relevance=min_relevance)
+    ideal = sorted((g for g in (gain_of(rel, gain, gain_map, min_relevance)
+                                for rel in judgments.values()) if g > 0), reverse=True)
+    best = cg(ideal, k)
+    return top / best if best > 0 else 0.0
+
+
+def judged(ranking, judgments, k, *, judged_only=False, max_depth=None):
+    """Judged@k of one user: of the first min(k, n) ranked items (n: the ranking's length), the
+    share with a judgment of any value; 0 without a ranked item."""
+    top = cut(ranking, judgments, max_depth, judged_only)
+    top = top if k is None else top[:k]
+    return sum(item in judgments for item in top) / len(top) if top else 0.0
+
+
+def err(ranking, judgments, k, *, min_relevance=None, judged_only=False, max_depth=None):
+    """ERR@k of one user as gdeval.pl computes it: down the first k ranks, each relevant item's
+    grade g (its relevance; 0 for the others) stops the user with chance (2^g - 1) / 16; ERR adds
+    up the chance of stopping at rank i times 1/i."""
+    total, looking = 0.0, 1.0
+    top = cut(ranking, judgments, max_depth, judged_only)
+    for position, item in enumerate(top if k is None else top[:k], 1):
+        rel = judgments.get(item)
+        grade = rel if relevant(rel, min_relevance) else 0
+        stop = (2 ** grade - 1) / 16
+        total += stop * looking / position
+        looking *= 1 - stop
+    return total

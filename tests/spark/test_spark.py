@@ -90,13 +90,14 @@ def scores_of(rankings, seed, ties):
 
 # every metric, with and without cutoffs, counts and means (-m as the CLI takes it)
 EVERY_METRIC = ["ndcg", "P@3", "recall", "hit_rate", "mrr", "mrr@5", "map", "map@10",
-                "r_precision", "num_rel", "num_rel_ret", "cg", "dcg@2", "idcg@2"]
+                "r_precision", "num_rel", "num_rel_ret", "cg", "dcg@2", "idcg@2", "judged",
+                "ncg", "ERR@5", "bpref", "rbp"]
 CASES = [
     # (layout, dataset arguments, options): every option of the core, several at once; most
     # with the whole metric family (the metrics macros), some NDCG alone (the core's macros)
     ("lists", {}, dict(k=[1, 3, 10], metrics=EVERY_METRIC)),
     ("ranks", {}, dict(k=[5, "all"], gain="exponential", missing="skip", empty="skip",
-                       idcg_cutoff="list", metrics=EVERY_METRIC)),
+                       idcg_cutoff="list", rbp_p=0.8, metrics=EVERY_METRIC)),
     ("scores", {}, dict(k=[2, 10], gain="binary", ties="trec", metrics=EVERY_METRIC)),
     ("scores", {}, dict(k=[3, "all"], ties="average", judged_only=True, max_depth=4)),
     ("lists", {"repeats": True}, dict(k=[5, 20], duplicates="first",
@@ -619,10 +620,11 @@ def watch_the_progress_bar(monkeypatch) -> list:
     return bar
 
 
-@pytest.mark.parametrize("fmt", ["table", "json"])
+@pytest.mark.parametrize("fmt", ["table", "json", "trec"])
 def test_cli_per_user_to_stdout(spark, fmt, monkeypatch):
     """--per-user -: the per-user table on stdout (CSV, or a JSON array with --format json) and
-    the summary on stderr, as the default engine gives them. DuckDB prints its progress bar to
+    the summary on stderr (with --format trec, trec_eval -q's lines and the `all` ones, all on
+    stdout), as the default engine gives them. DuckDB prints its progress bar to
     stdout (a terminal or not) for a query over two seconds: every statement the driver's
     DuckDB runs (the plan, the per-user copy) runs with the bar off."""
     args = ["eval", ROOT / "examples/recs_long.csv", ROOT / "examples/relevance.csv",

@@ -44,17 +44,22 @@ def test_metrics_mean_from_the_shell():
     rows = shell("SELECT metric, round(value, 4), users FROM ndcg_metrics_mean('recs', 'rels', "
                  "k := 2) ORDER BY metric;")
     assert rows[1:] == [
+        ["bpref", "0.6667", "3"],         # q1, q2: no judged nonrelevant item above: 1; q3: 0
         ["cg@2", "1.3333", "3"],          # q1: 1 + 3
         ["dcg@2", "0.9643", "3"],         # q1: 1 + 3/log2(3) = 2.8928
+        ["err@2", "0.0892", "3"],         # q1: 1/16 + (15/16) (7/16) / 2 = 0.267578125
         ["hit_rate@2", "0.3333", "3"],
         ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
+        ["judged@2", "0.3333", "3"],      # q1: b and a; q2: x, y not judged
         ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
         ["mrr@2", "0.3333", "3"],
+        ["ncg@2", "0.3333", "3"],         # q1: (1 + 3) / (3 + 1); q2: 0 / 1; q3: 0 / 2
         ["ndcg@2", "0.2656", "3"],
         ["num_rel", "4.0", "3"],          # 2 + 1 + 1, summed
         ["num_rel_ret", "3.0", "3"],      # 2 + 1 (z, third) + 0
         ["precision@2", "0.3333", "3"],
         ["r_precision", "0.3333", "3"],   # q1: 2 of 2; q2: x is not z; q3: none
+        ["rbp", "0.0681", "3"],           # q1: 0.1 (1/3 + 0.9 (3/3)); q2: 0.1 (0.81); q3: 0
         ["recall@2", "0.3333", "3"],
     ]
 
@@ -75,3 +80,43 @@ def test_bad_relevance_stops_the_metric_macros():
                           timeout=60)
     assert "ndcg-duck: relevance: user q1, item a has relevance nan: give a finite number" \
         in done.stderr
+
+
+# judged@k, ncg@k and err@k by hand. User u: ranking a, b, c, f; judgments a 2, c 3, e 1, f 0
+# (b is not judged, e not ranked). User v: judged, no ranking (every metric 0).
+#   judged@2 = 1/2 (a), judged@3 = 2/3 (a, c), judged@10 = 3/4 (a, c, f of the 4 ranked)
+#   ncg@2 = cg (2 + 0) / ideal cg (3 + 2) = 2/5, ncg@3 = ncg@10 = (2 + 3) / (3 + 2 + 1) = 5/6
+#   err (gdeval: r = (2^g - 1) / 16): a r 3/16 at 1, c r 7/16 at 3:
+#     err@2 = 3/16, err@3 = 3/16 + (13/16) (7/16) / 3 = 235/768
+HAND_SETUP = (
+    "CREATE TABLE hand AS SELECT 'u' AS user_id, ['a', 'b', 'c', 'f'] AS items; "
+    "CREATE TABLE hand_rels AS SELECT * FROM (VALUES ('u', 'a', 2), ('u', 'c', 3), ('u', 'e', 1), "
+    "('u', 'f', 0), ('v', 'x', 1)) t(user_id, item_id, relevance);\n")
+HAND = {("u", 2): {"judged": 1 / 2, "ncg": 2 / 5, "err": 3 / 16},
+        ("u", 3): {"judged": 2 / 3, "ncg": 5 / 6, "err": 235 / 768},
+        ("u", 10): {"judged": 3 / 4, "ncg": 5 / 6, "err": 235 / 768}}
+
+
+def test_judged_ncg_err_worked_example_from_the_shell():
+    query = " UNION ALL ".join(
+        f"SELECT user_id, metric, value FROM ndcg_metrics_per_user('hand', 'hand_rels', k := {k})"
+        f" WHERE metric IN ('judged@{k}', 'ncg@{k}', 'err@{k}')" for k in (2, 3, 10))
+    rows = shell(HAND_SETUP + f"SELECT * FROM ({query}) ORDER BY ALL;")
+    got = {(user, metric): float(value) for user, metric, value in rows[1:]}
+    want = {(user, f"{name}@{k}"): value for (user, k), values in HAND.items()
+            for name, value in values.items()}
+    want.update({("v", f"{name}@{k}"): 0.0 for name in ("judged", "ncg", "err")
+                 for k in (2, 3, 10)})
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, rel=1e-12), key
+
+
+def test_judged_ncg_err_worked_example_from_python():
+    recs = pa.table({"user_id": ["u"], "items": [["a", "b", "c", "f"]]})
+    rels = pa.table({"user_id": ["u", "u", "u", "u", "v"], "item_id": ["a", "c", "e", "f", "x"],
+                     "relevance": [2, 3, 1, 0, 1]})
+    result = ndcg_duck.evaluate(recs, rels, k=[2, 3, 10], metrics=["Judged", "NCG", "ERR"])
+    for (_, k), values in HAND.items():
+        for name, value in values.items():  # the mean over u and v (0)
+            assert result.summary[f"{name}@{k}"] == pytest.approx(value / 2, rel=1e-12)

@@ -1,0 +1,165 @@
+"""--format trec: the results as trec_eval prints them, so that a script reading trec_eval's output
+reads ndcg-duck's unchanged.
+
+Each line is `measure<TAB>query<TAB>value`, the measure name left-justified in 22 characters, a
+value to 4 decimals (trec_eval's %6.4f) or, for a count, an integer. With the per-user values
+(--per-user -, as trec_eval -q) each evaluated user's lines come first, users in trec_eval's order
+(their ids compared as text); then the `all` lines: runid, num_q (the evaluated users), and each
+measure's mean (a count's sum). A measure goes by trec_eval's name (ndcg_cut_10, P_10, map,
+recip_rank, Rprec, success_10, recall_10, set_recall, num_rel, num_rel_ret) when ndcg-duck computes
+it as trec_eval does, in trec_eval's order; any other (err@20, ndcg@10 with --gain exponential,
+mrr@10) keeps ndcg-duck's name and follows, in the order asked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..errors import InputError
+from ..evaluation.inputs import format_of
+from ..metrics import counts, is_metric
+
+# trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
+# its measure table)
+TREC_ORDER = ("num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
+              "ndcg", "ndcg_cut", "map_cut", "success", "set_recall", "rbp")
+WIDTH = 22  # trec_eval's %-22s
+
+
+def _split(name: str) -> tuple:
+    """A summary key ('ndcg@10', 'ndcg@all', 'mrr', 'num_rel') as (metric, k): k an int, or None
+    for no cutoff."""
+    metric, _, cut = name.partition("@")
+    return metric, (int(cut) if cut and cut != "all" else None)
+
+
+def trec_name(name: str, settings: dict) -> Optional[tuple]:
+    """(trec_eval's family, its cutoff or None, trec_eval's name) of the measure ndcg-duck calls
+    `name` when trec_eval computes the same; None when it has no such measure. The NDCG family is
+    trec_eval's only with linear gains (or, for ndcg without a cutoff, a --gain-map: trec_eval's
+    ndcg.LEVEL=GAIN,...), the ideal cut at k, tied scores in trec_eval's order and no
+    --min-relevance (trec_eval's ndcg ignores -l)."""
+    metric, k = _split(name)
+    plain = {"num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "r_precision": "Rprec",
+             "bpref": "bpref"}
+    if metric in plain:
+        return plain[metric], None, plain[metric]
+    if metric == "map":
+        return ("map", None, "map") if k is None else ("map_cut", k, f"map_cut_{k}")
+    if metric == "rbp":  # trec_eval names a measure with parameters NAME_PARAMS
+        p = settings.get("rbp_p", 0.9)
+        return "rbp", None, "rbp" if float(p) == 0.9 else f"rbp_p={p}"
+    if metric == "mrr" and k is None:
+        return "recip_rank", None, "recip_rank"
+    if metric == "precision" and k is not None:
+        return "P", k, f"P_{k}"
+    if metric == "recall":
+        return ("set_recall", None, "set_recall") if k is None else ("recall", k, f"recall_{k}")
+    if metric == "hit_rate" and k is not None:
+        return "success", k, f"success_{k}"
+    if metric == "ndcg" and settings.get("gain", "linear") == "linear" \
+            and settings.get("idcg_cutoff", "k") == "k" and settings.get("ties", "trec") == "trec" \
+            and settings.get("min_relevance") is None:
+        gain_map = settings.get("gain_map")
+        if k is None:
+            return "ndcg", None, "ndcg" if gain_map is None else f"ndcg_{_map_text(gain_map)}"
+        if gain_map is None:
+            return "ndcg_cut", k, f"ndcg_cut_{k}"
+    return None
+
+
+def _map_text(gain_map) -> str:
+    """A gain map as trec_eval's ndcg parameter: the text given, or LEVEL=GAIN,... of a mapping."""
+    if isinstance(gain_map, str):
+        return gain_map
+    pairs = gain_map.items() if isinstance(gain_map, dict) else gain_map
+    return ",".join(f"{level:g}={gain:g}" for level, gain in pairs)
+
+
+def ordered(names: Iterable[str], settings: dict) -> list:
+    """(ndcg-duck name, printed name) of each measure: trec_eval's in trec_eval's order (by
+    family, then cutoff), then the others as given."""
+    trec, own = [], []
+    for name in names:
+        found = trec_name(name, settings)
+        if found is None:
+            own.append((name, name))
+        else:
+            family, k, printed = found
+            trec.append(((TREC_ORDER.index(family), k or 0), name, printed))
+    return [(name, printed) for _, name, printed in sorted(trec)] + own
+
+
+def line(measure: str, query: str, value) -> str:
+    """One trec_eval line: a count as an integer, any other number to 4 decimals."""
+    shown = str(value) if isinstance(value, str) else (
+        str(int(value)) if isinstance(value, int) else f"{value:6.4f}")
+    return f"{measure:<{WIDTH}}\t{query}\t{shown}\n"
+
+
+def arrow_rows(table, user_col: str):
+    """The rows of a per-user Arrow table as dicts, in trec_eval's order of queries (ids compared
+    as text), a batch at a time."""
+    import pyarrow.compute as pc
+
+    key = "__ndcg_trec_query"
+    queries = pc.cast(table.column(user_col), "string")
+    spaced = pc.filter(queries, pc.match_substring_regex(queries, r"\s"))
+    if len(spaced):  # before any line is printed
+        _refuse_query(spaced[0].as_py())
+    table = table.append_column(key, queries).sort_by(key)
+    for batch in table.to_batches(max_chunksize=65536):
+        yield from batch.to_pylist()
+
+
+def per_query_lines(rows: Iterable[dict], user_col: str, names: list, settings: dict):
+    """trec_eval -q's lines: for each user (rows: one dict per evaluated user, with user_col and
+    a key per measure name, in the order to print), a line per measure that has a value."""
+    measures = ordered(names, settings)
+    for row in rows:
+        query = str(row[user_col])
+        if any(ch.isspace() for ch in query):
+            _refuse_query(query)
+        for name, printed in measures:
+            value = row.get(name)
+            if value is not None:
+                yield line(printed, query, int(value) if counts(_split(name)[0]) else value)
+
+
+def _refuse_query(query: str):
+    raise InputError(f"--format trec: user id {query!r} holds white space, which a trec_eval line "
+                     f"(measure, query, value) cannot carry: use --format csv or json for "
+                     f"--per-user -")
+
+
+def summary_lines(summary: dict, settings: dict, run_id: str) -> str:
+    """trec_eval's `all` lines: runid, num_q, then each measure with a value."""
+    names = [name for name in summary if is_metric(name)]
+    out = [line("runid", "all", run_id), line("num_q", "all", int(summary["users"]))]
+    for name, printed in ordered(names, settings):
+        value = summary[name]
+        if value is not None:
+            out.append(line(printed, "all", int(value) if counts(_split(name)[0]) else value))
+    return "".join(out)
+
+
+def run_id(recs, recs_format: Optional[str]) -> str:
+    """The runid trec_eval prints: the tag (6th word) of the run's last line when RECS is one
+    TREC run file (trec_eval keeps the last line's); else RECS as given (a path), or 'ndcg-duck'."""
+    if not isinstance(recs, (str, Path)):
+        return "ndcg-duck"
+    path = Path(recs)
+    try:
+        if not path.is_file() or format_of(str(path), recs_format, "recommendations") != "trec":
+            return str(recs)
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 65536))
+            tail = handle.read().decode("utf-8", "replace").splitlines()
+    except (InputError, OSError):  # cannot be told or read: the run itself reports it
+        return str(recs)
+    for text in reversed(tail):
+        words = text.split()
+        if len(words) >= 6:
+            return words[5]
+    return str(recs)

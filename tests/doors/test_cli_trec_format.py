@@ -1,0 +1,76 @@
+"""--format trec against trec_eval's own output files (tests/data/trec_eval, see its README): for
+the measures ndcg-duck computes, the lines it prints are trec_eval's lines for them, byte for byte and
+in trec_eval's order: per query with --per-user - (as trec_eval -q), then the `all` lines."""
+
+import pytest
+from click.testing import CliRunner
+
+from ndcg_duck.cli import cli
+from test_trec_eval_ndcg import DATA, TREC
+
+CUTS = "5,10,15,20,30,100,200,500,1000"
+COUNTING = ("num_rel,num_rel_ret,map,Rprec,bpref,recip_rank,recall@all,rbp,"
+            + ",".join(f"{name}@{k}" for name in ("P", "recall", "map") for k in CUTS.split(","))
+            + ",success@1,success@5,success@10")
+NDCG = "ndcg@all," + ",".join(f"ndcg@{k}" for k in CUTS.split(","))
+
+# trec_eval's output file -> the run, the qrels and ndcg-duck's flags for its command
+SCENARIOS = {
+    "out.test.aq": ("results.test", "qrels.test",
+                    ["--missing", "skip", "-m", f"{NDCG},{COUNTING}"]),
+    "out.test.aqc": ("results.trunc", "qrels.test", ["-m", f"{NDCG},{COUNTING}"]),  # -c
+    "out.test.aqcM": ("results.trunc", "qrels.test",
+                      ["--max-depth", "100", "-m", f"{NDCG},{COUNTING}"]),
+    # -l2: the measures that count relevant items (trec_eval's ndcg ignores -l)
+    "out.test.aql": ("results.test", "qrels.rel_level",
+                     ["--missing", "skip", "--min-relevance", "2", "-m", COUNTING]),
+    "out.test.meas_params": ("results.test", "qrels.test",
+                             ["--missing", "skip", "--gain-map", "1=3,2=9,4=4.5", "-m",
+                              "ndcg@all,P@3,P@5,P@7,recall@20,recall@2000,success@2,success@5,"
+                              "success@20"]),
+}
+
+
+def trec_format(run, qrels, flags, per_user=True):
+    args = ["eval", str(DATA / run), str(DATA / qrels), *TREC, *flags, "--format", "trec"]
+    result = CliRunner().invoke(cli, args + (["--per-user", "-"] if per_user else []),
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
+
+
+def name(line):
+    return line.split("\t")[0].rstrip()
+
+
+@pytest.mark.parametrize("out_file", list(SCENARIOS))
+def test_prints_trec_eval_lines(out_file):
+    run, qrels, flags = SCENARIOS[out_file]
+    ours = trec_format(run, qrels, flags)
+    theirs = (DATA / out_file).read_text(encoding="utf-8").splitlines()
+    printed = {name(line) for line in ours}
+    assert printed <= {name(line) for line in theirs} | {"runid", "num_q"}
+    assert [line for line in theirs if name(line) in printed] == [
+        line for line in ours if name(line) not in ("runid", "num_q")
+        or out_file != "out.test.meas_params"]  # made with -m only: no runid or num_q
+    assert len(ours) > 30
+
+
+def test_without_per_user_only_the_all_lines():
+    run, qrels, flags = SCENARIOS["out.test.aq"]
+    ours = trec_format(run, qrels, flags, per_user=False)
+    theirs = (DATA / "out.test.aq").read_text(encoding="utf-8").splitlines()
+    assert ours[:2] == ["runid                 \tall\tSTANDARD", "num_q                 \tall\t3"]
+    assert ours == [line for line in theirs if line.split("\t")[1] == "all"
+                    and name(line) in {name(line) for line in ours}]
+
+
+def test_measures_trec_eval_computes_otherwise_keep_their_names(tmp_path):
+    # with --gain exponential trec_eval's ndcg_cut_10 is not ndcg@10; err has no trec_eval name:
+    # both follow trec_eval's measures, under ndcg-duck's names, in the order asked
+    ours = trec_format("results.test", "qrels.test",
+                       ["--missing", "skip", "--gain", "exponential", "-m", "err@20,ndcg@10,P@5"],
+                       per_user=False)
+    assert [name(line) for line in ours] == ["runid", "num_q", "P_5", "err@20", "ndcg@10"]
+    assert all(line.split("\t")[2].startswith("0.") and len(line.split("\t")[2]) == 6
+               for line in ours[2:])
