@@ -100,10 +100,25 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                                             own, by, _resampler(con))
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
-            from ..report import plot as plotting
-
-            plotting.compare_figure(con, rows, names, pairs, metrics, info, plot)
+            _plot(con, rows, names, pairs, metrics, info, plot)
         return Comparison(rows, table, info), scored.notes
+
+
+def _plot(con, rows, names, pairs, metrics, info, path) -> None:
+    """compare --plot (plot.draw_compare): per metric, the per-user differences against the
+    reference run, sorted (left), and the mean difference with its interval overall and per
+    segment (right)."""
+    from ..report import plot as plotting
+
+    (users,), = con.sql("SELECT count(*) FROM ndcg_cmp_paired").fetchall()
+    points = plotting.curve_points(users)
+    curves = {}
+    for name in metrics:
+        for i, j in pairs:
+            (curve,), = con.sql(f"SELECT ndcg_sorted_sample({_column(j, name)} - "
+                                f"{_column(i, name)}, {points}) FROM ndcg_cmp_paired").fetchall()
+            curves[(name, i, j)] = curve or []
+    plotting.draw_compare(curves, users, rows, names, pairs, metrics, info, path)
 
 
 def _column(run: int, metric: str) -> str:
@@ -164,13 +179,15 @@ def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
                            f"AS {ident(paired_key(i, j, m))}")
     if with_segments:
         query = (f"SELECT CASE WHEN grouping(segment) = 1 THEN {literal(ALL)} ELSE segment END, "
-                 f"{', '.join(columns)} FROM ndcg_cmp_paired GROUP BY GROUPING SETS ((), (segment)) "
-                 f"ORDER BY grouping(segment) DESC, segment = ndcg_unknown_segment(), segment")
+                 f"{', '.join(columns)} FROM ndcg_cmp_paired GROUP BY GROUPING SETS ((), (segment))")
     else:
         query = f"SELECT {literal(ALL)}, {', '.join(columns)} FROM ndcg_cmp_paired"
     result = con.sql(query)
     names = result.columns
-    rows = [(row[0], dict(zip(names[1:], row[1:]))) for row in result.fetchall()]
+    found = {row[0]: dict(zip(names[1:], row[1:])) for row in result.fetchall()}
+    (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
+    rows = [(name, found[name])
+            for name in [ALL] + segmenting.in_order([n for n in found if n != ALL], unknown)]
     _exact(con, rows, runs, pairs, metrics, with_segments)
     return rows
 

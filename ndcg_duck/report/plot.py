@@ -132,21 +132,6 @@ def draw_eval(panels: list, path) -> None:
     _save(fig, path)
 
 
-def compare_figure(con, rows, names, pairs, metrics, info, path) -> None:
-    """Per metric: the per-user differences against the reference run, sorted (left), and the
-    mean difference with its interval overall and per segment (right)."""
-    (users,), = con.sql("SELECT count(*) FROM ndcg_cmp_paired").fetchall()
-    points = curve_points(users)
-    curves = {}
-    for name in metrics:
-        for i, j in pairs:
-            diff = f"{ident(f'{j}:{name}')} - {ident(f'{i}:{name}')}"
-            (curve,), = con.sql(f"SELECT ndcg_sorted_sample({diff}, {points}) "
-                                f"FROM ndcg_cmp_paired").fetchall()
-            curves[(name, i, j)] = curve or []
-    draw_compare(curves, users, rows, names, pairs, metrics, info, path)
-
-
 def curve_points(users: int) -> int:
     """How many sorted differences a curve of compare --plot draws for this many users."""
     return max(2, min(users, CURVE_POINTS))

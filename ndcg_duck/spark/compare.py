@@ -242,8 +242,9 @@ def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
 
 
 def curves(joined, rows, names, pairs, metrics, info, path) -> dict:
-    """compare --plot: plot.compare_figure's picture, its curves of sorted per-user differences
-    found on Spark (extras.sorted_samples); returns the curves {(metric, I, J): values}."""
+    """compare --plot: the default engine's picture (plot.draw_compare), its curves of sorted
+    per-user differences found on Spark (extras.sorted_samples); returns the curves
+    {(metric, I, J): values}."""
     from ..report import plot as plotting
     from .extras import sorted_samples
 
