@@ -25,10 +25,11 @@ UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
 EVERYONE = ["true"]
 # Long rows (one row per user and item: the layouts 'ranks' and 'scores') are evaluated at most
 # this many users a batch, however much the memory limit allows: gathering each user's first
-# items from its rows keeps about 2.5 KB a user, so 1M users x 100 rows peaked at 2.6 GB in one
-# batch and at 1.45 GB in two, for about 2% more CPU when the file is grouped by user (one more
-# reading of it when it is not). BENCHMARKS.md, "Long inputs".
-LONG_MOST_USERS = 500_000
+# items from its rows keeps 2.5-3 KB a user: 1M users x 100 rows peaked at 2.5 GB by rank and
+# 3.1 GB by score in one batch, 1.4 and 1.7 GB in two, 1.1 and 1.3 GB in three, for 0-5% more
+# CPU when the file is grouped by user (one more reading of it a batch when it is not).
+# benchmarks/reports/2026-11-26-issue34-long-rows.md.
+LONG_MOST_USERS = 350_000
 LONG_LAYOUTS = ("ranks", "scores")
 
 
