@@ -2,6 +2,7 @@
 every statement it executes, then list the statements by time and the hottest operators.
 
     python benchmarks/explain.py --users 1000000 [--k 5,10,20 | --k all] [--metrics ndcg,mrr,map] [--rev HEAD]
+    python benchmarks/explain.py --data DIR --shape rank      # long rows (benchmarks/long_inputs.py)
 
 evaluate() is called as the benchmarks call it (per_user=False). Each statement runs with
 DuckDB's JSON profiler on (the same information as EXPLAIN ANALYZE); this script prints and
@@ -129,16 +130,24 @@ def main(argv=None):
     ap.add_argument("--threads", type=int)
     ap.add_argument("--rev", default="HEAD", help="git revision to measure, or 'worktree'")
     ap.add_argument("--data-dir", type=Path, help="where data sets live (default benchmarks/data)")
+    ap.add_argument("--data", type=Path, help="a data set's folder (instead of --users/--data-dir)")
+    ap.add_argument("--shape", default="nested", choices=["nested", "rank", "score"],
+                    help="the recommendations' layout, as benchmarks/long_inputs.py names them")
     ap.add_argument("--top", type=int, default=12, help="hottest operators listed per statement")
     args = ap.parse_args(argv)
     code = codever.activate(args.rev)
     import duckdb
     import ndcg_duck
 
-    data = (args.data_dir.resolve() / f"u{args.users}_s{args.seed}" if args.data_dir
-            else generate.default_dir(args.users, args.seed))
-    data = generate.generate(args.users, args.seed, data, quiet=True)
-    recs, rels = str(data / "recs.parquet"), str(data / "rels.parquet")
+    if args.data:
+        data = args.data.resolve()
+    else:
+        data = (args.data_dir.resolve() / f"u{args.users}_s{args.seed}" if args.data_dir
+                else generate.default_dir(args.users, args.seed))
+        data = generate.generate(args.users, args.seed, data, quiet=True)
+    layout = {"nested": ("recs.parquet", {}), "rank": ("recs_long.parquet", {"rank_col": "rank"}),
+              "score": ("recs_score.parquet", {"score_col": "score"})}[args.shape]
+    recs, rels = str(data / layout[0]), str(data / "rels.parquet")
     ks = [k if k == "all" else int(k) for k in args.k.split(",")]
     folder = HERE / "results" / f".profiles_u{args.users}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -147,20 +156,20 @@ def main(argv=None):
 
     # Unprofiled first, for the plain time; then the recorded run.
     start = time.perf_counter()
-    plain = ndcg_duck.evaluate(recs, rels, k=ks, metrics=args.metrics, per_user=False,
+    plain = ndcg_duck.evaluate(recs, rels, k=ks, metrics=args.metrics, per_user=False, **layout[1],
                                con=duckdb.connect(config={"threads": args.threads} if args.threads else {}))
     plain_wall = time.perf_counter() - start
     con = duckdb.connect(config={"threads": args.threads} if args.threads else {})
     rec = Recorder(con, folder)
     start = time.perf_counter()
     summary = ndcg_duck.evaluate(recs, rels, k=ks, metrics=args.metrics, per_user=False,
-                                 con=rec).summary
+                                 **layout[1], con=rec).summary
     wall = time.perf_counter() - start
     assert all(abs(summary[m] - plain.summary[m]) < 1e-12 for m in summary
                if summary[m] is not None), (summary, plain.summary)
     threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
 
-    lines = [f"# evaluate({args.users:,} users, k={ks}, metrics={args.metrics}, per_user=False): "
+    lines = [f"# evaluate({args.shape}, {args.users:,} users, k={ks}, metrics={args.metrics}, per_user=False): "
              f"ndcg-duck {code}",
              f"# duckdb {duckdb.__version__}, {threads} threads; ndcg@10 = {summary.get('ndcg@10')}",
              "",
@@ -187,7 +196,7 @@ def main(argv=None):
         for depth, name, rows, secs, detail in ops:
             lines.append(f"{'  ' * depth}{name}  {rows:,} rows  {secs:.2f} s  {detail[:160]}")
         lines.append("```")
-    out = HERE / "results" / f"explain_u{args.users}.md"
+    out = HERE / "results" / f"explain_u{args.users}_{args.shape}.md"
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"\nwritten to {out}", file=sys.stderr)

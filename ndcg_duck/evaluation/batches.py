@@ -23,16 +23,27 @@ MAX_BATCHES = 1000  # so the boundaries stay a short SQL list; batches grow to s
 UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 EVERYONE = ["true"]
+# Long rows (one row per user and item: the layouts 'ranks' and 'scores') are evaluated at most
+# this many users a batch, however much the memory limit allows: gathering each user's first
+# items from its rows keeps 2.5-3 KB a user: 1M users x 100 rows peaked at 2.5 GB by rank and
+# 3.1 GB by score in one batch, 1.4 and 1.7 GB in two, 1.1 and 1.3 GB in three, for 0-5% more
+# CPU when the file is grouped by user (one more reading of it a batch when it is not).
+# benchmarks/reports/2026-11-26-issue34-long-rows.md.
+LONG_MOST_USERS = 350_000
+LONG_LAYOUTS = ("ranks", "scores")
 
 
-def users_per_batch(con) -> int:
-    """How many users a batch may hold under the connection's memory limit."""
+def users_per_batch(con, layout: str = "lists") -> int:
+    """How many users a batch may hold under the connection's memory limit, and for long rows
+    (`layout` 'ranks' or 'scores') no more than LONG_MOST_USERS."""
     (setting,), = con.sql("SELECT current_setting('memory_limit')").fetchall()
     found = re.fullmatch(r"\s*([\d.]+)\s*([A-Za-z]+)\s*", str(setting))
     if found is None or found.group(2).upper() not in UNITS:
-        return 10**12  # no limit that we can read: one batch
-    limit = float(found.group(1)) * UNITS[found.group(2).upper()]
-    return max(FEWEST_USERS, int(limit // BYTES_PER_USER))
+        size = 10**12  # no limit that we can read: one batch
+    else:
+        limit = float(found.group(1)) * UNITS[found.group(2).upper()]
+        size = max(FEWEST_USERS, int(limit // BYTES_PER_USER))
+    return min(size, LONG_MOST_USERS) if layout in LONG_LAYOUTS else size
 
 
 def user_ranges(con, recs: str, batch_users: int) -> list[str]:

@@ -281,7 +281,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     and computed once all are in (beyond.py)."""
     measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
-    size = batch_users or (batches.users_per_batch(con) if loaded.recs_countable else None)
+    size = batch_users or (batches.users_per_batch(con, loaded.layout) if loaded.recs_countable else None)
     ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
     progress.step("scoring users")
     for number, users in enumerate(progress.batches(ranges)):

@@ -79,6 +79,29 @@ def test_a_small_memory_limit_splits_the_run(monkeypatch):
     assert len(seen) == 2
 
 
+def test_long_rows_are_batched_below_what_the_memory_limit_allows(monkeypatch):
+    # long rows keep more a user than the 3 KB the limit is divided by: LONG_MOST_USERS caps them
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '300GB'")
+    assert batches.users_per_batch(con) == pytest.approx(300e9 / batches.BYTES_PER_USER, rel=0.1)
+    assert batches.users_per_batch(con, "ranks") == batches.LONG_MOST_USERS
+    assert batches.users_per_batch(con, "scores") == batches.LONG_MOST_USERS
+    seen = []
+    split = batches.user_ranges
+    monkeypatch.setattr(batches, "user_ranges", lambda *args: seen.append(split(*args)) or seen[-1])
+    long_rows = pa.table({"user_id": ["a", "a", "b", "c", "c", "d"],
+                          "item_id": ["x", "y", "y", "z", "x", "x"], "rank": [1, 2, 1, 2, 1, 1]})
+    rels = pa.table({"user_id": ["a", "b", "c", "d"], "item_id": ["y", "y", "z", "w"],
+                     "relevance": [1, 2, 3, 1]})
+    one = ndcg_duck.evaluate(long_rows, rels, k=[1, 2], rank_col="rank")
+    monkeypatch.setattr(batches, "FEWEST_USERS", 1)
+    monkeypatch.setattr(batches, "LONG_MOST_USERS", 2)
+    batched = ndcg_duck.evaluate(long_rows, rels, k=[1, 2], rank_col="rank")
+    assert [len(ranges) for ranges in seen] == [1, 2]
+    assert batched.per_user.equals(one.per_user)
+    assert batched.summary == one.summary
+
+
 @pytest.mark.parametrize("size", [0, -1, 2.5, "10", True])
 def test_batch_users_must_be_a_positive_whole_number(size):
     with pytest.raises(ndcg_duck.InputError, match="batch_users") as raised:
