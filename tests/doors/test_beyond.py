@@ -39,11 +39,31 @@ def test_cli_worked_example():
         "ild@2         0.5000\n"
         "users         3\n"
         "ild@2 without a value: 1 user (no recommendations, or fewer than two items), left out "
-        "of its mean\n")
+        "of its mean\n"
+        "coverage@2, gini@2, entropy@2, novelty@2, popularity@2, tail@2, ild@2: counted the "
+        "lists of 3 evaluated users (judged, with recommendations)\n")
     assert result.stderr == (
         "Warning: 1 recommended item is not in the catalogue (items file "
         "examples/beyond/items.json), e.g. item 'x': counted in no coverage, gini or entropy, "
         "and never in tail's head\n")
+
+
+def test_cli_says_whose_lists_empty_skip_leaves_out(tmp_path):
+    """--empty skip leaves out u3 (its one judgment has relevance 0, so its ideal DCG is 0) and
+    with it u3's list: novelty@2 per user is u1 0.5, u2 1, u3 2 (test_cli_worked_example's
+    hand-worked values), so (0.5 + 1) / 2 = 0.75 instead of 3.5 / 3;
+    the summary says whose lists counted."""
+    rels = tmp_path / "rels.csv"
+    rels.write_text("user_id,item_id,relevance\nu1,a,1\nu2,d,1\nu3,a,0\n")
+    result = run("eval", EX + "recs.json", str(rels), "--train", EX + "train.csv", "-k", "2",
+                 "-m", "novelty", "--empty", "skip")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "novelty@2  0.7500\n"
+        "users      2\n"
+        "ideal DCG 0 (nothing relevant): 1 user, left out\n"
+        "novelty@2: counted the lists of 2 evaluated users (judged, with recommendations); "
+        "--empty skip left out the lists of 1 user whose ideal DCG is 0\n")
 
 
 def test_cli_json_and_per_user(tmp_path):
