@@ -340,19 +340,22 @@ def _row(metric, cutoff, segment, run, against, spread, level, small, note, info
         row.update(users=spread["users"], mean=spread["mean"])
         if not small:
             _clip(row, "ci_low", "ci_high", stats.t_interval(spread["mean"], spread["var"],
-                                                             spread["users"], level), False)
+                                                             spread["users"], level), False, info)
     return row
 
 
-def _clip(row: dict, low: str, high: str, interval: tuple, difference: bool) -> None:
+def _clip(row: dict, low: str, high: str, interval: tuple, difference: bool, info: dict) -> None:
     """Put the t interval `interval` in row's fields low and high, clipped to the range of the
-    row's metric (metrics.RANGE; a difference's: [a - b, b - a]); the note says when it was."""
+    row's metric (metrics.RANGE; a difference's: [a - b, b - a]). When it was, info's 'clipped'
+    names the metric (for the notes) and the row's note says so unless it says something else."""
     bounds = metric_names.RANGE.get(row["metric"])
     if bounds is not None and difference:
         bounds = (bounds[0] - bounds[1], bounds[1] - bounds[0])
     row[low], row[high], changed = stats.clipped(*interval, bounds)
-    if changed and row["note"] is None:
-        row["note"] = CLIPPED
+    if changed:
+        info.setdefault("clipped", []).append(row_metric(row))
+        if row["note"] is None:
+            row["note"] = CLIPPED
 
 
 def _compare(row, paired, against, key, segment, small, info, wanted: list) -> None:
@@ -368,7 +371,8 @@ def _compare(row, paired, against, key, segment, small, info, wanted: list) -> N
     if small or n == 0:
         return
     row["d_z"] = diff / math.sqrt(var) if var else None
-    _clip(row, "diff_ci_low", "diff_ci_high", stats.t_interval(diff, var, n, info["ci"]), True)
+    _clip(row, "diff_ci_low", "diff_ci_high", stats.t_interval(diff, var, n, info["ci"]), True,
+          info)
     if diff == 0 and not var:  # no test can tell runs apart that score each user the same
         row["note"] = ALL_ZERO
         return

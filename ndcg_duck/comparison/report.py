@@ -169,9 +169,8 @@ def _notes(rows, info) -> list:
     for note in (NORMAL_BOOTSTRAP, EXACT_RANDOMIZATION):
         if any(row["note"] == note for row in rows):
             notes.append(note)
-    clipped = [row_metric(row) for row in rows if row["note"] == CLIPPED]
-    if clipped:
-        notes.append(f"{', '.join(dict.fromkeys(clipped))}: {CLIPPED}")
+    if info.get("clipped"):
+        notes.append(f"{', '.join(dict.fromkeys(info['clipped']))}: {CLIPPED}")
     for why, cases in same.items():
         notes.append(f"no test where {why}: {', '.join(dict.fromkeys(cases))}")
     if info["family"]:
