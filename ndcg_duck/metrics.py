@@ -61,6 +61,11 @@ METRICS = (
     Metric("ild", ("ild", "diversity"), "k", needs="items"),
 )
 BY_NAME = {metric.name: metric for metric in METRICS}
+# The range of a metric's per-user values where it has one (none: dcg, idcg, cg, the counts,
+# novelty, popularity): a mean's interval stays inside it (comparison.common, stats.clipped)
+RANGE = {**dict.fromkeys(("ndcg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
+                          "judged", "ncg", "err", "bpref", "rbp", "tail"), (0.0, 1.0)),
+         "ild": (0.0, 2.0)}  # 1 - cosine in [0, 2] (1 - Jaccard in [0, 1])
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
 DEFAULT = ("ndcg",)
 

@@ -71,6 +71,26 @@ def beyond_summary(summary: dict, measures: tuple, per_run: dict, per_user: dict
     return out
 
 
+def beyond_counted(summary: dict, missing: str, empty: str) -> Optional[str]:
+    """Which users' lists the beyond-accuracy metrics of `summary` (eval's, on any engine)
+    counted, as a line of the summary's table; None without them. They count the lists of the
+    evaluated users (judged, and with recommendations): --missing and --empty choose those as for
+    every metric, so --empty skip leaves out the lists of the users whose ideal DCG is 0."""
+    names = [name for name in summary if metric_names.is_metric(name)
+             and metric_names.BY_NAME[name.partition("@")[0]].needs]
+    if not names:
+        return None
+    lists = summary["users"] - (summary.get("users_without_recommendations") or 0
+                                if missing == "zero" else 0)
+    line = (f"{', '.join(names)}: counted the lists of {lists} evaluated "
+            f"user{'' if lists == 1 else 's'} (judged, with recommendations)")
+    zero = summary.get("users_with_zero_ideal_dcg")
+    if empty == "skip" and zero:
+        line += (f"; --empty skip left out the lists of {zero} user{'' if zero == 1 else 's'} "
+                 f"whose ideal DCG is 0")
+    return line
+
+
 def user_counts(unranked: int, unjudged: int, zero_ideal: int) -> dict:
     """The summary's counts of users besides `users`, as every engine reports them: the judged
     users without recommendations, the users only in the recommendations, the users whose

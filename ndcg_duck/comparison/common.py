@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
-from .. import options as registry, outcome
+from .. import metrics as metric_names, options as registry, outcome
 from ..errors import InputError
 from . import stats
 
@@ -59,16 +59,20 @@ NORMAL_BOOTSTRAP = ("bootstrap in its normal-theory form, as where users x resam
 
 # the note of a metric that is one value per run (coverage, gini, entropy)
 PER_RUN = "one value per run (not a mean over users): no interval or test"
-PER_RUN_BOOTSTRAP = ("one value per run (not a mean over users): Poisson bootstrap intervals "
-                     "over users, no test")
-PER_RUN_TOO_MANY = ("one value per run (not a mean over users): no interval (users x resamples x "
-                    f"items over {stats.BOOTSTRAP_DRAWS:,}), no test")
+# ... under --test bootstrap, which draws none for them (per_run_draws; README, compare)
+PER_RUN_BOOTSTRAP = ("one value per run (not a mean over users): interval: none (a distinct "
+                     "count's bootstrap is biased: README, compare), no test")
 
 
 def no_shared_user(names) -> str:
     """The message when no user has recommendations in every run (under any --missing)."""
     return (f"no user has recommendations in every run ({', '.join(names)}): there is no user to "
             f"compare the runs on; check that the runs are for the same users, with the same ids")
+
+
+# the note of a row whose t interval (of the mean, or of the difference) left the metric's range
+# and was clipped to it (stats.clipped; metrics.RANGE)
+CLIPPED = "t interval clipped to the metric's range (README, compare)"
 
 
 # --- the checks of a call -----------------------------------------------------------------------
@@ -172,11 +176,10 @@ def scored_runs(runs: list, score: Callable[..., Run]) -> Scored:
 
 
 def per_run_draws(own: dict) -> dict:
-    """How the per-run metrics (coverage, gini, entropy) of a run are resampled: n_resamples
-    Poisson bootstrap resamples under --test bootstrap (else 0: none), the seed, and the budget
-    of users x resamples x items beyond which none are drawn."""
-    return {"n_resamples": own["n_resamples"] if own["test"] == "bootstrap" else 0,
-            "seed": own["seed"], "budget": stats.BOOTSTRAP_DRAWS}
+    """How the per-run metrics (coverage, gini, entropy) of a run are resampled: never (0
+    resamples), whatever --test: no bootstrap interval of them holds (README, compare: a resample
+    of users can only lose items, so their bootstrap distribution lies below the value)."""
+    return {"n_resamples": 0, "seed": own["seed"], "budget": stats.BOOTSTRAP_DRAWS}
 
 
 def per_run_found(everyone: Optional[dict], by_segment: dict) -> dict:
@@ -336,9 +339,23 @@ def _row(metric, cutoff, segment, run, against, spread, level, small, note, info
     if spread is not None:
         row.update(users=spread["users"], mean=spread["mean"])
         if not small:
-            row["ci_low"], row["ci_high"] = stats.t_interval(spread["mean"], spread["var"],
-                                                             spread["users"], level)
+            _clip(row, "ci_low", "ci_high", stats.t_interval(spread["mean"], spread["var"],
+                                                             spread["users"], level), False, info)
     return row
+
+
+def _clip(row: dict, low: str, high: str, interval: tuple, difference: bool, info: dict) -> None:
+    """Put the t interval `interval` in row's fields low and high, clipped to the range of the
+    row's metric (metrics.RANGE; a difference's: [a - b, b - a]). When it was, info's 'clipped'
+    names the metric (for the notes) and the row's note says so unless it says something else."""
+    bounds = metric_names.RANGE.get(row["metric"])
+    if bounds is not None and difference:
+        bounds = (bounds[0] - bounds[1], bounds[1] - bounds[0])
+    row[low], row[high], changed = stats.clipped(*interval, bounds)
+    if changed:
+        info.setdefault("clipped", []).append(row_metric(row))
+        if row["note"] is None:
+            row["note"] = CLIPPED
 
 
 def _compare(row, paired, against, key, segment, small, info, wanted: list) -> None:
@@ -354,7 +371,8 @@ def _compare(row, paired, against, key, segment, small, info, wanted: list) -> N
     if small or n == 0:
         return
     row["d_z"] = diff / math.sqrt(var) if var else None
-    row["diff_ci_low"], row["diff_ci_high"] = stats.t_interval(diff, var, n, info["ci"])
+    _clip(row, "diff_ci_low", "diff_ci_high", stats.t_interval(diff, var, n, info["ci"]), True,
+          info)
     if diff == 0 and not var:  # no test can tell runs apart that score each user the same
         row["note"] = ALL_ZERO
         return
@@ -393,19 +411,10 @@ def _tested(row: dict) -> None:
 def per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -> list:
     """The rows of the metrics that are one value per run (`asked`, e.g. ['coverage@10']; found:
     per run, per_run_found's), per segment: each run's value and, against the baseline (or per
-    pair), the difference; no test. Under --test bootstrap, percentile intervals of the value
-    and of the difference over the resamples both runs have (a resample that draws no user has
-    none)."""
-    import numpy as np
-
+    pair), the difference; no test and no interval (under --test bootstrap the note says why:
+    PER_RUN_BOOTSTRAP)."""
     level = info["ci"]
-    bounds = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
-
-    def interval(values):
-        if not values:
-            return None, None
-        low, high = np.percentile(values, bounds)
-        return float(low), float(high)
+    note = PER_RUN_BOOTSTRAP if info["test"] == "bootstrap" else PER_RUN
 
     def part(run, segment, key):
         return found.get(run, {}).get(segment, {}).get(key, {})
@@ -414,22 +423,14 @@ def per_run_rows(names, pairs, info, found: dict, segments: list, asked: list) -
         metric, cutoff = split_metric(name)
         for segment in segments:
             def row(run, against):
-                draws = part(run, segment, "resampled")
-                note = (PER_RUN if not draws else PER_RUN_TOO_MANY if draws.get("too many")
-                        else PER_RUN_BOOTSTRAP)
                 value = part(run, segment, "values").get(name)
                 out = _row(metric, cutoff, segment, run, against, None, level, True, note, info)
                 out.update(mean=value, users=found.get(run, {}).get(segment, {}).get("users"))
-                mine = draws.get(name, {}) if note == PER_RUN_BOOTSTRAP else {}
-                out["ci_low"], out["ci_high"] = interval(list(mine.values()))
                 if against is not None:
                     base = part(against, segment, "values").get(name)
                     if value is not None and base is not None:
                         out.update(diff=value - base, rel_diff=(value - base) / base
                                    if base else None)
-                    theirs = part(against, segment, "resampled").get(name, {}) if mine else {}
-                    out["diff_ci_low"], out["diff_ci_high"] = interval(
-                        [mine[b] - theirs[b] for b in sorted(mine) if b in theirs])
                 return out
             against = {names[j]: names[i] for i, j in pairs} if info["baseline"] is not None \
                 else {}

@@ -177,6 +177,8 @@ def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
         for i, j in pairs:
             columns.append(f"ndcg_paired({_column(j, m)}, {_column(i, m)}) "
                            f"AS {ident(paired_key(i, j, m))}")
+    if not columns:  # only per-run metrics: still one row per segment, not one per user
+        columns.append("count(*) AS ndcg_users_")
     if with_segments:
         query = (f"SELECT CASE WHEN grouping(segment) = 1 THEN {literal(ALL)} ELSE segment END, "
                  f"{', '.join(columns)} FROM ndcg_cmp_paired GROUP BY GROUPING SETS ((), (segment))")

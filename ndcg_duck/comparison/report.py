@@ -8,8 +8,8 @@ import io
 import json
 
 from ..report.segments import shown as shown_segment
-from .common import (EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN, PER_RUN_BOOTSTRAP,
-                      PER_RUN_TOO_MANY, ROW_FIELDS, row_metric)
+from .common import (CLIPPED, EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN,
+                      PER_RUN_BOOTSTRAP, ROW_FIELDS, row_metric)
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test (sign flips)",
               "bootstrap": "paired bootstrap test", "none": "no test, intervals only"}
@@ -162,13 +162,15 @@ def _notes(rows, info) -> list:
             where = "" if row["segment"] == "(all)" else f" in {shown_segment(row['segment'])}"
             metric = row_metric(row)
             same.setdefault(row["note"].split(":")[0], []).append(f"{pair} ({metric}{where})")
-    for note in (PER_RUN, PER_RUN_BOOTSTRAP, PER_RUN_TOO_MANY):
+    for note in (PER_RUN, PER_RUN_BOOTSTRAP):
         per_run = [row_metric(row) for row in rows if row["note"] == note]
         if per_run:
             notes.append(f"{', '.join(dict.fromkeys(per_run))}: {note}")
     for note in (NORMAL_BOOTSTRAP, EXACT_RANDOMIZATION):
         if any(row["note"] == note for row in rows):
             notes.append(note)
+    if info.get("clipped"):
+        notes.append(f"{', '.join(dict.fromkeys(info['clipped']))}: {CLIPPED}")
     for why, cases in same.items():
         notes.append(f"no test where {why}: {', '.join(dict.fromkeys(cases))}")
     if info["family"]:

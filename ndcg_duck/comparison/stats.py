@@ -62,6 +62,18 @@ def t_interval(mean: float, var: Optional[float], n: int, level: float) -> Tuple
     return mean - half, mean + half
 
 
+def clipped(low: Optional[float], high: Optional[float], bounds: Optional[Tuple[float, float]]
+            ) -> Tuple[Optional[float], Optional[float], bool]:
+    """The interval (low, high) clipped to `bounds` (a metric's range, or None: unbounded), and
+    whether that changed it. A t interval of a mean of values in [a, b] can leave [a, b] (five
+    NDCG values give [-0.10, 0.78]); the mean lies in [a, b], so the part outside holds no value
+    it can take and clipping keeps every value the interval covered that the mean can be."""
+    if low is None or high is None or bounds is None:
+        return low, high, False
+    new_low, new_high = max(low, bounds[0]), min(high, bounds[1])
+    return new_low, new_high, (new_low, new_high) != (low, high)
+
+
 def t_test(diff_mean: float, diff_var: Optional[float], n: int) -> Optional[float]:
     """The two-sided p-value of the paired t-test from the mean and sample variance of the n
     differences; None when there is nothing to test (fewer than 2 users, or every difference

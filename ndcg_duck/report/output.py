@@ -13,7 +13,7 @@ import tempfile
 
 import duckdb
 
-from .. import interrupts, objectstore
+from .. import interrupts, objectstore, outcome
 from ..errors import InputError
 from ..sqltext import literal
 from ..metrics import is_metric
@@ -150,6 +150,9 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -
                 name.startswith(WITHOUT + "ild") else " (no recommendations)"
             lines.append(f"{name[len(WITHOUT):]} without a value: {_users(count)}{why}, "
                          f"left out of its mean")
+    counted = outcome.beyond_counted(summary, missing, empty)
+    if counted:
+        lines.append(counted)
     return "\n".join(lines) + "\n"
 
 

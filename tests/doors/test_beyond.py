@@ -2,6 +2,7 @@
 output, random data in every recommendation layout against tests/reference/beyond.py, and the
 usage and data errors (sql/ndcg_beyond.sql's own checks are in tests/sql/test_beyond_sql.py)."""
 
+import json
 import math
 import warnings
 
@@ -38,11 +39,31 @@ def test_cli_worked_example():
         "ild@2         0.5000\n"
         "users         3\n"
         "ild@2 without a value: 1 user (no recommendations, or fewer than two items), left out "
-        "of its mean\n")
+        "of its mean\n"
+        "coverage@2, gini@2, entropy@2, novelty@2, popularity@2, tail@2, ild@2: counted the "
+        "lists of 3 evaluated users (judged, with recommendations)\n")
     assert result.stderr == (
         "Warning: 1 recommended item is not in the catalogue (items file "
         "examples/beyond/items.json), e.g. item 'x': counted in no coverage, gini or entropy, "
         "and never in tail's head\n")
+
+
+def test_cli_says_whose_lists_empty_skip_leaves_out(tmp_path):
+    """--empty skip leaves out u3 (its one judgment has relevance 0, so its ideal DCG is 0) and
+    with it u3's list: novelty@2 per user is u1 0.5, u2 1, u3 2 (test_cli_worked_example's
+    hand-worked values), so (0.5 + 1) / 2 = 0.75 instead of 3.5 / 3;
+    the summary says whose lists counted."""
+    rels = tmp_path / "rels.csv"
+    rels.write_text("user_id,item_id,relevance\nu1,a,1\nu2,d,1\nu3,a,0\n")
+    result = run("eval", EX + "recs.json", str(rels), "--train", EX + "train.csv", "-k", "2",
+                 "-m", "novelty", "--empty", "skip")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "novelty@2  0.7500\n"
+        "users      2\n"
+        "ideal DCG 0 (nothing relevant): 1 user, left out\n"
+        "novelty@2: counted the lists of 2 evaluated users (judged, with recommendations); "
+        "--empty skip left out the lists of 1 user whose ideal DCG is 0\n")
 
 
 def test_cli_json_and_per_user(tmp_path):
@@ -385,57 +406,58 @@ def _random_runs(tmp_path, users=300, seed=3):
     return a, b
 
 
-def test_compare_bootstrap_of_per_run_metrics(tmp_path):
-    """--test bootstrap gives per-run metrics percentile intervals over Poisson-weighted users:
-    the same run against itself differs by exactly 0 in every resample (the weights are keyed by
-    user, so runs are paired); the seed reproduces them; and the interval of coverage agrees with
-    a plain-Python Poisson bootstrap (numpy's generator, independent draws) within Monte Carlo
-    error."""
-    import numpy as np
-    from ndcg_duck import compare
-    a, b = _random_runs(tmp_path)
-    runs = {"a": str(tmp_path / "a.json"), "b": str(tmp_path / "b.json"),
-            "a2": str(tmp_path / "a.json")}
-
-    def rows(seed):
-        result = compare(str(tmp_path / "rels.csv"), runs, 5, metrics="coverage",
-                         items=str(tmp_path / "items.csv"), test="bootstrap", n_resamples=2000,
-                         seed=seed)
-        return {r["run"]: r for r in result.rows}
-    got = rows(1)
-    assert (got["a2"]["diff_ci_low"], got["a2"]["diff_ci_high"]) == (0.0, 0.0)
-    assert got["b"]["note"].endswith("Poisson bootstrap intervals over users, no test")
-    assert got["b"]["p_value"] is None
-    again = rows(1)
-    assert (again["b"]["diff_ci_low"], again["b"]["diff_ci_high"]) == (
-        got["b"]["diff_ci_low"], got["b"]["diff_ci_high"])
-    # the reference: coverage of a over 200 items with Poisson(1) user weights
-    rng = np.random.default_rng(0)
-    shown = [set(user["items"]) for user in a]
-    draws = []
-    for _ in range(2000):
-        weights = rng.poisson(1.0, len(shown))
-        covered = set().union(*(s for s, w in zip(shown, weights) if w > 0))
-        draws.append(len(covered) / 200)
-    low, high = np.percentile(draws, [2.5, 97.5])
-    width = high - low
-    assert got["a"]["ci_low"] == pytest.approx(low, abs=0.2 * width)
-    assert got["a"]["ci_high"] == pytest.approx(high, abs=0.2 * width)
-    assert got["a"]["mean"] == pytest.approx(len(set().union(*shown)) / 200)
-
-
-def test_compare_bootstrap_of_per_run_metrics_beyond_its_budget(tmp_path, monkeypatch):
-    from ndcg_duck import compare
-    from ndcg_duck.comparison import stats
+def test_compare_bootstrap_gives_per_run_metrics_no_interval(tmp_path):
+    """--test bootstrap prints no interval for coverage, gini or entropy (their resamples can only
+    lose items: README, Beyond accuracy) and says so, on the row and in the notes."""
     _random_runs(tmp_path, users=40)
-    monkeypatch.setattr(stats, "BOOTSTRAP_DRAWS", 1000)  # 40 users x 5 items x 100 resamples
-    result = compare(str(tmp_path / "rels.csv"), {"a": str(tmp_path / "a.json"),
-                                                   "b": str(tmp_path / "b.json")}, 5,
-                     metrics="coverage", items=str(tmp_path / "items.csv"), test="bootstrap",
-                     n_resamples=100)
-    row = [r for r in result.rows if r["run"] == "b"][0]
-    assert row["diff_ci_low"] is None and row["ci_low"] is None
-    assert "no interval (users x resamples x items over" in row["note"]
+    args = ["compare", str(tmp_path / "rels.csv"), "--run", f"a={tmp_path / 'a.json'}", "--run",
+            f"b={tmp_path / 'b.json'}", "-k", "5", "-m", "coverage,gini",
+            "--items", str(tmp_path / "items.csv"), "--test", "bootstrap", "--n-resamples", "100"]
+    note = ("one value per run (not a mean over users): interval: none (a distinct count's "
+            "bootstrap is biased: README, compare), no test")
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert f"coverage@5, gini@5: {note}" in result.output.splitlines()
+    rows = json.loads(run(*args, "--format", "json").output)
+    assert [(row["run"], row["note"], row["ci_low"], row["ci_high"], row["diff_ci_low"],
+             row["diff_ci_high"]) for row in rows] == [(name, note, None, None, None, None)
+                                                        for name in "abab"]
+
+
+def test_no_bootstrap_interval_holds_for_coverage():
+    """Why compare --test bootstrap prints no interval for coverage: a simulation with a known
+    truth. A population of 600 users, each shown 3 of 1000 items drawn by a Zipf popularity; its
+    coverage is known exactly. From 40 seeded samples of 60 of its users, scipy's percentile and
+    BCa bootstrap intervals (95%) of coverage cover the population's value far less often than 95%
+    (a sample can only show fewer items: here never)."""
+    import numpy as np
+    from scipy import stats
+    from ndcg_duck.comparison.stats import _rng_keyword
+
+    rng = np.random.default_rng(20261126)
+    items, population, sample = 1000, 600, 60
+    p = 1 / np.arange(1, items + 1) ** 1.1
+    shown = np.zeros((population, items), bool)
+    for user in range(population):
+        shown[user, rng.choice(items, 3, replace=False, p=p / p.sum())] = True
+    truth = shown.any(axis=0).mean()
+    covered = {"percentile": 0, "BCa": 0}
+    repetitions = 40
+    for _ in range(repetitions):
+        lists = shown[rng.choice(population, sample, replace=False)]
+
+        def coverage(users, axis=-1):
+            return lists[users.astype(int)].any(axis=-2).mean(axis=-1)
+        for method in covered:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # BCa's on a degenerate resample
+                ci = stats.bootstrap((np.arange(sample),), coverage, n_resamples=199,
+                                     method=method, vectorized=True,
+                                     **{_rng_keyword(stats.bootstrap): rng}).confidence_interval
+            covered[method] += bool(ci.low <= truth <= ci.high)
+    assert 0.2 < truth < 0.9
+    assert covered["percentile"] / repetitions < 0.5
+    assert covered["BCa"] / repetitions < 0.5
 
 
 def test_compare_segments_give_per_run_metrics_per_segment(tmp_path):

@@ -183,8 +183,37 @@ def test_a_normal_bootstrap_says_so(hand, monkeypatch):
     note = ("bootstrap in its normal-theory form, as where users x resamples exceed "
             "200,000,000 (README, compare)")
     assert note in run(*args).output.splitlines()
+    # run a's mean: its t interval leaves [0, 1] and is clipped (test_t_intervals_stay_in_range)
     assert [row["note"] for row in json.loads(run(*args, "--format", "json").output)] == \
-        [None, note]
+        ["t interval clipped to the metric's range (README, compare)", note]
+
+
+def test_t_intervals_stay_in_range(tmp_path):
+    """Five users, each with one relevant item: run a ranks it first for u1 only (ndcg@10 1, 0, 0,
+    0, 0), run b for u1 and u2 (1, 1, 0, 0, 0). scipy's t interval of a's mean [-0.36, 0.76] is
+    clipped to [0, 0.76], of b's mean [-0.28, 1.08] to [0, 1]; the difference's (0, 1, 0, 0, 0)
+    [-0.36, 0.76] is inside [-1, 1] and stays scipy's; the notes say which were clipped."""
+    users = [f"u{n}" for n in range(1, 6)]
+    (tmp_path / "rels.csv").write_text("user_id,item_id,relevance\n"
+                                       + "".join(f"{u},r,1\n" for u in users))
+    for name, hits in (("a", 1), ("b", 2)):
+        (tmp_path / f"{name}.csv").write_text("user_id,item_id,rank\n" + "".join(
+            f"{u},{'r' if n < hits else 'x'},1\n" for n, u in enumerate(users)))
+    args = ["compare", tmp_path / "rels.csv", "--run", f"a={tmp_path / 'a.csv'}", "--run",
+            f"b={tmp_path / 'b.csv'}"]
+    rows = {row["run"]: row for row in json.loads(run(*args, "--format", "json").output)}
+
+    def t(values):
+        return scipy.stats.t.interval(0.95, len(values) - 1, loc=np.mean(values),
+                                      scale=scipy.stats.sem(values))
+    clipped = "t interval clipped to the metric's range (README, compare)"
+    assert (rows["a"]["ci_low"], rows["a"]["note"]) == (0.0, clipped)
+    assert rows["a"]["ci_high"] == pytest.approx(t([1, 0, 0, 0, 0])[1], rel=1e-12)
+    assert (rows["b"]["ci_low"], rows["b"]["ci_high"], rows["b"]["note"]) == (0.0, 1.0, clipped)
+    assert (rows["b"]["diff_ci_low"], rows["b"]["diff_ci_high"]) == \
+        pytest.approx(t([0, 1, 0, 0, 0]), rel=1e-12)
+    assert "ndcg@10: t interval clipped to the metric's range (README, compare)" in \
+        run(*args).output.splitlines()
 
 
 def test_holm_and_bonferroni_by_hand():
