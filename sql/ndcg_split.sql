@@ -78,7 +78,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_test_count(n, test_share, test_last) AS
 -- split needs.
 CREATE OR REPLACE TEMP MACRO ndcg_split_short(user_id, n, minimum, users) AS
     'interactions: user ' || ndcg_show(user_id) || ' has ' || n || ' interaction'
-    || CASE WHEN n = 1 THEN '' ELSE 's' END || ', fewer than min_interactions (' || minimum || ')'
+    || CASE WHEN n = 1 THEN '' ELSE 's' END || ', fewer than the ' || minimum
+    || ' of min_interactions'
     || CASE WHEN users > 1 THEN ' (' || users || ' such users in all)' ELSE '' END
     || ': leave such users out with short_users ''drop'', or keep them whole in train with '
     || 'short_users ''train''';
