@@ -404,6 +404,7 @@ PARAMS = (
           help="Global time cut instead of a per-user holdout: interactions before T (a value "
                "of --time-col, e.g. 1998-03-01 or 889000000) go to train, the others to test."),
     Param("time_col", "split", python=False, check=_text("time_col"), shown="timestamp",
+          metavar="COLUMN",
           help="Time column, read by --by time and --time-cut (a number, date or timestamp)."),
     Param("threshold", "split", python=False, kind="float", check=lambda v: _finite("threshold", v),
           metavar="R",

@@ -131,6 +131,12 @@ def _view(con, source, settings: Settings, cli: bool) -> str:
         raise InputError(f"{what}: column {cols['time']!r} is {schema[cols['time']]}, not a "
                          f"number, a date or a timestamp: convert it, or name another column "
                          f"with {_flag('time', cli)}")
+    relevance = cols["relevance"]
+    if settings.threshold is not None and not (inputs.NUMBER.match(schema[relevance])
+                                               or schema[relevance] == "BOOLEAN"):
+        raise InputError(f"{what}: column {relevance!r} is {schema[relevance]}, not a number or "
+                         f"a boolean: convert it, or name another column with "
+                         f"{_flag('relevance', cli)}")
     for role in roles:
         canonical = CANONICAL[role]
         if canonical in schema and canonical != cols[role]:
