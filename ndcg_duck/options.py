@@ -387,14 +387,15 @@ PARAMS = (
           help="Draw a PNG picture of the per-user values (needs the compare extra: pip install "
                "'ndcg-duck[compare]')."),
     # `ndcg-duck split` (splitting/): the protocol, the columns it reads, the outputs
-    Param("test_share", "split", python=False, kind="float", check=lambda v: _open_share("test_share", v),
-          metavar="S",
+    Param("test_share", "split", python=False, kind="float", metavar="S",
+          check=lambda v: _open_share("test_share", v),
           help="Per-user holdout: this share of each user's interactions goes to test, rounded "
                "down and at least 1 (0.2 of 12 is 2)."),
     Param("test_last", "split", python=False, kind="int", metavar="N",
           help="Per-user holdout: each user's last N interactions go to test (--test-last 1 "
                "with --by time: leave-one-out)."),
-    Param("split_by", "split", python=False, default="time", choices=("time", "random"), flag="--by",
+    Param("split_by", "split", python=False, default="time", choices=("time", "random"),
+          flag="--by",
           help="The order of each user's interactions whose last ones go to test: by time "
                "(--time-col; ties by item id, then by the whole row), or random (a hash of "
                "--seed, user and item: the same split on any number of threads)."),

@@ -24,19 +24,20 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_time(value, what) AS
                            || 'timestamp: convert it')
          THEN value END;
 
--- ndcg_split_row_problem(user_id, item_id, timestamp): what is wrong with an interaction's keys
--- as a message (a NULL user, item or timestamp; a NaN or infinite timestamp), or NULL. Pass
--- timestamp := 0 where there is no time.
-CREATE OR REPLACE TEMP MACRO ndcg_split_row_problem(user_id, item_id, timestamp) AS
-    CASE WHEN user_id IS NULL THEN 'interactions: a row has no user id (NULL): fill it in or drop the row'
+-- ndcg_split_row_problem(user_id, item_id, moment): what is wrong with an interaction's keys, as a
+-- message (a NULL user, item or timestamp; a NaN or infinite timestamp), or NULL. Pass 0 as
+-- moment where there is no time. (Not `timestamp`: the shell's parser refuses that name here.)
+CREATE OR REPLACE TEMP MACRO ndcg_split_row_problem(user_id, item_id, moment) AS
+    CASE WHEN user_id IS NULL
+         THEN 'interactions: a row has no user id (NULL): fill it in or drop the row'
          WHEN item_id IS NULL THEN 'interactions: a row has no item id (user ' || ndcg_show(user_id)
                                    || ') (NULL): fill it in or drop the row'
-         WHEN timestamp IS NULL THEN 'interactions: a row has no timestamp (user '
+         WHEN moment IS NULL THEN 'interactions: a row has no timestamp (user '
                                      || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
                                      || ') (NULL): fill it in or drop the row'
-         WHEN ndcg_float_type(timestamp) AND NOT isfinite(timestamp::DOUBLE)
+         WHEN ndcg_float_type(moment) AND NOT isfinite(moment::DOUBLE)
          THEN 'interactions: user ' || ndcg_show(user_id) || ', item ' || ndcg_show(item_id)
-              || ' has timestamp ' || ndcg_show(timestamp) || ': give a finite number' END;
+              || ' has timestamp ' || ndcg_show(moment) || ': give a finite number' END;
 
 -- ndcg_split_needs(test_share, test_last): how many interactions a user needs for the holdout to
 -- leave one in train and one in test or more: test_last + 1, or 2 with a share. Stops naming the
