@@ -31,6 +31,14 @@ def test_each_row_comes_back_with_its_part(inter):
         == [(0,), (0,), (1,), (1,), (1,), (1,)]
 
 
+def test_a_share_is_read_as_written_not_as_a_float(con):
+    # 0.29 x 100 is 28.999999999999996 in floating point: rounded down, 28; as written, 29
+    con.execute("CREATE TABLE hundred AS SELECT 1 AS user_id, i AS item_id, i AS timestamp "
+                "FROM range(100) t(i)")
+    assert con.sql("SELECT count(*) FROM ndcg_split_temporal('hundred', test_share := 0.29) "
+                   "WHERE ndcg_part = 'test'").fetchall() == [(29,)]
+
+
 @pytest.mark.parametrize("call, message", [
     ("ndcg_split_temporal('inter', test_share := 0.2, test_last := 1)",
      "give one of test_share (a share of each user's interactions) and test_last (a number of "
