@@ -127,6 +127,25 @@ def _share(value):
     return share
 
 
+def _open_share(name: str, value):
+    """A share strictly between 0 and 1 (test_share)."""
+    try:
+        share = _number(value)
+    except (TypeError, ValueError):
+        share = None
+    if share is None or not 0 < share < 1:
+        raise InputError(f"{name} {value!r} is not a number between 0 and 1 (both left out)",
+                         usage=True)
+    return share
+
+
+def _finite(name: str, value):
+    try:
+        return _number(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} {value!r} is not a finite number", usage=True) from None
+
+
 def _persistence(value):
     try:
         p = _number(value)
@@ -170,7 +189,8 @@ class Param:
     'beyond', 'columns', 'formats' and 'engine' go to evaluate() too; 'spark' and 'output' are
     eval's command line's own; 'compare' options are compare()'s (and the Spark engine's
     compare options); 'compare_cli' ones compare's command line's own; 'extras' (--segments,
-    --by, --plot) are eval's and compare's. `python`: a keyword of evaluate(). `sql` names the
+    --by, --plot) are eval's and compare's; 'split' ones `ndcg-duck split`'s (and, named
+    without split_, split()'s keywords). `python`: a keyword of evaluate(). `sql` names the
     macro argument list it joins ('scores': ndcg_user_scores and ndcg_user_metrics; 'metrics':
     ndcg_user_metrics only; 'judgments': ndcg_judgments, the judgments edge; 'evaluated':
     ndcg_evaluated; None: not passed as is); statements.py writes
@@ -366,6 +386,41 @@ PARAMS = (
     Param("plot", "extras", metavar="OUT.png", python=False,
           help="Draw a PNG picture of the per-user values (needs the compare extra: pip install "
                "'ndcg-duck[compare]')."),
+    # `ndcg-duck split` (splitting/): the protocol, the columns it reads, the outputs
+    Param("test_share", "split", python=False, kind="float", metavar="S",
+          check=lambda v: _open_share("test_share", v),
+          help="Per-user holdout: this share of each user's interactions goes to test, rounded "
+               "down and at least 1 (0.2 of 12 is 2)."),
+    Param("test_last", "split", python=False, kind="int", metavar="N",
+          help="Per-user holdout: each user's last N interactions go to test (--test-last 1 "
+               "with --by time: leave-one-out)."),
+    Param("split_by", "split", python=False, default="time", choices=("time", "random"),
+          flag="--by",
+          help="The order of each user's interactions whose last ones go to test: by time "
+               "(--time-col; ties by item id, then by the whole row), or random (a hash of "
+               "--seed, user and item: the same split on any number of threads)."),
+    Param("split_seed", "split", python=False, kind="int", minimum=0, maximum=None, flag="--seed",
+          metavar="N", shown="0", help="The seed of --by random."),
+    Param("time_cut", "split", python=False, check=_text("time_cut"), metavar="T",
+          help="Global time cut instead of a per-user holdout: interactions before T (a value "
+               "of --time-col, e.g. 1998-03-01 or 889000000) go to train, the others to test."),
+    Param("time_col", "split", python=False, check=_text("time_col"), shown="timestamp",
+          metavar="COLUMN",
+          help="Time column, read by --by time and --time-cut (a number, date or timestamp)."),
+    Param("threshold", "split", python=False, kind="float", check=lambda v: _finite("threshold", v),
+          metavar="R",
+          help="Make the relevance column (--relevance-col) binary: 1 when >= R, else 0. "
+               "Default: every column is carried as it is."),
+    Param("min_interactions", "split", python=False, kind="int", metavar="N",
+          help="Users need N interactions (default: what the holdout needs, --test-last + 1 "
+               "or 2); --short-users says what happens to the others."),
+    Param("short_users", "split", python=False, default="error", choices=("error", "train", "drop"),
+          help="Users with fewer than --min-interactions: stop with an error naming one, keep "
+               "all their interactions in train, or leave them out of both files."),
+    Param("out_train", "split", python=False, metavar="FILE",
+          help="Where to write the train rows (.parquet, .csv, .json, .jsonl)."),
+    Param("out_test", "split", python=False, metavar="FILE",
+          help="Where to write the test rows (.parquet, .csv, .json, .jsonl)."),
     # how compare compares: compare()'s keywords (comparison/compare.py), and the options of
     # compare the Spark engine takes (spark/compare.py)
     Param("baseline", "compare", metavar="NAME", python=False,

@@ -106,7 +106,7 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
-    with objectstore.using(settings["s3_endpoint"]), _borrowed(owner, settings) as work, \
+    with objectstore.using(settings["s3_endpoint"]), borrowed(owner, settings) as work, \
             interrupts.watching(work):
         progress.watch(work)
         register(work)
@@ -132,7 +132,7 @@ LIMITS = {"threads": "threads", "memory_limit": "memory_limit", "temp_dir": "tem
 
 
 @contextmanager
-def _borrowed(con, settings):
+def borrowed(con, settings):
     """A cursor of `con` for one run, with DuckDB's limits set as asked. DuckDB's limits belong to
     the whole database, so each one set is put back afterwards; the cursor's temporary views,
     tables and macros go when it closes, so none of the caller's objects is touched."""

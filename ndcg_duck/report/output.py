@@ -43,18 +43,33 @@ def check_output_path(path: str) -> None:
 def write_table(table, path: str) -> None:
     """Write an Arrow table to `path` (format from its extension) through a temporary file in the
     same directory, renamed over `path` only when complete."""
+    _write_whole(lambda local, options: _copy(table, local, options), path)
+
+
+def write_query(con, query: str, path: str) -> None:
+    """Write the rows of `query` (SQL that `con` runs) to `path` as write_table writes a table:
+    format from the extension, through a temporary file renamed only when complete."""
+    def copy(local, options):
+        with interrupts.watching(con):
+            con.execute(f"COPY ({query}) TO {literal(str(local))} {options}")
+    _write_whole(copy, path)
+
+
+def _write_whole(copy, path: str) -> None:
+    """copy(local path, COPY options) to a temporary file beside `path` (or, for an s3:// URL,
+    in a temporary directory, then put as one object), renamed over `path` when complete."""
     check_output_path(path)
     target = Path(path)
+    options = OUTPUT_FORMATS[target.suffix.lower()]
     if objectstore.is_url(path):  # written whole here, then put as one object
         with tempfile.TemporaryDirectory(prefix="ndcg-duck-") as folder:
             local = Path(folder) / target.name
-            _written(lambda: _copy(table, local, OUTPUT_FORMATS[target.suffix.lower()]), path)
+            _written(lambda: copy(local, options), path)
             objectstore.put(str(local), path, f"output file {path}")
         return
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        _written(lambda: (_copy(table, tmp, OUTPUT_FORMATS[target.suffix.lower()]),
-                          os.replace(tmp, target)), path)
+        _written(lambda: (copy(tmp, options), os.replace(tmp, target)), path)
     finally:
         if tmp.exists():
             tmp.unlink()

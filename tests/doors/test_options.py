@@ -42,6 +42,8 @@ COMMAND_PARAMS = {
     "eval": ("metric", "beyond", "columns", "formats", "engine", "spark", "output", "extras"),
     "compare": ("compare", "compare_cli", "metric", "beyond", "columns", "formats", "engine",
                 "spark", "extras", "quiet"),
+    "split": ("split", "user_col", "item_col", "relevance_col", "threads", "memory_limit",
+              "temp_dir", "s3_endpoint"),
 }
 
 

@@ -62,6 +62,19 @@ def test_the_readme_states_the_defaults_and_gain_maps_as_checked():
     assert "The defaults follow trec_eval's `ndcg_cut`;" not in text
 
 
+def test_the_split_example_prints_what_the_readme_shows(tmp_path, monkeypatch):
+    """The README's `ndcg-duck split` example prints what its block shows (issue 33), and writes
+    the two files it names."""
+    import shutil
+
+    args, printed = example("## Splitting interactions")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert (result.exit_code, result.output) == (0, printed)
+    assert (tmp_path / "train.csv").is_file() and (tmp_path / "test.csv").is_file()
+
+
 # --- every command of the README runs -----------------------------------------------------------
 
 def commands(language="sh"):

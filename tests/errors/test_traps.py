@@ -184,6 +184,38 @@ ERRORS = {
         ["{d}/recs.parquet", "{d}/rels.csv"], 1,
         "Error: cannot read recommendations file {d}/recs.parquet: not a Parquet file, or "
         "corrupt or truncated (No magic bytes found at end of file '{d}/recs.parquet')\n"),
+    # issue 33: `ndcg-duck split`'s data errors (its usage errors: tests/doors/test_cli_split.py)
+    "split: a user short of the holdout": (
+        {"inter.csv": "user_id,item_id,timestamp\n1,a,1\n1,b,2\n2,a,1\n3,b,1\n"},
+        ["split", "{d}/inter.csv", "--test-last", "1", "--out-train", "{d}/a.csv",
+         "--out-test", "{d}/b.csv"], 1,
+        "Error: interactions file {d}/inter.csv: user 2 has 1 interaction, fewer than the 2 of "
+        "--min-interactions (2 such users in all): leave such users out with --short-users drop, "
+        "or keep them whole in train with --short-users train\n"),
+    "split: a NULL timestamp": (
+        {"inter.csv": "u,item_id,t\n1,a,1\n1,b,\n"},
+        ["split", "{d}/inter.csv", "--test-last", "1", "--user-col", "u", "--time-col", "t",
+         "--out-train", "{d}/a.csv", "--out-test", "{d}/b.csv"], 1,
+        "Error: interactions file {d}/inter.csv: a row has no timestamp (user 1, item b) (NULL): "
+        "fill it in or drop the row\n"),
+    "split: a timestamp as text": (
+        {"inter.csv": "user_id,item_id,timestamp\n1,a,May\n1,b,June\n"},
+        ["split", "{d}/inter.csv", "--test-last", "1", "--out-train", "{d}/a.csv",
+         "--out-test", "{d}/b.csv"], 1,
+        "Error: interactions file {d}/inter.csv: column 'timestamp' is VARCHAR, not a number, a "
+        "date or a timestamp: convert it, or name another column with --time-col\n"),
+    "split: a relevance that is not a number": (
+        {"inter.csv": "user_id,item_id,relevance\n1,a,high\n1,b,low\n"},
+        ["split", "{d}/inter.csv", "--test-last", "1", "--by", "random", "--threshold", "1",
+         "--out-train", "{d}/a.csv", "--out-test", "{d}/b.csv"], 1,
+        "Error: interactions file {d}/inter.csv: column 'relevance' is VARCHAR, not a number or "
+        "a boolean: convert it, or name another column with --relevance-col\n"),
+    "split: the column of the parts": (
+        {"inter.csv": "user_id,item_id,ndcg_part\n1,a,x\n1,b,y\n"},
+        ["split", "{d}/inter.csv", "--test-last", "1", "--by", "random", "--out-train",
+         "{d}/a.csv", "--out-test", "{d}/b.csv"], 1,
+        "Error: interactions file {d}/inter.csv: has a column 'ndcg_part', the name the split "
+        "gives its parts: rename it\n"),
 }
 
 
@@ -191,7 +223,8 @@ ERRORS = {
 def test_error_table(tmp_path, files, args, code, output):
     for name, content in files.items():
         make(tmp_path, name, content)
-    result = invoke(["eval", *(arg.format(d=tmp_path) for arg in args)])
+    command = [] if args[0] == "split" else ["eval"]
+    result = invoke([*command, *(arg.format(d=tmp_path) for arg in args)])
     assert (result.exit_code, result.output) == (code, output.format(d=tmp_path))
 
 

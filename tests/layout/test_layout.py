@@ -22,6 +22,7 @@ LAYERS = [
     {"outcome"},
     {"evaluation"},
     {"report"},
+    {"splitting"},
     {"comparison"},
     {"spark"},
     {"cli"},
