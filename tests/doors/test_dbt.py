@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.dbt, pytest.mark.xdist_group("dbt")]
 
 PROJECT = ROOT / "examples" / "dbt"
 EXAMPLES = ROOT / "examples"
-METRICS = "ndcg,dcg,idcg,cg,P,recall,hit_rate,mrr@10,map@10,r_precision,num_rel,num_rel_ret"
+METRICS = ("ndcg,dcg,idcg,cg,P,recall,hit_rate,mrr@10,map@10,r_precision,num_rel,num_rel_ret,"
+           "judged,ncg,err,bpref,rbp")
 
 
 # Runs dbt commands one after the other in one process (dbt's own programmatic runner), so that
