@@ -941,3 +941,19 @@ def test_compare_segments_rule_and_corners_on_spark_as_the_default_engine(spark,
         assert {row["segment"] for row in rows[0]} == {
             "(all)", "line\nbreak", 'north, "east"', "Ünïcödé ☃", "(unknown)"}
 
+
+
+def test_every_metric_per_user_is_a_double_on_spark_too(spark):
+    """Spark's per-user rows: every metric of metrics.METRICS a DoubleType, counts integers, as
+    the default engine's (tests/errors/test_types.py, whose inputs and expectations this takes)."""
+    from pyspark.sql import types as T
+    from test_types import every_metric_inputs, per_user_types_expected
+    recs, rels, options = every_metric_inputs()
+    got = engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
+                          buckets=2, **options)
+    kinds = {field.name: ("double" if isinstance(field.dataType, T.DoubleType) else
+                          "integer" if isinstance(field.dataType, T.IntegralType)
+                          else field.dataType.simpleString())
+             for field in got.per_user.schema.fields if field.name != "user_id"}
+    got.per_user.unpersist()
+    assert kinds == {**per_user_types_expected(), "dcg@2": "double", "idcg@2": "double"}
