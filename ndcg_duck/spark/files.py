@@ -61,13 +61,18 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
     fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
         or inputs.format_of(path, None, role, sample=sample)
     where = path if remote else os.path.abspath(path)  # the JVM's directory may be another
-    df = _read(spark, path, where, fmt, role, cols.of(role))
-    renames = inputs.own_columns(df.columns, cols, role, inputs.described(role, path))
-    if renames:  # the file's own user or item column (--rels-user-col, ...) as the shared name
-        df = df.select(*[col(name) for name in df.columns
-                         if name not in renames and name not in renames.values()],
-                       *[col(own).alias(shared) for own, shared in renames.items()])
-    return df
+    return _read(spark, path, where, fmt, role, cols.of(role))  # engine.run: own names
+
+
+def own_names(df, cols: inputs.Columns, role: str, what: str):
+    """The DataFrame with the input's own user or item column (--rels-user-col, ...) under the
+    shared name, as the default engine reads it (inputs.own_columns)."""
+    renames = inputs.own_columns(df.columns, cols, role, what)
+    if not renames:
+        return df
+    return df.select(*[col(name) for name in df.columns
+                       if name not in renames and name not in renames.values()],
+                     *[col(own).alias(shared) for own, shared in renames.items()])
 
 
 def _read(spark, path: str, where: str, fmt: str, role: str, cols: inputs.Columns):
