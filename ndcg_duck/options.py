@@ -24,7 +24,7 @@ from .errors import InputError
 from .metrics import check_names
 from .objectstore import check_endpoint
 
-FORMATS = ("parquet", "csv", "json", "trec")
+FORMATS = ("parquet", "csv", "json", "trec", "recbole")
 USER_COL = "user_id"  # the user column when --user-col (user_col=) is not given
 
 
@@ -319,6 +319,16 @@ PARAMS = (
           help="Score column, long recommendations, highest first " + COLUMN_HELP),
     Param("relevance_col", "columns", check=_text("relevance_col"), shown="relevance",
           help="Relevance column, long judgments " + COLUMN_HELP),
+    # one file's own name for the user or item column, where the two files name it differently
+    # (inputs.Columns.renames): the column is read under the shared name (--user-col, --item-col)
+    Param("recs_user_col", "columns", check=_text("recs_user_col"), metavar="NAME",
+          help="User id column of RECS only (overrides --user-col there)."),
+    Param("recs_item_col", "columns", check=_text("recs_item_col"), metavar="NAME",
+          help="Item id column of RECS only (overrides --item-col there)."),
+    Param("rels_user_col", "columns", check=_text("rels_user_col"), metavar="NAME",
+          help="User id column of RELEVANCE only (overrides --user-col there)."),
+    Param("rels_item_col", "columns", check=_text("rels_item_col"), metavar="NAME",
+          help="Item id column of RELEVANCE only (overrides --item-col there)."),
     # what the beyond-accuracy metrics read besides the rankings (evaluation/beyond.py)
     Param("train", "beyond", metavar="FILE",
           help="The interactions the system learned from: rows of user and item (--user-col, "
@@ -332,10 +342,11 @@ PARAMS = (
     # what the files are
     Param("recs_format", "formats", choices=(None,) + FORMATS,
           help="Format of RECS when its extension does not say; trec: a TREC run (recognised "
-               "by its content when the name has no known extension)."),
+               "by its content when the name has no known extension); recbole: a RecBole "
+               "atomic file (.inter: tab-separated, headers such as user_id:token)."),
     Param("rels_format", "formats", choices=(None,) + FORMATS,
           help="Format of RELEVANCE when its extension does not say; trec: TREC qrels "
-               "(recognised by content too)."),
+               "(recognised by content too); recbole: a RecBole .inter file."),
     # how DuckDB runs
     Param("threads", "engine", kind="int", metavar="N",
           help="DuckDB worker threads (the connection's setting is restored after)."),

@@ -62,8 +62,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_over_r(count, num_rel) AS
 -- ndcg_precision(found, k): precision@k from found(k).
 CREATE OR REPLACE TEMP MACRO ndcg_precision(found, k) AS found / k;
 
--- ndcg_hit_rate(found): 1.0 if a relevant item is among those counted, else 0.0.
-CREATE OR REPLACE TEMP MACRO ndcg_hit_rate(found) AS CASE WHEN found > 0 THEN 1.0 ELSE 0.0 END;
+-- ndcg_hit_rate(found): 1.0 if a relevant item is among those counted, else 0.0 (a DOUBLE, as
+-- every metric: the literals alone would make it a DECIMAL(2,1)).
+CREATE OR REPLACE TEMP MACRO ndcg_hit_rate(found) AS
+    CASE WHEN found > 0 THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END;
 
 -- ndcg_reciprocal_rank(ranks, found): 1 / the first relevant rank when it is counted, else 0.
 CREATE OR REPLACE TEMP MACRO ndcg_reciprocal_rank(ranks, found) AS

@@ -17,7 +17,7 @@ Which columns are used, in this order (a column named by an option must exist):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,9 +34,13 @@ EXTENSIONS = {
     ".parquet": "parquet", ".pq": "parquet",
     ".csv": "csv", ".tsv": "csv",
     ".json": "json", ".jsonl": "json", ".ndjson": "json",
+    ".inter": "recbole",
 }
 COMPRESSED = (".gz", ".zst")
 READERS = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}
+# RecBole's atomic files (.inter): tab-separated, each header NAME:TYPE; read as CSV, each column
+# under its NAME
+RECBOLE_HEADER = re.compile(r"^[^\t:]+:(token|token_seq|float|float_seq)$")
 # TREC text files: a run (recommendations) or qrels (relevance), read by the macros of
 # sql/ndcg_trec.sql into user_id, item_id and score or relevance.
 TREC_READERS = {"recommendations": ("ndcg_trec_run", "score"),
@@ -54,6 +58,9 @@ IDS = "ids must be integers or text"
 FILE_COLUMN = "ndcg_file_"  # the file each row came from, for inputs of several files
 FORMAT_FLAGS = {"recommendations": "--recs-format", "relevance": "--rels-format"}
 ROLES = ("user", "item", "items", "rank", "score", "relevance")
+# an input's own names for the columns both files have (--rels-user-col, ...): its option prefix
+OWN = {"recommendations": "recs", "relevance": "rels"}
+OWN_ROLES = ("user", "item")
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,7 @@ class Columns:
     score: str = BY_NAME["score_col"].shown
     relevance: str = BY_NAME["relevance_col"].shown
     named: frozenset = field(default_factory=frozenset)
+    own: tuple = ()  # (input, role, name): one input's own name for the user or item column
 
     def __post_init__(self):  # None, as the command line passes a column not named: the default
         for role in ROLES:
@@ -78,8 +86,35 @@ class Columns:
     def given(cls, **names) -> "Columns":
         """Columns from evaluate()'s keywords (user_col=...; None: not named, the default)."""
         chosen = {role: names.get(f"{role}_col") for role in ROLES}
+        own = tuple((role_of, role, names[f"{prefix}_{role}_col"])
+                    for role_of, prefix in OWN.items() for role in OWN_ROLES
+                    if names.get(f"{prefix}_{role}_col") is not None)
         return cls(**{role: name for role, name in chosen.items() if name is not None},
-                   named=frozenset(role for role, name in chosen.items() if name is not None))
+                   named=frozenset(role for role, name in chosen.items() if name is not None),
+                   own=own)
+
+    def renames(self, input_role: str) -> dict:
+        """{role: the input's own name} for the columns the input (`recommendations`,
+        `relevance`) names its own way (--recs-user-col, ...): read under the shared name."""
+        return {role: name for of, role, name in self.own
+                if of == input_role and name != getattr(self, role)}
+
+    def of(self, input_role: str) -> "Columns":
+        """The columns as named in that input's file (its own user and item names)."""
+        return replace(self, **self.renames(input_role))
+
+
+def own_flag(input_role: str, role: str) -> str:
+    """The option that names `role`'s column in one input only: --rels-user-col."""
+    return f"--{OWN.get(input_role, 'recs')}-{role}-col"
+
+
+def flags_for(input_role: str, role: str) -> str:
+    """How a message says which option names `role`'s column in that input: its own option, and
+    the shared one (both files)."""
+    if input_role not in OWN:
+        return BY_NAME[f"{role}_col"].option
+    return f"{own_flag(input_role, role)} (or {BY_NAME[f'{role}_col'].option} for both files)"
 
 
 def _is_list(sql_type: str) -> bool:
@@ -139,13 +174,28 @@ def _trec_kind(path: str):
     return None
 
 
+def _recbole(path: str) -> bool:
+    """Whether the first line of the local text file at `path` is a RecBole atomic file's
+    header: tab-separated NAME:TYPE fields (user_id:token, rating:float, ...)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(65536).decode("utf-8", "replace").rstrip("\r\n")
+    except OSError:
+        return False
+    fields = first.split("\t")
+    return len(fields) >= 2 and all(RECBOLE_HEADER.match(f) for f in fields)
+
+
 def format_of(path: str, fmt: str | None, role: str, sample: str | None = None) -> str:
     """The format of the file(s) at `path`: the one given, the extension's, or TREC when the
     extension says nothing and the content (of `sample`, one of the files) is a TREC run or
-    qrels."""
+    qrels. A CSV file or one of no known extension whose header is a RecBole atomic file's is
+    read as one."""
     if fmt:
         return fmt
     found = _extension_format(sample or path)
+    if found in ("csv", None) and _recbole(sample or path):
+        return "recbole"
     if found:
         return found
     if role not in TREC_FORMS:  # train and items files: no TREC form, no format flag
@@ -301,6 +351,16 @@ def _read_files(con, target: str, files: list, fmt: str, name: str, what: str, r
                   f"{value} AS {ident(getattr(cols, value))}")
         by_file = (f"SELECT words[1] AS {ident(cols.user)}, filename AS {FILE_COLUMN} "
                    f"FROM ndcg_trec_words({target})")
+    elif fmt == "recbole":
+        reader = "read_csv"
+        target = f"{target}, delim = '\t', header = true"
+        try:
+            headers = [row[0] for row in con.sql(f"DESCRIBE FROM {reader}({target})").fetchall()]
+        except duckdb.Error as exc:
+            raise InputError(f"cannot read {what}: {_read_problem(exc, fmt)}") from None
+        select = ", ".join(f"{ident(h)} AS {ident(h.rsplit(':', 1)[0])}" for h in headers)
+        by_file = (f"SELECT {select}, {FILE_COLUMN} FROM {reader}({target}, "
+                   f"filename = {literal(FILE_COLUMN)})")
     else:
         reader, select = READERS[fmt], "*"
         by_file = f"SELECT * FROM {reader}({target}, filename = {literal(FILE_COLUMN)})"
@@ -418,7 +478,7 @@ def need_id(sql_type: str, column: str, what: str, listed: bool = False) -> None
 def recs_layout(schema: dict, cols: Columns, what: str) -> str:
     """Which layout the recommendations are in: 'lists', 'ranks' or 'scores'. A column named by
     the caller must exist where it is used (the rank or score of long rows)."""
-    need_column(schema, cols.user, what, "--user-col")
+    need_column(schema, cols.user, what, flags_for("recommendations", "user"))
     if cols.items in schema and not ("item" in cols.named and cols.item in schema):
         if not _is_list(schema[cols.items]):
             raise InputError(f"{what}: column {cols.items!r} is {schema[cols.items]}, not a list "
@@ -428,7 +488,7 @@ def recs_layout(schema: dict, cols: Columns, what: str) -> str:
     if cols.item not in schema:
         raise InputError(f"{what}: no column {cols.items!r} (a list of item ids) or {cols.item!r} "
                          f"(one item per row) (columns found: {_found(schema)}); name it with "
-                         f"--items-col or --item-col")
+                         f"--items-col or {flags_for('recommendations', 'item')}")
     named = [role for role in ("rank", "score") if role in cols.named]
     if len(named) == 2:
         raise InputError(f"{what}: --rank-col and --score-col both given: name only the column "
@@ -455,7 +515,7 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
     of only the user and item: each counts 1) or 'lists'. A relevance column named by the caller
     must exist; a file with columns other than the user and item but no relevance column is an
     error (a typo, another name for it, or the recommendations given as judgments)."""
-    need_column(schema, cols.user, what, "--user-col")
+    need_column(schema, cols.user, what, flags_for("relevance", "user"))
     if cols.item in schema:
         if cols.relevance in schema:
             _need_number(schema, cols.relevance, what, boolean=True)
@@ -475,7 +535,8 @@ def rels_layout(schema: dict, cols: Columns, what: str) -> str:
         return "lists"
     raise InputError(f"{what}: no column {cols.item!r} (one judged item per row) or "
                      f"{cols.items!r} (a list of relevant items) (columns found: "
-                     f"{_found(schema)}); name it with --item-col or --items-col")
+                     f"{_found(schema)}); name it with {flags_for('relevance', 'item')} or "
+                     f"--items-col")
 
 
 class Loaded(NamedTuple):
@@ -490,8 +551,8 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
          require_rows: bool = True) -> Loaded:
     """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns.
     require_rows=False accepts an input without rows (the Spark engine's share of a worker)."""
-    recs_src = attach_source(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
-    rels_src = attach_source(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
+    recs_src = _attach_own(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
+    rels_src = _attach_own(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
     recs_what, rels_what = recs_src.what, rels_src.what
     for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
         try:
@@ -505,7 +566,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
     layout = recs_layout(recs_schema, cols, recs_what)
     rels_kind = rels_layout(rels_schema, cols, rels_what)
     if recs_src.files:
-        _one_file_per_user(con, recs_src, cols)
+        _one_file_per_user(con, recs_src, cols.of("recommendations"))
 
     recs_item = (element_type(recs_schema[cols.items]) if layout == "lists"
                  else recs_schema[cols.item])
@@ -545,6 +606,35 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
     return Loaded(layout, recs_what, rels_what, recs_src.countable, as_text)
+
+
+def own_columns(names, cols: Columns, input_role: str, what: str) -> dict:
+    """{own name: shared name} for the columns that input (with columns `names`) names its own
+    way (--rels-user-col, ...), each checked to exist; both engines read them so."""
+    renames = cols.renames(input_role)
+    for role, column in renames.items():
+        if column not in names:
+            flag = own_flag(input_role, role)
+            raise InputError(f"{what}: no column {column!r}, named by {flag} (columns found: "
+                             f"{', '.join(names) or 'none'}); check {flag}")
+    return {column: getattr(cols, role) for role, column in renames.items()}
+
+
+def _attach_own(con, source, name: str, fmt, role: str, cols: Columns) -> Source:
+    """attach_source, then, where the input names the user or item column its own way
+    (--rels-user-col, ...), the view `name` with that column under the shared name (a column of
+    the shared name in the same file is left out). The column named must exist."""
+    if not cols.renames(role):
+        return attach_source(con, source, name, fmt, role, cols)
+    found = attach_source(con, source, f"{name}_own", fmt, role, cols.of(role))
+    schema = schema_of(con, f"{name}_own", found.what)
+    renames = own_columns(list(schema), cols, role, found.what)
+    dropped = [c for c in schema if c in renames or c in renames.values()]
+    select = ", ".join(f"{ident(own)} AS {ident(shared)}" for own, shared in renames.items())
+    kept = [c for c in schema if c not in dropped]
+    rest = f"* EXCLUDE ({', '.join(ident(c) for c in dropped)}), " if kept else ""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {rest}{select} FROM {name}_own")
+    return found
 
 
 def _one_file_per_user(con, source: Source, cols: Columns) -> None:

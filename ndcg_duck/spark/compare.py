@@ -421,7 +421,8 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
         for name, path in runs:
             recs_df = read(spark, path, settings["recs_format"], "recommendations", cols)
             with refusals(what("recommendations", path), what("relevance", relevance)):
-                check_one_file_per_user(recs_df, what("recommendations", path), cols.user)
+                check_one_file_per_user(recs_df, what("recommendations", path),
+                                        cols.of("recommendations").user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
                        what("relevance", relevance), segments, by, per_user, plot)

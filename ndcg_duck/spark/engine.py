@@ -7,6 +7,7 @@ in the command line's words."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import NamedTuple
 
 import duckdb
@@ -22,6 +23,7 @@ from . import beyond_accuracy as spark_beyond
 from .columns import col
 from .driver import connection as driver_connection
 from .exact import schema as sums_schema
+from .files import own_names
 from .refusals import refusals
 from .scoring import BUCKET, FLAGS, bucket_scorer, score_users, summed_up
 
@@ -127,6 +129,9 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
 
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
+    recs = own_names(recs, cols, "recommendations", recs_what)
+    rels = own_names(rels, cols, "relevance", rels_what)
+    cols = replace(cols, own=())  # read under the shared names from here on
     batch_users = settings["batch_users"]
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
                                 or buckets < 1):  # batch_users: checked by the registry

@@ -61,6 +61,22 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
     fmt = fmt or (_format_inside(path) if not remote and Path(path).is_dir() else None) \
         or inputs.format_of(path, None, role, sample=sample)
     where = path if remote else os.path.abspath(path)  # the JVM's directory may be another
+    return _read(spark, path, where, fmt, role, cols.of(role))  # engine.run: own names
+
+
+def own_names(df, cols: inputs.Columns, role: str, what: str):
+    """The DataFrame with the input's own user or item column (--rels-user-col, ...) under the
+    shared name, as the default engine reads it (inputs.own_columns)."""
+    renames = inputs.own_columns(df.columns, cols, role, what)
+    if not renames:
+        return df
+    return df.select(*[col(name) for name in df.columns
+                       if name not in renames and name not in renames.values()],
+                     *[col(own).alias(shared) for own, shared in renames.items()])
+
+
+def _read(spark, path: str, where: str, fmt: str, role: str, cols: inputs.Columns):
+    """The file(s) at `path` (`where` for the JVM) in format `fmt` as a DataFrame."""
     try:
         if fmt == "trec":
             return _read_trec(spark, path, where, role, cols)
@@ -73,6 +89,11 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
             return _special_numbers(df, [cols.rank, cols.score] if role == "recommendations"
                                     else [cols.relevance])
 
+        if fmt == "recbole":  # tab-separated, headers NAME:TYPE: each column under its NAME
+            df = spark.read.csv(where, header=True, inferSchema=True, sep="\t")
+            return df.select(*[(col(f.name).cast("long") if f.dataType.typeName() == "integer"
+                                else col(f.name)).alias(f.name.rsplit(":", 1)[0])
+                               for f in df.schema.fields])
         if fmt == "json":
             df = spark.read.json(where)
             if "_corrupt_record" in df.columns:  # one JSON document (an array), not JSON lines

@@ -46,7 +46,7 @@ class SparkResult(Result):
         self.names = (described("recommendations", self.recs),
                       described("relevance", self.rels))
         with refusals(*self.names):
-            check_one_file_per_user(recs, self.names[0], self.user_col)
+            check_one_file_per_user(recs, self.names[0], cols.of("recommendations").user)
         self.result, self._notes = run(
             self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
             rels_what=self.names[1], lists=self.lists, **settings)

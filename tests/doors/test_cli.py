@@ -2,6 +2,7 @@
 
 import csv
 import json
+import math
 
 import pyarrow.parquet as pq
 import pytest
@@ -9,6 +10,7 @@ from click.testing import CliRunner
 
 import reference
 from conftest import ROOT
+import ndcg_duck
 from ndcg_duck.cli import cli
 
 EXAMPLES = ROOT / "examples"
@@ -289,3 +291,32 @@ def test_per_user_dash_writes_the_table_to_stdout(tmp_path, fmt, suffix):
     assert result.exit_code == 0
     assert result.stdout == out.read_text(encoding="utf-8")
     assert result.stderr == to_file.stdout  # the summary moves to stderr
+
+
+# --- inputs as they come: RecBole atomic files, each file's own column names ---------------------
+
+RECBOLE_INTER = ("user_id:token\titem_id:token\trating:float\ttimestamp:float\n"
+                 "1\t10\t3\t881250949\n1\t11\t1\t881250950\n1\t13\t2\t881250951\n"
+                 "2\t12\t5\t881250952\n")
+# by hand, k=3, gain = rating: user 1 ranks 10 (3), 12 (-), 11 (1): DCG 3 + 1/log2(4), ideal
+# 3 + 2/log2(3) + 1/log2(4); user 2 ranks 14 (-), 12 (5): DCG 5/log2(3), ideal 5
+RECBOLE_NDCG = ((3 + 0.5) / (3 + 2 / math.log2(3) + 0.5) + (5 / math.log2(3)) / 5) / 2
+
+
+@pytest.mark.parametrize("name, options", [
+    ("rels.inter", []),  # by extension
+    ("rels.tsv", []),  # by content: the header's NAME:TYPE fields
+    ("rels.txt", ["--rels-format", "recbole"]),
+])
+def test_recbole_inter_file_and_each_files_own_column_names(tmp_path, name, options):
+    (tmp_path / name).write_text(RECBOLE_INTER)
+    (tmp_path / "recs.csv").write_text("uid,iid,rank\n1,10,1\n1,12,2\n1,11,3\n2,14,1\n2,12,2\n")
+    result = run("eval", str(tmp_path / "recs.csv"), str(tmp_path / name), "-k", "3",
+                 "--recs-user-col", "uid", "--recs-item-col", "iid", "--relevance-col", "rating",
+                 "--format", "json", *options)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["ndcg@3"] == pytest.approx(RECBOLE_NDCG, abs=1e-12)
+    found = ndcg_duck.evaluate(str(tmp_path / "recs.csv"), str(tmp_path / name), 3,
+                               recs_user_col="uid", recs_item_col="iid", relevance_col="rating",
+                               rels_format="recbole" if options else None)
+    assert found.summary["ndcg@3"] == pytest.approx(RECBOLE_NDCG, abs=1e-12)

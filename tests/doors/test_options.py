@@ -157,7 +157,10 @@ def test_a_new_option_is_one_entry(monkeypatch):
 @pytest.mark.parametrize("given, message", [
     ({"user_col": "uid"},
      f"recommendations file {RECS}: no column 'uid' (columns found: user_id, items); name it "
-     f"with user_col="),
+     f"with recs_user_col= (or user_col= for both files)"),
+    ({"rels_user_col": "who"},
+     f"relevance file {RELS}: no column 'who', named by rels_user_col= (columns found: "
+     f"user_id, item_id, relevance); check rels_user_col="),
     ({"relevance_col": "grade"},
      f"relevance file {RELS}: no column 'grade', named by relevance_col= (columns found: "
      f"user_id, item_id, relevance); check relevance_col="),

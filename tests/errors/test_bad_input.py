@@ -93,7 +93,51 @@ def test_missing_column_lists_the_columns_found(tmp_path, rels):
     result = run("eval", path, rels)
     assert result.exit_code == 1
     assert result.output == (f"Error: recommendations file {path}: no column 'user_id' "
-                             f"(columns found: uid, item_id, rank); name it with --user-col\n")
+                             f"(columns found: uid, item_id, rank); name it with "
+                             f"--recs-user-col (or --user-col for both files)\n")
+
+
+# one file's own column names: the message names the file and that file's option
+# (--recs-user-col, --rels-item-col, ...); case: (recs CSV, rels CSV, options, message)
+RECS_CSV, RELS_CSV = "user_id,item_id,rank\nu1,a,1\n", "user_id,item_id,relevance\nu1,a,1\n"
+OWN_COLUMNS = {
+    "relevance without user_id": (
+        RECS_CSV, "uid,item_id,relevance\nu1,a,1\n", [],
+        "relevance file {rels}: no column 'user_id' (columns found: uid, item_id, relevance); "
+        "name it with --rels-user-col (or --user-col for both files)"),
+    "relevance without item_id": (
+        RECS_CSV, "user_id,iid,relevance\nu1,a,1\n", [],
+        "relevance file {rels}: no column 'item_id' (one judged item per row) or 'items' (a list "
+        "of relevant items) (columns found: user_id, iid, relevance); name it with "
+        "--rels-item-col (or --item-col for both files) or --items-col"),
+    "recommendations without item_id": (
+        "user_id,iid,rank\nu1,a,1\n", RELS_CSV, [],
+        "recommendations file {recs}: no column 'items' (a list of item ids) or 'item_id' (one "
+        "item per row) (columns found: user_id, iid, rank); name it with --items-col or "
+        "--recs-item-col (or --item-col for both files)"),
+    "--rels-user-col names no column": (
+        RECS_CSV, "uid,item_id,relevance\nu1,a,1\n", ["--rels-user-col", "who"],
+        "relevance file {rels}: no column 'who', named by --rels-user-col (columns found: uid, "
+        "item_id, relevance); check --rels-user-col"),
+    "--recs-item-col names no column": (
+        RECS_CSV, RELS_CSV, ["--recs-item-col", "iid"],
+        "recommendations file {recs}: no column 'iid', named by --recs-item-col (columns found: "
+        "user_id, item_id, rank); check --recs-item-col"),
+    "--user-col fixes one file, breaks the other": (
+        RECS_CSV, "uid,item_id,relevance\nu1,a,1\n", ["--user-col", "uid"],
+        "recommendations file {recs}: no column 'uid' (columns found: user_id, item_id, rank); "
+        "name it with --recs-user-col (or --user-col for both files)"),
+}
+
+
+@pytest.mark.parametrize("case", list(OWN_COLUMNS))
+def test_a_missing_column_names_the_file_and_its_option(tmp_path, case):
+    recs_text, rels_text, options, message = OWN_COLUMNS[case]
+    recs = write_csv(tmp_path / "recs.csv", recs_text)
+    rels = write_csv(tmp_path / "rels.csv", rels_text)
+    result = run("eval", recs, rels, *options)
+    assert result.exit_code == 1
+    assert result.output == "Error: " + message.format(recs=recs, rels=rels) + "\n"
 
 
 def test_ragged_csv(tmp_path, rels):

@@ -308,3 +308,72 @@ def test_each_type_of_train_and_items_ids_gets_a_value_or_a_named_error(case):
         assert str(caught.value) == expected
     else:
         assert evaluate(recs, rels, **call).summary["coverage@3"] == pytest.approx(expected)
+
+
+# --- the types of what ndcg-duck writes: every metric a DOUBLE, counts integers -----------------
+
+def every_metric_inputs():
+    """A small run for every metric in metrics.METRICS (train and items for the beyond-accuracy
+    ones): the recommendations, judgments and keyword options."""
+    from ndcg_duck import metrics
+    recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [1, 2, 3, 1, 4],
+                         "rank": [1, 2, 3, 1, 2]})
+    rels = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [2, 3, 4], "relevance": [1, 2, 1]})
+    train = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 4]})
+    items = pd.DataFrame({"item_id": [1, 2, 3, 4],
+                          "embedding": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]]})
+    return recs, rels, dict(k=[2], metrics=[m.name for m in metrics.METRICS], train=train,
+                            items=items)
+
+
+def per_user_types_expected():
+    """{per-user column: 'double' or 'integer'} for every metric of metrics.METRICS written per
+    user (a per-run metric, such as coverage, has no per-user value), cutoff 2."""
+    from ndcg_duck import metrics
+    expected = {}
+    for metric in metrics.METRICS:
+        if metric.summary == "run":
+            continue
+        name = metric.name if metric.cutoff in ("none", "optional") else f"{metric.name}@2"
+        expected[name] = "integer" if metric.summary == "sum" else "double"
+    return expected
+
+
+def test_every_metric_per_user_is_a_double_and_every_count_an_integer(tmp_path):
+    """The per-user table of evaluate and of eval --per-user (Parquet): every metric a DOUBLE
+    (hit_rate was a DECIMAL(2,1), which pandas and scipy cannot subtract from a float), counts
+    (num_rel, num_rel_ret) integers; compare's per-user table and Spark's rows are made from the
+    same SQL (Spark: tests/spark/test_spark.py)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from ndcg_duck import compare
+    from ndcg_duck.cli import cli
+
+    def kinds(schema, skip=("user_id",)):
+        return {field.name: ("double" if pa.types.is_float64(field.type) else
+                             "integer" if pa.types.is_integer(field.type) else str(field.type))
+                for field in schema if field.name not in skip}
+
+    recs, rels, options = every_metric_inputs()
+    expected = {**per_user_types_expected(), "dcg@2": "double", "idcg@2": "double"}
+    assert kinds(evaluate(recs, rels, **options).per_user.schema) == expected
+    for name, frame in (("recs", recs), ("rels", rels), ("train", options["train"]),
+                        ("items", options["items"])):
+        frame.to_parquet(tmp_path / f"{name}.parquet")
+    got = CliRunner().invoke(cli, ["eval", str(tmp_path / "recs.parquet"),
+                                   str(tmp_path / "rels.parquet"), "-k", "2",
+                                   "-m", ",".join(options["metrics"]),
+                                   "--train", str(tmp_path / "train.parquet"),
+                                   "--items", str(tmp_path / "items.parquet"),
+                                   "--per-user", str(tmp_path / "users.parquet")])
+    assert got.exit_code == 0, got.output
+    assert kinds(pq.read_schema(tmp_path / "users.parquet")) == expected
+    accuracy = [m for m in options["metrics"] if m not in ("coverage", "gini", "entropy",
+                                                           "novelty", "popularity", "tail", "ild")]
+    table = compare(rels, {"a": recs, "b": recs.assign(rank=-recs["rank"])}, k=2,
+                    metrics=accuracy, per_user=True).per_user
+    compared = kinds(table.schema)  # 'ndcg@2 a', 'ndcg@2 b', 'ndcg@2 b-a': the metric's type
+    assert compared == {f"{name} {run}": expected[name] for name in expected
+                        if name.split("@")[0] in accuracy for run in ("a", "b", "b-a")}

@@ -941,3 +941,39 @@ def test_compare_segments_rule_and_corners_on_spark_as_the_default_engine(spark,
         assert {row["segment"] for row in rows[0]} == {
             "(all)", "line\nbreak", 'north, "east"', "Ünïcödé ☃", "(unknown)"}
 
+
+
+def test_every_metric_per_user_is_a_double_on_spark_too(spark):
+    """Spark's per-user rows: every metric of metrics.METRICS a DoubleType, counts integers, as
+    the default engine's (tests/errors/test_types.py, whose inputs and expectations this takes)."""
+    from pyspark.sql import types as T
+    from test_types import every_metric_inputs, per_user_types_expected
+    recs, rels, options = every_metric_inputs()
+    got = engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
+                          buckets=2, **options)
+    kinds = {field.name: ("double" if isinstance(field.dataType, T.DoubleType) else
+                          "integer" if isinstance(field.dataType, T.IntegralType)
+                          else field.dataType.simpleString())
+             for field in got.per_user.schema.fields if field.name != "user_id"}
+    got.per_user.unpersist()
+    assert kinds == {**per_user_types_expected(), "dcg@2": "double", "idcg@2": "double"}
+
+
+def test_cli_reads_recbole_files_and_each_files_own_columns_as_the_default_engine(spark,
+                                                                                   tmp_path):
+    """A RecBole .inter file and --recs-user-col, --recs-item-col, --rels-user-col,
+    --rels-item-col on Spark: the hand-worked value of tests/doors/test_cli.py, and a named
+    column that does not exist is the default engine's message."""
+    from test_cli import RECBOLE_INTER, RECBOLE_NDCG
+    (tmp_path / "rels.inter").write_text(RECBOLE_INTER.replace("user_id:", "person:")
+                                         .replace("item_id:", "thing:"))
+    (tmp_path / "recs.csv").write_text("uid,iid,rank\n1,10,1\n1,12,2\n1,11,3\n2,14,1\n2,12,2\n")
+    args = ["eval", str(tmp_path / "recs.csv"), str(tmp_path / "rels.inter"), "-k", "3",
+            "--recs-user-col", "uid", "--recs-item-col", "iid", "--rels-user-col", "person",
+            "--rels-item-col", "thing", "--relevance-col", "rating", "--format", "json"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+    assert json.loads(got.output)["ndcg@3"] == pytest.approx(RECBOLE_NDCG, abs=1e-12)
+    bad = [a if a != "thing" else "thang" for a in args]
+    want, got = invoke(*bad), invoke(*bad, "--engine", "spark")
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
