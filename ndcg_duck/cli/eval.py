@@ -16,7 +16,7 @@ from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
 from .common import EXIT_CODES, cli, registry_options, user_errors
-from .extras import beside_inputs, check_eval_extras, with_segments
+from .extras import beside_inputs, check_eval_extras, refuse_tables, with_segments
 from ..sqlfiles import script
 
 
@@ -51,6 +51,9 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
+    refuse_tables([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
+                   ("--train", settings["train"]), ("--items", settings["items"]),
+                   ("--per-user", per_user), ("--plot", plot)], engine)
     if engine == "spark":
         from ..spark.files import refuse_s3
 

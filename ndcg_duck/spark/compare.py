@@ -419,8 +419,9 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
         frames = []
         for name, path in runs:
             recs_df = read(spark, path, settings["recs_format"], "recommendations", cols)
-            with refusals(what("recommendations", path), what("relevance", relevance)):
-                check_one_file_per_user(recs_df, what("recommendations", path), cols.user)
+            if inputs.table_name(path) is None:  # a table's files are one dataset
+                with refusals(what("recommendations", path), what("relevance", relevance)):
+                    check_one_file_per_user(recs_df, what("recommendations", path), cols.user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
                        what("relevance", relevance), segments, by, per_user, plot)

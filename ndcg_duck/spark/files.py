@@ -44,9 +44,12 @@ def refuse_s3(given, endpoint=None) -> None:
 
 
 def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
-    """A Spark DataFrame over a file, a directory of part files or a glob."""
+    """A Spark DataFrame over a file, a directory of part files, a glob, or a table of the
+    session's catalog given as table:NAME (read_table)."""
     import glob
 
+    if inputs.table_name(path) is not None:
+        return read_table(spark, inputs.table_name(path), fmt, role)
     path = str(path)
     refuse_s3([(f"{role} file", path)])
     remote = "://" in path
@@ -83,6 +86,29 @@ def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inpu
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+SEE_TABLES = ("see the tables with SHOW TABLES IN DATABASE in spark-sql, or "
+              "spark.catalog.listTables('DATABASE') in pyspark")
+
+
+def read_table(spark, name: str, fmt: Optional[str], role: str):
+    """The table `name` (table:NAME, perhaps qualified: db.recs, catalog.db.recs) of the
+    session's catalog, whatever stores it (Hive, Delta, Iceberg), as a Spark DataFrame; a name
+    that matches no table is an error that says how to list them."""
+    option = {"recommendations": "--recs-format", "relevance": "--rels-format"}[role]
+    if fmt is not None:
+        raise InputError(f"{option} {fmt}: {role} table {name} is a table, whose columns the "
+                         f"catalog gives: leave out {option}", usage=True)
+    try:
+        if not spark.catalog.tableExists(name):
+            raise InputError(f"{role} table {name}: no such table in the Spark session's "
+                             f"catalog; {SEE_TABLES}")
+        return spark.table(name)
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        raise InputError(f"cannot read {role} table {name}: {_first_line(str(exc))}") from None
 
 
 # a CSV number as DuckDB's reader takes it, nan and inf included (Spark's takes NaN and Inf only)

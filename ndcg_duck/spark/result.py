@@ -45,8 +45,9 @@ class SparkResult(Result):
         rels = read(self.spark, self.rels, settings["rels_format"], "relevance", cols)
         self.names = (described("recommendations", self.recs),
                       described("relevance", self.rels))
-        with refusals(*self.names):
-            check_one_file_per_user(recs, self.names[0], self.user_col)
+        if inputs.table_name(self.recs) is None:  # a table's files are one dataset
+            with refusals(*self.names):
+                check_one_file_per_user(recs, self.names[0], self.user_col)
         self.result, self._notes = run(
             self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
             rels_what=self.names[1], lists=self.lists, **settings)
