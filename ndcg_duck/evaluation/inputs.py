@@ -283,6 +283,10 @@ def described(role: str, path) -> str:
 
 
 def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> Source:
+    if table_name(path) is not None:  # the CLI's words for a Spark table (cli/extras.py)
+        raise InputError(f"{role} {path}: {TABLE}NAME names a table of Spark's catalog, which "
+                         f"only the Spark engine reads: pass spark.table({table_name(path)!r}) "
+                         f"to ndcg_duck.spark.evaluate", usage=True)
     if objectstore.is_url(path):
         return _attach_url(con, path, name, fmt, role, cols)
     what = described(role, path)
