@@ -73,7 +73,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
     if engine == "spark":
         from ..spark import SparkResult as engine_result
-        on_spark = dict(master=spark_master, conf_pairs=spark_conf)
+        on_spark = dict(master=spark_master, conf_pairs=spark_conf, output=per_user)
     if per_user and per_user != "-":
         engine_result.check_output(per_user)
     check_eval_extras(segments, by, plot)

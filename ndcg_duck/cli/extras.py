@@ -52,9 +52,9 @@ DRIVER_READS = ("--segments", "--train", "--items")  # read with DuckDB on Spark
 
 def refuse_tables(given, engine: str) -> None:
     """Tables of Spark's catalog (table:NAME) among the inputs and outputs `given` as (the
-    caller's words, value) pairs: --engine spark reads them as RECS, RELEVANCE and --run; any
-    other place (the default engine, the inputs read on the driver, the outputs) is a usage
-    error that says what to give."""
+    caller's words, value) pairs: --engine spark reads them as RECS, RELEVANCE and --run and
+    writes --per-user as one; any other place (the default engine, the inputs read on the
+    driver, --plot) is a usage error that says what to give."""
     for said, value in given:
         name = table_name(value)
         if name is None:
@@ -62,13 +62,13 @@ def refuse_tables(given, engine: str) -> None:
         if not name:
             raise InputError(f"{said} {value}: name the table after {TABLE}, as in "
                              f"{TABLE}db.recs", usage=True)
-        if said in ("--per-user", "--plot"):
-            raise InputError(f"{said} {value}: {said} writes a file (or a directory of part "
-                             f"files), not a table: give a path", usage=True)
+        if said == "--plot":
+            raise InputError(f"{said} {value}: {said} writes a PNG file, not a table: give a "
+                             f"path", usage=True)
         if engine != "spark":
             raise InputError(f"{said} {value}: {TABLE}NAME names a table of Spark's catalog, "
-                             f"which only --engine spark reads: add --engine spark, or give a "
-                             f"file", usage=True)
+                             f"which only --engine spark reads and writes: add --engine spark, "
+                             f"or give a file", usage=True)
         if said in DRIVER_READS:
             raise InputError(f"{said} {value}: {said} is read on Spark's driver from a file, not "
                              f"from a table: write the table out as Parquet and give its path",

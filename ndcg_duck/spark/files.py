@@ -217,16 +217,33 @@ def is_directory_output(path: str) -> bool:
 
 
 def check_output(path: str) -> None:
+    """--per-user OUT before Spark starts: a file or a directory to create (a catalog table,
+    table:NAME, is checked once the session is up: check_table_output)."""
+    if inputs.table_name(path) is not None:
+        return
     if not is_directory_output(path):
         output.check_output_path(path)
     elif "://" not in path and Path(path).exists():
         raise InputError(f"output directory {path} exists: remove it or name another", usage=True)
 
 
+def check_table_output(spark, path) -> None:
+    """--per-user table:NAME, before any work: a new table of the session's catalog (an
+    existing one, an input table among them, is never replaced)."""
+    name = inputs.table_name(path)
+    if name is not None and spark.catalog.tableExists(name):
+        raise InputError(f"--per-user {path}: table {name} exists: drop it or name another "
+                         f"table", usage=True)
+
+
 def write_per_user(rows, path: str, user_col: str) -> None:
     """Spark writes the per-user rows as Parquet part files: into the directory `path`, or into
     a temporary directory that DuckDB then copies, ordered by user, into the one file `path`
-    (written whole or not at all, as the default engine writes it)."""
+    (written whole or not at all, as the default engine writes it); for table:NAME, as the new
+    table NAME of the session's catalog (saveAsTable, which refuses an existing table)."""
+    if inputs.table_name(path) is not None:
+        rows.write.mode("errorifexists").saveAsTable(inputs.table_name(path))
+        return
     if is_directory_output(path):
         rows.write.parquet(path)
         return

@@ -44,6 +44,17 @@ def test_eval_reads_catalog_tables_as_the_default_engine_reads_their_files(wareh
     assert (warehouse / "got.csv").read_text() == (warehouse / "want.csv").read_text()
 
 
+def test_per_user_rows_as_a_new_table(spark, warehouse):
+    args = ["-k", "3,10", "-m", "ndcg,num_rel"]
+    want = invoke("eval", warehouse / "recs.parquet", warehouse / "rels.parquet", *args,
+                  "--per-user", warehouse / "want.parquet")
+    got = invoke("eval", "table:runs.recs", "table:runs.rels", *args, "--engine", "spark",
+                 "--per-user", "table:runs.per_user")
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+    rows = spark.table("runs.per_user").toPandas().sort_values("user_id", ignore_index=True)
+    assert rows.to_dict("records") == pq.read_table(warehouse / "want.parquet").to_pylist()
+
+
 def test_compare_reads_catalog_tables_and_files_together(warehouse):
     args = ["-k", "3,10", "-m", "ndcg,P@3", "--format", "json"]
     want = invoke("compare", warehouse / "rels.parquet", "--run",
@@ -60,6 +71,9 @@ def test_compare_reads_catalog_tables_and_files_together(warehouse):
      "Error: relevance table runs.missing: no such table in the Spark session's catalog; see the "
      "tables with SHOW TABLES IN DATABASE in spark-sql, or spark.catalog.listTables('DATABASE') "
      "in pyspark\n"),
+    (["table:runs.recs", "table:runs.rels", "--engine", "spark", "--per-user", "table:runs.rels"],
+     2, "Error: --per-user table:runs.rels: table runs.rels exists: drop it or name another "
+     "table\n"),
     (["table:runs.recs", "table:runs.rels", "--engine", "spark", "--recs-format", "parquet"], 2,
      "Error: --recs-format parquet: recommendations table runs.recs is a table, whose columns the "
      "catalog gives: leave out --recs-format\n"),
@@ -72,18 +86,20 @@ def test_eval_table_errors_on_spark(warehouse, args, code, message):
 @pytest.mark.parametrize("args, message", [
     (["eval", "table:runs.recs", EXAMPLES[1]],
      "RECS table:runs.recs: table:NAME names a table of Spark's catalog, which only --engine "
-     "spark reads: add --engine spark, or give a file"),
+     "spark reads and writes: add --engine spark, or give a file"),
     (["compare", EXAMPLES[1], "--run", "a=table:runs.recs"],
      "--run a table:runs.recs: table:NAME names a table of Spark's catalog, which only --engine "
-     "spark reads: add --engine spark, or give a file"),
+     "spark reads and writes: add --engine spark, or give a file"),
     (["eval", "table:", EXAMPLES[1], "--engine", "spark"],
      "RECS table:: name the table after table:, as in table:db.recs"),
     (["eval", *EXAMPLES, "--engine", "spark", "--segments", "table:runs.groups", "--by", "g"],
      "--segments table:runs.groups: --segments is read on Spark's driver from a file, not from "
      "a table: write the table out as Parquet and give its path"),
-    (["eval", *EXAMPLES, "--engine", "spark", "--per-user", "table:runs.out"],
-     "--per-user table:runs.out: --per-user writes a file (or a directory of part files), not a "
-     "table: give a path"),
+    (["eval", *EXAMPLES, "--engine", "spark", "--plot", "table:runs.out"],
+     "--plot table:runs.out: --plot writes a PNG file, not a table: give a path"),
+    (["eval", *EXAMPLES, "--per-user", "table:runs.out"],
+     "--per-user table:runs.out: table:NAME names a table of Spark's catalog, which only "
+     "--engine spark reads and writes: add --engine spark, or give a file"),
 ])
 def test_table_refusals_before_any_work(args, message, monkeypatch):
     from conftest import ROOT
