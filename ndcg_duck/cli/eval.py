@@ -33,7 +33,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     (user, item) with a rank or a score. RELEVANCE holds (user, item, relevance) rows, or
     lists of relevant items. Parquet, CSV and JSON files, globs, directories of part files
     (read as one dataset), or TREC runs and qrels (by content, or --recs-format trec,
-    --rels-format trec).
+    --rels-format trec). With --engine spark, also tables of the session's catalog:
+    table:db.recs.
 
     Which columns are used: a column named with an option must exist. RECS: a list column
     (--items-col, default items) first; otherwise long rows (--item-col) ordered by the column
