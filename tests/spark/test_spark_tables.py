@@ -55,15 +55,18 @@ def test_per_user_rows_as_a_new_table(spark, warehouse):
     assert rows.to_dict("records") == pq.read_table(warehouse / "want.parquet").to_pylist()
 
 
-def test_compare_reads_catalog_tables_and_files_together(warehouse):
+def test_compare_reads_catalog_tables_and_files_together(spark, warehouse):
     args = ["-k", "3,10", "-m", "ndcg,P@3", "--format", "json"]
     want = invoke("compare", warehouse / "rels.parquet", "--run",
                   f"a={warehouse / 'recs.parquet'}", "--run", f"b={warehouse / 'other.parquet'}",
-                  *args)
+                  *args, "--per-user", warehouse / "want.parquet")
     got = invoke("compare", "table:runs.rels", "--run", "a=table:runs.recs", "--run",
-                 f"b={warehouse / 'other.parquet'}", *args, "--engine", "spark")
+                 f"b={warehouse / 'other.parquet'}", *args, "--engine", "spark",
+                 "--per-user", "table:runs.pairs")
     assert want.exit_code == 0 and got.exit_code == 0, got.output
     assert_same_rows(json.loads(got.output), json.loads(want.output))
+    rows = spark.table("runs.pairs").toPandas().sort_values("user_id", ignore_index=True)
+    assert_same_rows(rows.to_dict("records"), pq.read_table(warehouse / "want.parquet").to_pylist())
 
 
 @pytest.mark.parametrize("args, code, message", [
