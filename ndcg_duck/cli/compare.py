@@ -14,7 +14,7 @@ from ..report import output
 from ..report.clashes import Input, Output, refuse_clashes
 from . import common
 from .common import cli, registry_options, user_errors
-from .extras import beside_inputs
+from .extras import beside_inputs, refuse_tables
 from ..errors import InputError
 
 
@@ -50,6 +50,10 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
     """
     per_user, fmt = compare_per_user, compare_format
     pairs = [_run_pair(text) for text in runs]
+    refuse_tables([("RELEVANCE", relevance), *((f"--run {name}", path) for name, path in pairs),
+                   ("--segments", settings["segments"]), ("--train", settings["train"]),
+                   ("--items", settings["items"]), ("--per-user", per_user), ("--plot", plot)],
+                  settings["engine"])
     if settings["engine"] == "spark":
         from ..spark.files import refuse_s3
 

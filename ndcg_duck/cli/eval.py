@@ -16,7 +16,7 @@ from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
 from .common import EXIT_CODES, cli, registry_options, user_errors
-from .extras import beside_inputs, check_eval_extras, with_segments
+from .extras import beside_inputs, check_eval_extras, refuse_tables, with_segments
 from ..sqlfiles import script
 
 
@@ -33,7 +33,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     (user, item) with a rank or a score. RELEVANCE holds (user, item, relevance) rows, or
     lists of relevant items. Parquet, CSV and JSON files, globs, directories of part files
     (read as one dataset), or TREC runs and qrels (by content, or --recs-format trec,
-    --rels-format trec).
+    --rels-format trec). With --engine spark, also tables of the session's catalog:
+    table:db.recs.
 
     Which columns are used: a column named with an option must exist. RECS: a list column
     (--items-col, default items) first; otherwise long rows (--item-col) ordered by the column
@@ -51,6 +52,9 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
+    refuse_tables([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
+                   ("--train", settings["train"]), ("--items", settings["items"]),
+                   ("--per-user", per_user), ("--plot", plot)], engine)
     if engine == "spark":
         from ..spark.files import refuse_s3
 
@@ -70,7 +74,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
     if engine == "spark":
         from ..spark import SparkResult as engine_result
-        on_spark = dict(master=spark_master, conf_pairs=spark_conf)
+        on_spark = dict(master=spark_master, conf_pairs=spark_conf, output=per_user)
     if per_user and per_user != "-":
         engine_result.check_output(per_user)
     check_eval_extras(segments, by, plot)

@@ -9,6 +9,8 @@ import io
 import json
 
 from ..comparison import stats
+from ..errors import InputError
+from ..evaluation.inputs import TABLE, table_name
 from ..report.clashes import Input
 from ..options import check_segments, group
 
@@ -43,6 +45,34 @@ def beside_inputs(segments, settings: dict) -> list:
     return [Input("segments", "--segments", segments),
             Input("train", "--train", settings.get("train")),
             Input("items", "--items", settings.get("items"))]
+
+
+DRIVER_READS = ("--segments", "--train", "--items")  # read with DuckDB on Spark's driver too
+
+
+def refuse_tables(given, engine: str) -> None:
+    """Tables of Spark's catalog (table:NAME) among the inputs and outputs `given` as (the
+    caller's words, value) pairs: --engine spark reads them as RECS, RELEVANCE and --run and
+    writes --per-user as one; any other place (the default engine, the inputs read on the
+    driver, --plot) is a usage error that says what to give."""
+    for said, value in given:
+        name = table_name(value)
+        if name is None:
+            continue
+        if not name:
+            raise InputError(f"{said} {value}: name the table after {TABLE}, as in "
+                             f"{TABLE}db.recs", usage=True)
+        if said == "--plot":
+            raise InputError(f"{said} {value}: {said} writes a PNG file, not a table: give a "
+                             f"path", usage=True)
+        if engine != "spark":
+            raise InputError(f"{said} {value}: {TABLE}NAME names a table of Spark's catalog, "
+                             f"which only --engine spark reads and writes: add --engine spark, "
+                             f"or give a file", usage=True)
+        if said in DRIVER_READS:
+            raise InputError(f"{said} {value}: {said} is read on Spark's driver from a file, not "
+                             f"from a table: write the table out as Parquet and give its path",
+                             usage=True)
 
 
 def check_eval_extras(segments, by, plot) -> None:

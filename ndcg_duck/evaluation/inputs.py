@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import duckdb
 import pyarrow as pa
@@ -311,14 +311,32 @@ def attach_source(con, source, name: str, fmt: str | None, role: str,
     return Source(f"{role} ({type(source).__name__})", True, [], "")
 
 
+TABLE = "table:"  # table:db.recs names a table of Spark's catalog (--engine spark reads it)
+
+
+def table_name(source) -> Optional[str]:
+    """The name of the catalog table that `source` gives as table:NAME (as written, perhaps
+    empty), or None for a path or a table in memory."""
+    if isinstance(source, str) and source.startswith(TABLE):
+        return source[len(TABLE):].strip()
+    return None
+
+
 def described(role: str, path) -> str:
-    """How messages name an input given by its path, on every engine: 'relevance file PATH', or
-    'recommendations directory PATH' for a local directory of part files."""
+    """How messages name an input given by its path, on every engine: 'relevance file PATH',
+    'recommendations directory PATH' for a local directory of part files, or 'recommendations
+    table db.recs' for a catalog table given as table:db.recs."""
+    if table_name(path) is not None:
+        return f"{role} table {table_name(path)}"
     kind = "directory" if "://" not in str(path) and Path(path).is_dir() else "file"
     return f"{role} {kind} {path}"
 
 
 def _attach_path(con, path: str, name: str, fmt, role: str, cols: Columns) -> Source:
+    if table_name(path) is not None:  # the CLI's words for a Spark table (cli/extras.py)
+        raise InputError(f"{role} {path}: {TABLE}NAME names a table of Spark's catalog, which "
+                         f"only the Spark engine reads: pass spark.table({table_name(path)!r}) "
+                         f"to ndcg_duck.spark.evaluate", usage=True)
     if objectstore.is_url(path):
         return _attach_url(con, path, name, fmt, role, cols)
     what = described(role, path)

@@ -7,8 +7,8 @@ one file on disk (st_dev and st_ino: a hard link, or a path spelt another way). 
 an input directory is refused too (the next run would read it as part of the dataset), and so is
 an output directory (Spark's OUT/) that holds an input. An s3:// output is compared with the
 s3:// inputs the same way, by URL (the same object, or an object inside an input prefix). Other
-outputs ('-' for stdout, other URIs) and other inputs (tables in memory, other URIs) are not
-compared.
+outputs ('-' for stdout, other URIs) and other inputs (tables in memory, tables of Spark's catalog
+given as table:NAME, other URIs) are not compared.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Iterable, NamedTuple, Optional
 
 from .. import objectstore
 from ..errors import InputError
-from ..evaluation.inputs import files_read
+from ..evaluation.inputs import files_read, table_name
 
 
 class Output(NamedTuple):
@@ -35,7 +35,8 @@ class Input(NamedTuple):
 
 
 def _local(path) -> bool:
-    return isinstance(path, (str, Path)) and str(path) not in ("", "-") and "://" not in str(path)
+    return (isinstance(path, (str, Path)) and str(path) not in ("", "-")
+            and "://" not in str(path) and table_name(path) is None)
 
 
 def _url(path) -> bool:

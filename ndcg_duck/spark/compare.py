@@ -409,20 +409,22 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
     from .refusals import refusals
     from ..evaluation.inputs import described as what
-    from .files import check_one_file_per_user, read
+    from .files import check_one_file_per_user, check_table_output, read
     from .launch import cli_session, parse_conf
 
     common.checked(runs, compare_options, segments, by, plot)
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**settings)
     with cli_session(master, conf, show_progress) as spark:
+        check_table_output(spark, per_user)
         rels_df = read(spark, relevance, settings["rels_format"], "relevance", cols)
         frames = []
         for name, path in runs:
             recs_df = read(spark, path, settings["recs_format"], "recommendations", cols)
-            with refusals(what("recommendations", path), what("relevance", relevance)):
-                check_one_file_per_user(recs_df, what("recommendations", path),
-                                        cols.of("recommendations").user)
+            if inputs.table_name(path) is None:  # a table's files are one dataset
+                with refusals(what("recommendations", path), what("relevance", relevance)):
+                    check_one_file_per_user(recs_df, what("recommendations", path),
+                                            cols.of("recommendations").user)
             frames.append((name, recs_df, what("recommendations", path)))
         return compare(spark, rels_df, frames, settings, compare_options,
                        what("relevance", relevance), segments, by, per_user, plot)

@@ -44,9 +44,12 @@ def refuse_s3(given, endpoint=None) -> None:
 
 
 def read(spark, path, fmt: Optional[str], role: str, cols: inputs.Columns = inputs.Columns()):
-    """A Spark DataFrame over a file, a directory of part files or a glob."""
+    """A Spark DataFrame over a file, a directory of part files, a glob, or a table of the
+    session's catalog given as table:NAME (read_table)."""
     import glob
 
+    if inputs.table_name(path) is not None:
+        return read_table(spark, inputs.table_name(path), fmt, role)
     path = str(path)
     refuse_s3([(f"{role} file", path)])
     remote = "://" in path
@@ -104,6 +107,29 @@ def _read(spark, path: str, where: str, fmt: str, role: str, cols: inputs.Column
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise
         raise InputError(f"cannot read {role} file {path}: {_first_line(str(exc))}") from None
+
+
+SEE_TABLES = ("see the tables with SHOW TABLES IN DATABASE in spark-sql, or "
+              "spark.catalog.listTables('DATABASE') in pyspark")
+
+
+def read_table(spark, name: str, fmt: Optional[str], role: str):
+    """The table `name` (table:NAME, perhaps qualified: db.recs, catalog.db.recs) of the
+    session's catalog, whatever stores it (Hive, Delta, Iceberg), as a Spark DataFrame; a name
+    that matches no table is an error that says how to list them."""
+    option = {"recommendations": "--recs-format", "relevance": "--rels-format"}[role]
+    if fmt is not None:
+        raise InputError(f"{option} {fmt}: {role} table {name} is a table, whose columns the "
+                         f"catalog gives: leave out {option}", usage=True)
+    try:
+        if not spark.catalog.tableExists(name):
+            raise InputError(f"{role} table {name}: no such table in the Spark session's "
+                             f"catalog; {SEE_TABLES}")
+        return spark.table(name)
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        raise InputError(f"cannot read {role} table {name}: {_first_line(str(exc))}") from None
 
 
 # a CSV number as DuckDB's reader takes it, nan and inf included (Spark's takes NaN and Inf only)
@@ -212,16 +238,33 @@ def is_directory_output(path: str) -> bool:
 
 
 def check_output(path: str) -> None:
+    """--per-user OUT before Spark starts: a file or a directory to create (a catalog table,
+    table:NAME, is checked once the session is up: check_table_output)."""
+    if inputs.table_name(path) is not None:
+        return
     if not is_directory_output(path):
         output.check_output_path(path)
     elif "://" not in path and Path(path).exists():
         raise InputError(f"output directory {path} exists: remove it or name another", usage=True)
 
 
+def check_table_output(spark, path) -> None:
+    """--per-user table:NAME, before any work: a new table of the session's catalog (an
+    existing one, an input table among them, is never replaced)."""
+    name = inputs.table_name(path)
+    if name is not None and spark.catalog.tableExists(name):
+        raise InputError(f"--per-user {path}: table {name} exists: drop it or name another "
+                         f"table", usage=True)
+
+
 def write_per_user(rows, path: str, user_col: str) -> None:
     """Spark writes the per-user rows as Parquet part files: into the directory `path`, or into
     a temporary directory that DuckDB then copies, ordered by user, into the one file `path`
-    (written whole or not at all, as the default engine writes it)."""
+    (written whole or not at all, as the default engine writes it); for table:NAME, as the new
+    table NAME of the session's catalog (saveAsTable, which refuses an existing table)."""
+    if inputs.table_name(path) is not None:
+        rows.write.mode("errorifexists").saveAsTable(inputs.table_name(path))
+        return
     if is_directory_output(path):
         rows.write.parquet(path)
         return

@@ -10,7 +10,8 @@ from ..report import output
 from ..report.result import Result
 from .columns import col
 from .engine import run
-from .files import check_one_file_per_user, check_output, read, write_per_user
+from .files import (check_one_file_per_user, check_output, check_table_output, read,
+                    write_per_user)
 from .launch import cli_session, parse_conf
 from .refusals import refusals
 
@@ -20,11 +21,14 @@ class SparkResult(Result):
     (launch.cli_session: master, conf_pairs as --spark-conf gives them, show_progress: Spark's
     progress bar, else its log in a temporary file) stays up until close. per_user: keep the
     per-user rows (for --per-user, --segments and --plot); by_segment: keep, with per-run
-    metrics, the evaluated users' lists for --segments."""
+    metrics, the evaluated users' lists for --segments; output: --per-user's path or
+    table:NAME."""
 
     def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
-                 by_segment: bool = False, master: str = "local[*]", conf_pairs=()):
+                 by_segment: bool = False, master: str = "local[*]", conf_pairs=(),
+                 output=None):
         self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
+        self.output = output  # --per-user's path, or table:NAME (checked once Spark is up)
         self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
         super().__init__(settings)
 
@@ -38,6 +42,7 @@ class SparkResult(Result):
                                         None)[1],  # fail fast, before Spark starts
                        settings["train"], settings["items"])
         self.spark = stack.enter_context(cli_session(self.master, conf, self.show))
+        check_table_output(self.spark, self.output)
         self.lists = {} if self.by_segment else None  # the per-run metrics per segment
         stack.callback(self._drop_lists)
         cols = inputs.Columns.given(**settings)
@@ -45,8 +50,9 @@ class SparkResult(Result):
         rels = read(self.spark, self.rels, settings["rels_format"], "relevance", cols)
         self.names = (described("recommendations", self.recs),
                       described("relevance", self.rels))
-        with refusals(*self.names):
-            check_one_file_per_user(recs, self.names[0], cols.of("recommendations").user)
+        if inputs.table_name(self.recs) is None:  # a table's files are one dataset
+            with refusals(*self.names):
+                check_one_file_per_user(recs, self.names[0], cols.of("recommendations").user)
         self.result, self._notes = run(
             self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
             rels_what=self.names[1], lists=self.lists, **settings)

@@ -112,6 +112,15 @@ def test_bad_option_raises_the_documented_error():
         ndcg_duck.evaluate(recs_arrow(), rels_arrow(), gain="log")
 
 
+def test_a_spark_table_name_says_where_it_is_read():
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate("table:db.recs", rels_arrow())
+    assert str(error.value) == (
+        "recommendations table:db.recs: table:NAME names a table of Spark's catalog, which only "
+        "the Spark engine reads: pass spark.table('db.recs') to ndcg_duck.spark.evaluate")
+    assert error.value.usage
+
+
 def test_script_is_the_files_under_sql():
     script = ndcg_duck.script()
     for path in sorted((ROOT / "sql").glob("ndcg_*.sql")):

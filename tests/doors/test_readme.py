@@ -81,14 +81,16 @@ def commands(language="sh"):
     """The ndcg-duck commands of the README's `language` blocks: continuation lines joined, one
     command per `&&` part. Set-up steps (venv, pip) are CI's (.ci/run), and synopses (with
     [options] or placeholders such as RECS) and cluster paths (s3a://) cannot run here; the
-    s3:// examples run against a local S3 server in tests/doors/test_s3.py."""
+    s3:// examples run against a local S3 server in tests/doors/test_s3.py, catalog tables
+    (table:NAME) against a local Spark warehouse in tests/spark/test_spark_tables.py."""
     found = []
     for block in blocks(language):
         for line in block.replace("\\\n", " ").splitlines():
             for part in line.split("&&"):
                 part = part.strip()
                 if part.startswith("ndcg-duck ") and not any(
-                        mark in part for mark in ("[", "RECS", "s3a://", "s3://", "...")):
+                        mark in part for mark in ("[", "RECS", "s3a://", "s3://", "...",
+                                                  "table:")):
                     found.append(part)
     return found
 
