@@ -51,6 +51,14 @@ METRICS = (
     Metric("err", ("err",), "k"),  # gdeval's and ir_measures' ERR@k
     Metric("bpref", ("bpref",), "none"),  # trec_eval and ir_measures Bpref
     Metric("rbp", ("rbp",), "none"),  # trec_eval rbp, ir_measures RBP (--rbp-p: its p)
+    # trec_eval's set and count measures over each whole ranking (sql/ndcg_metrics.sql)
+    Metric("num_ret", ("num_ret", "numret"), "none", summary="sum"),  # ir_measures NumRet
+    Metric("num_nonrel_judged_ret", ("num_nonrel_judged_ret",), "none", summary="sum"),
+    Metric("set_precision", ("set_precision", "set_p", "setp"), "none"),  # ir_measures SetP
+    Metric("set_relative_precision", ("set_relative_precision", "set_relative_p"), "none"),
+    Metric("set_map", ("set_map", "setap"), "none"),  # ir_measures SetAP
+    Metric("set_f", ("set_f", "setf"), "none"),  # ir_measures SetF (--set-f-beta: its beta)
+    Metric("relative_precision", ("relative_precision", "relative_p"), "finite"),
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -198,7 +206,7 @@ def counts(metric: str) -> bool:
 
 def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
-    num_rel_ret, bpref and rbp)."""
+    num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret and the set measures)."""
     return BY_NAME[metric].cutoff != "none"
 
 

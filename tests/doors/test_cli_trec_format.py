@@ -10,7 +10,9 @@ from test_trec_eval_ndcg import DATA, TREC
 
 CUTS = "5,10,15,20,30,100,200,500,1000"
 COUNTING = ("num_rel,num_rel_ret,map,Rprec,bpref,recip_rank,recall@all,rbp,"
-            + ",".join(f"{name}@{k}" for name in ("P", "recall", "map") for k in CUTS.split(","))
+            "num_ret,num_nonrel_judged_ret,set_P,set_relative_P,set_map,SetF,"
+            + ",".join(f"{name}@{k}" for name in ("P", "recall", "map", "relative_P")
+                       for k in CUTS.split(","))
             + ",success@1,success@5,success@10")
 NDCG = "ndcg@all," + ",".join(f"ndcg@{k}" for k in CUTS.split(","))
 
