@@ -31,6 +31,13 @@ def names(values, ks=(10,)):
     ("RPrec", (5,), ["r_precision"]),
     ("NumRel", (5,), ["num_rel"]),
     ("NumRelRet", (5,), ["num_rel_ret"]),
+    ("NumRet", (5,), ["num_ret"]),
+    ("SetP", (5,), ["set_precision"]),
+    ("SetAP", (5,), ["set_map"]),
+    ("SetF", (5,), ["set_f"]),
+    ("set_P,set_relative_P,set_F,num_nonrel_judged_ret", (5,),
+     ["set_precision", "set_relative_precision", "set_f", "num_nonrel_judged_ret"]),
+    ("relative_P", (5, 10), ["relative_precision@5", "relative_precision@10"]),
     # ranx's and trec_eval's
     ("r-precision", (5,), ["r_precision"]),
     ("hit_rate@5", (10,), ["hit_rate@5"]),
@@ -63,7 +70,9 @@ def test_every_metric_has_its_name_as_an_input():
 @pytest.mark.parametrize("given, ks, message", [
     ("bleu@10", (10,), "unknown metric 'bleu@10': use one of ndcg, dcg, idcg, cg, precision, "
                        "recall, hit_rate, mrr, map, r_precision, num_rel, num_rel_ret, "
-                       "judged, ncg, err, bpref, rbp, coverage, gini, entropy, novelty, "
+                       "judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret, "
+                       "set_precision, set_relative_precision, set_map, set_f, "
+                       "relative_precision, coverage, gini, entropy, novelty, "
                        "popularity, tail, ild (with @K for a cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
