@@ -68,6 +68,17 @@ METRICS = (
     Metric("tail", ("tail", "tail_share"), "k", needs="train"),
     Metric("ild", ("ild", "diversity"), "k", needs="items"),
 )
+# trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
+# computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all
+# its set_recall). Not yet here: gm_map, gm_bpref, iprec_at_recall, 11pt_avg, Rprec_mult,
+# infAP, utility, binG, G, ndcg_rel, Rndcg, relstring.
+NICKNAMES = {
+    "all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
+                 "precision@trec", "recall@trec", "ndcg@all", "ndcg@trec", "map@trec",
+                 "relative_precision@trec", "hit_rate@1,5,10", "set_precision",
+                 "set_relative_precision", "recall@all", "set_map", "set_f",
+                 "num_nonrel_judged_ret", "rbp"),
+}
 BY_NAME = {metric.name: metric for metric in METRICS}
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
 DEFAULT = ("ndcg",)
@@ -129,6 +140,12 @@ def check_names(values: Union[str, Iterable[str], None]) -> tuple:
 def _measures(piece: str, ks: tuple) -> list:
     text = piece.strip()
     name, at, cutoff = text.partition("@")
+    nickname = NICKNAMES.get(name.strip().lower())
+    if nickname is not None:
+        if at:
+            raise InputError(f"metric {text!r}: {name.strip()} names a set of measures with "
+                             f"their own cutoffs and takes no @K", usage=True)
+        return [measure for names in nickname for measure in _nicknamed(names)]
     metric = BY_ALIAS.get(name.strip().lower())
     if metric is None:
         raise InputError(f"unknown metric {text!r}: use one of {known_names()} (with @K for a "
@@ -149,6 +166,13 @@ def _measures(piece: str, ks: tuple) -> list:
         raise InputError(f"metric {text!r}: {metric.name} divides by k and needs a cutoff, "
                          f"not 'all': write {metric.name}@K", usage=True)
     return [Measure(metric.name, k) for k in cutoffs]
+
+
+def _nicknamed(names: str) -> list:
+    """The measures of one entry of a nickname: a name with @ and its cutoffs (a comma list)."""
+    name, _, cutoff = names.partition("@")
+    return [measure for k in (cutoff.split(",") if cutoff else [""])
+            for measure in _measures(f"{name}@{k}" if k else name, ())]
 
 
 def per_user_columns(measures: Iterable[Measure]) -> tuple:

@@ -77,6 +77,8 @@ def test_every_metric_has_its_name_as_an_input():
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),
+    ("all_trec@5", (10,), "metric 'all_trec@5': all_trec names a set of measures with their own "
+                          "cutoffs and takes no @K"),
     ("ndcg@0", (10,), "metric 'ndcg@0': the cutoff after @ is not an integer >= 1 or 'all'"),
     ("ndcg@x", (10,), "metric 'ndcg@x': the cutoff after @ is not an integer >= 1 or 'all'"),
     ("ndcg@", (10,), "metric 'ndcg@': the cutoff after @ is not an integer >= 1 or 'all'"),
@@ -116,3 +118,14 @@ def test_evaluate_refuses_an_unknown_metric_before_reading_anything(tmp_path):
                            metrics=["ndcg", "bleu@10"])
     assert str(caught.value).startswith("unknown metric 'bleu@10': use one of ndcg, dcg")
     assert caught.value.usage
+
+
+def test_all_trec_is_trec_eval_s_set_at_its_cutoffs():
+    # trec_eval's all_trec nickname, whatever -k says: 7 whole-ranking measures, P, recall, ndcg,
+    # map, relative_P at its 9 cutoffs, ndcg uncut, success_1,5,10, 6 set measures, rbp
+    got = names("All_Trec", (7,))
+    assert got[:8] == ["num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
+                       "precision@5"]
+    assert len(got) == 7 + 5 * 9 + 1 + 3 + 6 + 1
+    assert "hit_rate@5" in got and "ndcg@all" in got and "recall@all" in got
+    assert not any(name.endswith("@7") for name in got)
