@@ -59,6 +59,7 @@ METRICS = (
     Metric("set_map", ("set_map", "setap"), "none"),  # ir_measures SetAP
     Metric("set_f", ("set_f", "setf"), "none"),  # ir_measures SetF (--set-f-beta: its beta)
     Metric("relative_precision", ("relative_precision", "relative_p"), "finite"),
+    Metric("iprec_11pt_avg", ("iprec_11pt_avg", "11pt_avg"), "none"),  # trec_eval 11pt_avg
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -70,14 +71,14 @@ METRICS = (
 )
 # trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
 # computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all
-# its set_recall). Not yet here: gm_map, gm_bpref, iprec_at_recall, 11pt_avg, Rprec_mult,
+# its set_recall). Not yet here: gm_map, gm_bpref, iprec_at_recall, Rprec_mult,
 # infAP, utility, binG, G, ndcg_rel, Rndcg, relstring.
 NICKNAMES = {
     "all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
                  "precision@trec", "recall@trec", "ndcg@all", "ndcg@trec", "map@trec",
                  "relative_precision@trec", "hit_rate@1,5,10", "set_precision",
                  "set_relative_precision", "recall@all", "set_map", "set_f",
-                 "num_nonrel_judged_ret", "rbp"),
+                 "num_nonrel_judged_ret", "rbp", "iprec_11pt_avg"),
 }
 BY_NAME = {metric.name: metric for metric in METRICS}
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}

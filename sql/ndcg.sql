@@ -1787,6 +1787,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_pairs(per_user, baseline) AS TABLE
 --                 of recall (set_f_beta, trec_eval set_F.b, default 1: the harmonic mean)
 --   relative_precision@k = found(k) / min(k, R), 0 when R is 0   trec_eval relative_P_k:
 --                 precision@k up to R, recall@k beyond it
+--   iprec_11pt_avg = (1/11) sum_{x in 0, 0.1, ..., 1} iprec(x)   trec_eval 11pt_avg (m_11pt_avg.c,
+--                 m_iprec_at_recall.c): iprec(x), the interpolated precision at recall x, is the
+--                 largest j / p_j over j >= max(c, 1), c = round(x R) (halves away from 0), and 0
+--                 when c > F (fewer relevant items ranked than recall x needs)
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
 -- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
@@ -1876,6 +1880,21 @@ CREATE OR REPLACE TEMP MACRO ndcg_set_f(num_rel_ret, num_ret, num_rel, beta) AS
               / (beta * ndcg_set_precision(num_rel_ret, num_ret) + ndcg_over_r(num_rel_ret, num_rel))
          ELSE 0.0 END;
 
+-- ndcg_iprec(precisions, num_rel, level): the interpolated precision at recall `level` (a
+-- DOUBLE in [0, 1]) from ndcg_precisions (j / p_j for each relevant ranked item) and R: the
+-- largest of the precisions from the c-th on, c = round(level R) (at least the first), 0 when c
+-- is more than the relevant items ranked (trec_eval iprec_at_recall). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_iprec(precisions, num_rel, level) AS
+    CASE WHEN round(level * num_rel) <= len(precisions)
+         THEN coalesce(list_max(precisions[greatest(round(level * num_rel)::BIGINT, 1):]), 0.0)
+         ELSE 0.0 END;
+
+-- ndcg_iprec_11pt_avg(precisions, num_rel): the mean of ndcg_iprec at recall 0, 0.1, ..., 1
+-- (trec_eval 11pt_avg). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_iprec_11pt_avg(precisions, num_rel) AS
+    list_sum(list_transform(range(0, 11), lambda tenths: ndcg_iprec(precisions, num_rel,
+                                                                    tenths / 10.0))) / 11.0;
+
 -- ndcg_relative_precision(found, k, num_rel): relative_precision@k from found(k): found(k) /
 -- min(k, R), 0 when R is 0; NULL without a cutoff (trec_eval relative_P_k).
 CREATE OR REPLACE TEMP MACRO ndcg_relative_precision(found, k, num_rel) AS
@@ -1937,7 +1956,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_err_graded(user_id, judged, relevances) AS
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
     CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp', 'num_ret',
                          'num_nonrel_judged_ret', 'set_precision', 'set_relative_precision',
-                         'set_map', 'set_f')
+                         'set_map', 'set_f', 'iprec_11pt_avg')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
@@ -1948,8 +1967,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- and relative_precision (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err,
 -- and on the row of the first cutoff in ks only (NULL on the others) r_precision, num_rel,
 -- num_rel_ret, bpref, rbp (with the persistence rbp_p, 0 < rbp_p < 1), num_ret,
--- num_nonrel_judged_ret, set_precision, set_relative_precision, set_map and set_f (with
--- set_f_beta >= 0), which have no cutoff. One row per user and
+-- num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, set_f (with
+-- set_f_beta >= 0) and iprec_11pt_avg, which have no cutoff. One row per user and
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
@@ -1975,6 +1994,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                AS set_relative_precision,
            CASE WHEN first THEN ndcg_set_map(len(ranks), length, num_rel) END AS set_map,
            CASE WHEN first THEN ndcg_set_f(len(ranks), length, num_rel, set_f_beta) END AS set_f,
+           CASE WHEN first THEN ndcg_iprec_11pt_avg(precisions, num_rel) END AS iprec_11pt_avg,
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
@@ -2040,6 +2060,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            fsum(set_relative_precision) / count(set_relative_precision) AS set_relative_precision,
            fsum(set_map) / count(set_map) AS set_map, fsum(set_f) / count(set_f) AS set_f,
            fsum(relative_precision) / count(relative_precision) AS relative_precision,
+           fsum(iprec_11pt_avg) / count(iprec_11pt_avg) AS iprec_11pt_avg,
            count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
@@ -2051,7 +2072,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
     SELECT user_id, ndcg_metric_name(metric, k) AS metric,
            CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp',
                                     'num_ret', 'num_nonrel_judged_ret', 'set_precision',
-                                    'set_relative_precision', 'set_map', 'set_f')
+                                    'set_relative_precision', 'set_map', 'set_f',
+                                    'iprec_11pt_avg')
                 THEN k END AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
@@ -2059,11 +2081,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
                           num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref, rbp,
                           num_ret::DOUBLE AS num_ret,
                           num_nonrel_judged_ret::DOUBLE AS num_nonrel_judged_ret, set_precision,
-                          set_relative_precision, set_map, set_f, relative_precision
+                          set_relative_precision, set_map, set_f, relative_precision,
+                          iprec_11pt_avg
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
              num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret,
-             set_precision, set_relative_precision, set_map, set_f, relative_precision
+             set_precision, set_relative_precision, set_map, set_f, relative_precision,
+             iprec_11pt_avg
           INTO NAME metric VALUE value);
 
 -- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties,

@@ -15,9 +15,9 @@ from test_reference_ndcg import GAIN_MAPS, datasets, recs_table, rels_table, tre
 EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
          "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp", "num_ret",
          "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map", "set_f",
-         "relative_precision"]
+         "relative_precision", "iprec_11pt_avg"]
 SET = ("num_ret", "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map",
-       "set_f")
+       "set_f", "iprec_11pt_avg")
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 
 

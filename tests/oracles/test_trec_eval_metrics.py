@@ -1,6 +1,7 @@
 """trec_eval's own test suite through the CLI, for the metrics beside NDCG: every P_k, recall_k,
 map, map_cut_k, recip_rank, success_k, Rprec, num_rel, num_rel_ret, num_ret,
-num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F and relative_P_k value of the five
+num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, 11pt_avg and relative_P_k value of
+the five
 scenarios, per query and `all`, to the 4 decimals trec_eval prints (tests/data/trec_eval and its
 README say which trec_eval command made each file).
 
@@ -48,7 +49,8 @@ CUT = {"P": "precision", "recall": "recall", "map_cut": "map", "success": "hit_r
 WHOLE = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "num_rel": "num_rel",
          "num_rel_ret": "num_rel_ret", "num_ret": "num_ret",
          "num_nonrel_judged_ret": "num_nonrel_judged_ret", "set_P": "set_precision",
-         "set_relative_P": "set_relative_precision", "set_map": "set_map", "set_F": "set_f"}
+         "set_relative_P": "set_relative_precision", "set_map": "set_map", "set_F": "set_f",
+         "11pt_avg": "iprec_11pt_avg"}
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 
 
@@ -104,7 +106,7 @@ def test_reproduces_trec_eval(scenario, tmp_path):
 def test_every_trec_eval_value_is_checked():
     # 3 queries + all; 9 cutoffs each of P, recall, map_cut, relative_P, 3 of success, and map,
     # recip_rank, Rprec, num_rel, num_rel_ret, num_ret, num_nonrel_judged_ret, set_P,
-    # set_relative_P, set_map, set_F: 50 measures; meas_params has P_3,5,7, recall_20,2000 and
+    # set_relative_P, set_map, set_F, 11pt_avg: 51 measures; meas_params has P_3,5,7, recall_20,2000 and
     # success_2,5,20
     counts = {name: len(trec_eval_values(spec[2])) for name, spec in SCENARIOS.items()}
-    assert counts == {"plain": 200, "-c": 200, "-c -M100": 200, "-l2": 200, "meas_params": 32}
+    assert counts == {"plain": 204, "-c": 204, "-c -M100": 204, "-l2": 204, "meas_params": 32}

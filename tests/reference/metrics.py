@@ -62,7 +62,16 @@ def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
     n, f = len(ranked), sum(flags)
     set_p = f / n if n else 0.0
     set_r = f / r if r else 0.0
+    # 11pt_avg (trec_eval): at recall x = 0, 0.1, ..., 1 the largest precision from the c-th
+    # relevant ranked item on, c = x R rounded half away from 0 (at least 1); 0 when c > f
+    def iprec(x):
+        c = int(x * r) + (1 if x * r - int(x * r) >= 0.5 else 0)
+        return max(precisions_all[max(c, 1) - 1:], default=0.0) if c <= f else 0.0
+
+    precisions_all = [j / p for j, p in enumerate(
+        [position for position, hit in enumerate(flags, 1) if hit], 1)]
     return {
+        "iprec_11pt_avg": sum(iprec(tenths / 10) for tenths in range(11)) / 11,
         "num_ret": n,
         "num_nonrel_judged_ret": sum(judgments.get(item) is not None and judgments[item] >= 0
                                      and not relevant(judgments[item], min_relevance)

@@ -92,7 +92,7 @@ def scores_of(rankings, seed, ties):
 EVERY_METRIC = ["ndcg", "P@3", "recall", "hit_rate", "mrr", "mrr@5", "map", "map@10",
                 "r_precision", "num_rel", "num_rel_ret", "cg", "dcg@2", "idcg@2", "judged",
                 "ncg", "ERR@5", "bpref", "rbp", "num_ret", "num_nonrel_judged_ret", "set_P",
-                "set_relative_P", "set_map", "SetF", "relative_P@3"]
+                "set_relative_P", "set_map", "SetF", "relative_P@3", "11pt_avg"]
 CASES = [
     # (layout, dataset arguments, options): every option of the core, several at once; most
     # with the whole metric family (the metrics macros), some NDCG alone (the core's macros)

@@ -50,6 +50,7 @@ def test_metrics_mean_from_the_shell():
         ["err@2", "0.0892", "3"],         # q1: 1/16 + (15/16) (7/16) / 2 = 0.267578125
         ["hit_rate@2", "0.3333", "3"],
         ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
+        ["iprec_11pt_avg", "0.4444", "3"],  # q1: 1 at every recall; q2: 1/3 (its one hit); q3: 0
         ["judged@2", "0.3333", "3"],      # q1: b and a; q2: x, y not judged
         ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
         ["mrr@2", "0.3333", "3"],
