@@ -51,6 +51,15 @@ METRICS = (
     Metric("err", ("err",), "k"),  # gdeval's and ir_measures' ERR@k
     Metric("bpref", ("bpref",), "none"),  # trec_eval and ir_measures Bpref
     Metric("rbp", ("rbp",), "none"),  # trec_eval rbp, ir_measures RBP (--rbp-p: its p)
+    # trec_eval's set and count measures over each whole ranking (sql/ndcg_metrics.sql)
+    Metric("num_ret", ("num_ret", "numret"), "none", summary="sum"),  # ir_measures NumRet
+    Metric("num_nonrel_judged_ret", ("num_nonrel_judged_ret",), "none", summary="sum"),
+    Metric("set_precision", ("set_precision", "set_p", "setp"), "none"),  # ir_measures SetP
+    Metric("set_relative_precision", ("set_relative_precision", "set_relative_p"), "none"),
+    Metric("set_map", ("set_map", "setap"), "none"),  # ir_measures SetAP
+    Metric("set_f", ("set_f", "setf"), "none"),  # ir_measures SetF (--set-f-beta: its beta)
+    Metric("relative_precision", ("relative_precision", "relative_p"), "finite"),
+    Metric("iprec_11pt_avg", ("iprec_11pt_avg", "11pt_avg"), "none"),  # trec_eval 11pt_avg
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -60,6 +69,17 @@ METRICS = (
     Metric("tail", ("tail", "tail_share"), "k", needs="train"),
     Metric("ild", ("ild", "diversity"), "k", needs="items"),
 )
+# trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
+# computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all
+# its set_recall). Not yet here: gm_map, gm_bpref, iprec_at_recall, Rprec_mult,
+# infAP, utility, binG, G, ndcg_rel, Rndcg, relstring.
+NICKNAMES = {
+    "all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
+                 "precision@trec", "recall@trec", "ndcg@all", "ndcg@trec", "map@trec",
+                 "relative_precision@trec", "hit_rate@1,5,10", "set_precision",
+                 "set_relative_precision", "recall@all", "set_map", "set_f",
+                 "num_nonrel_judged_ret", "rbp", "iprec_11pt_avg"),
+}
 BY_NAME = {metric.name: metric for metric in METRICS}
 # The range of a metric's per-user values where it has one (none: dcg, idcg, cg, the counts,
 # novelty, popularity): a mean's interval stays inside it (comparison.common, stats.clipped)
@@ -126,6 +146,12 @@ def check_names(values: Union[str, Iterable[str], None]) -> tuple:
 def _measures(piece: str, ks: tuple) -> list:
     text = piece.strip()
     name, at, cutoff = text.partition("@")
+    nickname = NICKNAMES.get(name.strip().lower())
+    if nickname is not None:
+        if at:
+            raise InputError(f"metric {text!r}: {name.strip()} names a set of measures with "
+                             f"their own cutoffs and takes no @K", usage=True)
+        return [measure for names in nickname for measure in _nicknamed(names)]
     metric = BY_ALIAS.get(name.strip().lower())
     if metric is None:
         raise InputError(f"unknown metric {text!r}: use one of {known_names()} (with @K for a "
@@ -146,6 +172,13 @@ def _measures(piece: str, ks: tuple) -> list:
         raise InputError(f"metric {text!r}: {metric.name} divides by k and needs a cutoff, "
                          f"not 'all': write {metric.name}@K", usage=True)
     return [Measure(metric.name, k) for k in cutoffs]
+
+
+def _nicknamed(names: str) -> list:
+    """The measures of one entry of a nickname: a name with @ and its cutoffs (a comma list)."""
+    name, _, cutoff = names.partition("@")
+    return [measure for k in (cutoff.split(",") if cutoff else [""])
+            for measure in _measures(f"{name}@{k}" if k else name, ())]
 
 
 def per_user_columns(measures: Iterable[Measure]) -> tuple:
@@ -203,7 +236,7 @@ def counts(metric: str) -> bool:
 
 def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
-    num_rel_ret, bpref and rbp)."""
+    num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret and the set measures)."""
     return BY_NAME[metric].cutoff != "none"
 
 

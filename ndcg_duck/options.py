@@ -157,6 +157,16 @@ def _persistence(value):
     return p
 
 
+def _beta(value):
+    try:
+        beta = _number(value)
+    except (TypeError, ValueError):
+        beta = None
+    if beta is None or not beta >= 0:
+        raise InputError(f"set_f_beta {value!r} is not a number >= 0", usage=True)
+    return beta
+
+
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
     return check_names(value)
@@ -257,12 +267,18 @@ PARAMS = (
     Param("metrics", "metric", default=("ndcg",), kind="multiple", check=_metric_names,
           flag="--metric", short="-m", metavar="NAME[@K][,...]", shown="ndcg",
           help="What to compute: ndcg, dcg, idcg, cg, ncg, precision, recall, hit_rate, mrr, "
-               "map, r_precision, num_rel, num_rel_ret, bpref, rbp, judged, err (ir_measures' P, "
-               "R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, Judged, NCG, ERR too; any case), "
+               "map, r_precision, num_rel, num_rel_ret, bpref, rbp, judged, err, num_ret, "
+               "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, set_f, "
+               "relative_precision, iprec_11pt_avg (ir_measures' P, R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, "
+               "Judged, NCG, ERR, NumRet, SetP, SetAP, SetF and trec_eval's set_P, relative_P, "
+               "11pt_avg "
+               "too; any case), "
                "and beyond "
                "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
                "tail (with --train) and ild (with --items). A name without @K takes the -k "
-               "cutoffs; mrr and map without @K have none. Repeat or use commas. Default ndcg. "
+               "cutoffs; mrr and map without @K have none. all_trec: trec_eval's all_trec "
+               "measures that ndcg-duck has, at trec_eval's cutoffs. Repeat or use commas. "
+               "Default ndcg. "
                "--gain, --gain-map, --idcg-cutoff and --ties average apply to ndcg, dcg, idcg, cg "
                "and ncg only; err reads grades 0-4 (gdeval's), judged any judgment; the others "
                "count relevant items (relevance > 0, or >= --min-relevance), tied items in "
@@ -303,6 +319,10 @@ PARAMS = (
           metavar="P",
           help="rbp: the persistence, the chance of going on to the next item (trec_eval's "
                "rbp.p). Default 0.9."),
+    Param("set_f_beta", "metric", default=1.0, kind="float", check=_beta, sql="metrics",
+          metavar="B",
+          help="set_f: how much more recall weighs than precision (trec_eval's set_F.B, "
+               "ir_measures' SetF(beta=B)). Default 1: their harmonic mean."),
     Param("duplicates", "metric", default="error", choices=("error", "first"),
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),

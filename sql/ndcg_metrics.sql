@@ -41,6 +41,26 @@
 --                 item not judged or judged below 0), L the user's largest relevance: levels
 --                 above 1 are scaled to [0, 1]; p the persistence (rbp_p, trec_eval rbp.p,
 --                 default 0.9). Like trec_eval it ignores min_relevance, gain and gain_map
+-- trec_eval's set and count measures (its m_num_ret.c, m_num_nonrel_judged_ret.c, m_set_P.c,
+-- m_set_rel_P.c, m_set_map.c, m_set_F.c, m_rel_P.c), over the whole ranking (after max_depth and
+-- judged_only, as trec_eval's -M and -J): n, the ranking's length; F = found(n), its relevant
+-- items (num_rel_ret); P = F / n and Rc = F / R:
+--   num_ret     = n (summed over users, as trec_eval sums it)          trec_eval num_ret
+--   num_nonrel_judged_ret = the ranked items judged >= 0 but not relevant (summed)
+--                 trec_eval num_nonrel_judged_ret (an item judged below 0 counts as unjudged)
+--   set_precision = F / n, 0 when n is 0          trec_eval set_P, ir_measures SetP
+--   set_relative_precision = F / min(n, R), 0 when n or R is 0
+--                 trec_eval set_relative_P, ir_measures SetP(relative=True)
+--   set_map     = F^2 / (n R), 0 when n or R is 0  trec_eval set_map, ir_measures SetAP
+--   set_f       = (b + 1) P Rc / (b P + Rc), 0 when F is 0   trec_eval set_F (van Rijsbergen's
+--                 F, "Information Retrieval", 1979), ir_measures SetF; b the relative importance
+--                 of recall (set_f_beta, trec_eval set_F.b, default 1: the harmonic mean)
+--   relative_precision@k = found(k) / min(k, R), 0 when R is 0   trec_eval relative_P_k:
+--                 precision@k up to R, recall@k beyond it
+--   iprec_11pt_avg = (1/11) sum_{x in 0, 0.1, ..., 1} iprec(x)   trec_eval 11pt_avg (m_11pt_avg.c,
+--                 m_iprec_at_recall.c): iprec(x), the interpolated precision at recall x, is the
+--                 largest j / p_j over j >= max(c, 1), c = round(x R) (halves away from 0), and 0
+--                 when c > F (fewer relevant items ranked than recall x needs)
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
 -- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
@@ -103,6 +123,55 @@ CREATE OR REPLACE TEMP MACRO ndcg_rbp(levels, largest, p) AS
     (1 - p) * coalesce(list_sum(list_transform(levels,
         lambda level, i: level / greatest(largest, 1.0) * pow(p, i - 1))), 0.0);
 
+-- trec_eval's set measures (see the header): each reads F (num_rel_ret: the relevant ranked
+-- items), n (num_ret: the ranking's length) and R (num_rel), BIGINTs; each returns a DOUBLE.
+
+-- ndcg_set_precision(num_rel_ret, num_ret): F / n, 0 for an empty ranking (trec_eval set_P).
+CREATE OR REPLACE TEMP MACRO ndcg_set_precision(num_rel_ret, num_ret) AS
+    CASE WHEN num_ret > 0 THEN num_rel_ret::DOUBLE / num_ret ELSE 0.0 END;
+
+-- ndcg_set_relative_precision(num_rel_ret, num_ret, num_rel): F / min(n, R), the share of the
+-- most relevant items a ranking of length n could hold; 0 when n or R is 0 (set_relative_P).
+CREATE OR REPLACE TEMP MACRO ndcg_set_relative_precision(num_rel_ret, num_ret, num_rel) AS
+    CASE WHEN num_ret > 0 AND num_rel > 0
+         THEN num_rel_ret::DOUBLE / least(num_ret, num_rel) ELSE 0.0 END;
+
+-- ndcg_set_map(num_rel_ret, num_ret, num_rel): F^2 / (n R), set precision times set recall; 0
+-- when n or R is 0 (trec_eval set_map).
+CREATE OR REPLACE TEMP MACRO ndcg_set_map(num_rel_ret, num_ret, num_rel) AS
+    CASE WHEN num_ret > 0 AND num_rel > 0
+         THEN (num_rel_ret::DOUBLE * num_rel_ret) / (num_ret::DOUBLE * num_rel) ELSE 0.0 END;
+
+-- ndcg_set_f(num_rel_ret, num_ret, num_rel, beta): (b + 1) P Rc / (b P + Rc) with P = F / n,
+-- Rc = F / R and b = beta (>= 0: how much more recall weighs than precision); 0 when no relevant
+-- item is ranked (trec_eval set_F).
+CREATE OR REPLACE TEMP MACRO ndcg_set_f(num_rel_ret, num_ret, num_rel, beta) AS
+    CASE WHEN num_rel_ret > 0
+         THEN (beta + 1.0) * ndcg_set_precision(num_rel_ret, num_ret)
+              * ndcg_over_r(num_rel_ret, num_rel)
+              / (beta * ndcg_set_precision(num_rel_ret, num_ret) + ndcg_over_r(num_rel_ret, num_rel))
+         ELSE 0.0 END;
+
+-- ndcg_iprec(precisions, num_rel, level): the interpolated precision at recall `level` (a
+-- DOUBLE in [0, 1]) from ndcg_precisions (j / p_j for each relevant ranked item) and R: the
+-- largest of the precisions from the c-th on, c = round(level R) (at least the first), 0 when c
+-- is more than the relevant items ranked (trec_eval iprec_at_recall). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_iprec(precisions, num_rel, level) AS
+    CASE WHEN round(level * num_rel) <= len(precisions)
+         THEN coalesce(list_max(precisions[greatest(round(level * num_rel)::BIGINT, 1):]), 0.0)
+         ELSE 0.0 END;
+
+-- ndcg_iprec_11pt_avg(precisions, num_rel): the mean of ndcg_iprec at recall 0, 0.1, ..., 1
+-- (trec_eval 11pt_avg). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_iprec_11pt_avg(precisions, num_rel) AS
+    list_sum(list_transform(range(0, 11), lambda tenths: ndcg_iprec(precisions, num_rel,
+                                                                    tenths / 10.0))) / 11.0;
+
+-- ndcg_relative_precision(found, k, num_rel): relative_precision@k from found(k): found(k) /
+-- min(k, R), 0 when R is 0; NULL without a cutoff (trec_eval relative_P_k).
+CREATE OR REPLACE TEMP MACRO ndcg_relative_precision(found, k, num_rel) AS
+    CASE WHEN k IS NULL THEN NULL WHEN num_rel > 0 THEN found / least(k, num_rel) ELSE 0.0 END;
+
 -- ndcg_judged_share(judged_ranks, depth, length): judged@k from the positions of the judged
 -- ranked items (ndcg_user_gains' judged_ranks), depth (k; no cutoff: the largest BIGINT) and the
 -- ranking's length: the share of the first min(k, length) that is judged; 0 for no ranking.
@@ -154,25 +223,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_err_graded(user_id, judged, relevances) AS
 
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
--- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp' (which have none).
+-- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp' and trec_eval's num_ret,
+-- num_nonrel_judged_ret and set measures (which have none).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
-    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp')
+    CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp', 'num_ret',
+                         'num_nonrel_judged_ret', 'set_precision', 'set_relative_precision',
+                         'set_map', 'set_f', 'iprec_11pt_avg')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p): every user of
--- either
+-- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p, set_f_beta):
+-- every user of either
 -- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
--- (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err, and on the row of the
--- first cutoff in ks only (NULL on the others) r_precision, num_rel, num_rel_ret, bpref and rbp
--- (with the persistence rbp_p, 0 < rbp_p < 1), which have no cutoff. One row per user and
+-- and relative_precision (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err,
+-- and on the row of the first cutoff in ks only (NULL on the others) r_precision, num_rel,
+-- num_rel_ret, bpref, rbp (with the persistence rbp_p, 0 < rbp_p < 1), num_ret,
+-- num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, set_f (with
+-- set_f_beta >= 0) and iprec_11pt_avg, which have no cutoff. One row per user and
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
 -- grade (ndcg_err_graded).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
-        idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9) AS TABLE
+        idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9,
+        set_f_beta := 1.0) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
@@ -184,6 +259,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel) END
                AS bpref,
            CASE WHEN first THEN ndcg_rbp(levels, largest_level, rbp_p) END AS rbp,
+           CASE WHEN first THEN length END AS num_ret,
+           CASE WHEN first THEN len(nonrelevant_ranks) END AS num_nonrel_judged_ret,
+           CASE WHEN first THEN ndcg_set_precision(len(ranks), length) END AS set_precision,
+           CASE WHEN first THEN ndcg_set_relative_precision(len(ranks), length, num_rel) END
+               AS set_relative_precision,
+           CASE WHEN first THEN ndcg_set_map(len(ranks), length, num_rel) END AS set_map,
+           CASE WHEN first THEN ndcg_set_f(len(ranks), length, num_rel, set_f_beta) END AS set_f,
+           CASE WHEN first THEN ndcg_iprec_11pt_avg(precisions, num_rel) END AS iprec_11pt_avg,
+           ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
                 THEN ndcg_err(grades, depth) END AS err
@@ -206,7 +290,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
             AND ndcg_ideal_covers(u.ideal_depth, ks)
             AND ndcg_require(rbp_p > 0 AND rbp_p < 1, 'rbp_p must be a number between 0 and 1 '
-                             || '(both left out), not ' || ndcg_show(rbp_p)))
+                             || '(both left out), not ' || ndcg_show(rbp_p))
+            AND ndcg_require(set_f_beta >= 0, 'set_f_beta must be a number >= 0, not '
+                             || ndcg_show(set_f_beta)))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain)
@@ -227,8 +313,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_evaluated(user_metrics, missing := 'ze
                   AND ndcg_option('empty', empty, ['zero', 'skip']));
 
 -- ndcg_metrics_summary(metrics): a ndcg_metrics_evaluated result summed up per cutoff: k, the
--- mean over users of each metric (fsum / count of its values), the sums of num_rel and
--- num_rel_ret (as trec_eval and ir_measures add up counts; NULL but on the first cutoff's row),
+-- mean over users of each metric (fsum / count of its values), the sums of num_rel,
+-- num_rel_ret, num_ret and num_nonrel_judged_ret (as trec_eval and ir_measures add up counts;
+-- NULL but on the first cutoff's row),
 -- and users, how many were evaluated.
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
     SELECT k, fsum(dcg) / count(dcg) AS dcg, fsum(idcg) / count(idcg) AS idcg,
@@ -240,6 +327,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            fsum(judged) / count(judged) AS judged, fsum(ncg) / count(ncg) AS ncg,
            fsum(err) / count(err) AS err, fsum(bpref) / count(bpref) AS bpref,
            fsum(rbp) / count(rbp) AS rbp,
+           sum(num_ret) AS num_ret, sum(num_nonrel_judged_ret) AS num_nonrel_judged_ret,
+           fsum(set_precision) / count(set_precision) AS set_precision,
+           fsum(set_relative_precision) / count(set_relative_precision) AS set_relative_precision,
+           fsum(set_map) / count(set_map) AS set_map, fsum(set_f) / count(set_f) AS set_f,
+           fsum(relative_precision) / count(relative_precision) AS relative_precision,
+           fsum(iprec_11pt_avg) / count(iprec_11pt_avg) AS iprec_11pt_avg,
            count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
@@ -249,28 +342,38 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
 -- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
     SELECT user_id, ndcg_metric_name(metric, k) AS metric,
-           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp')
+           CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp',
+                                    'num_ret', 'num_nonrel_judged_ret', 'set_precision',
+                                    'set_relative_precision', 'set_map', 'set_f',
+                                    'iprec_11pt_avg')
                 THEN k END AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
                           r_precision, num_rel::DOUBLE AS num_rel,
-                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref, rbp
+                          num_rel_ret::DOUBLE AS num_rel_ret, judged, ncg, err, bpref, rbp,
+                          num_ret::DOUBLE AS num_ret,
+                          num_nonrel_judged_ret::DOUBLE AS num_nonrel_judged_ret, set_precision,
+                          set_relative_precision, set_map, set_f, relative_precision,
+                          iprec_11pt_avg
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
-             num_rel_ret, judged, ncg, err, bpref, rbp
+             num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret,
+             set_precision, set_relative_precision, set_map, set_f, relative_precision,
+             iprec_11pt_avg
           INTO NAME metric VALUE value);
 
 -- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties,
--- rbp_p):
+-- rbp_p, set_f_beta):
 -- every metric of each evaluated user at each cutoff, as ndcg_scores does for NDCG: rankings as
 -- a ranking edge returns it, judgments as ndcg_judgments does. Returns user_id, metric, k, value
 -- (see ndcg_metric_values).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', judged_only := false,
-        ties := 'trec', rbp_p := 0.9) AS TABLE
+        ties := 'trec', rbp_p := 0.9, set_f_beta := 1.0) AS TABLE
     WITH ndcg_all_ AS (
         FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
-                               judged_only := judged_only, ties := ties, rbp_p := rbp_p)),
+                               judged_only := judged_only, ties := ties, rbp_p := rbp_p,
+                               set_f_beta := set_f_beta)),
     ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
                                                     empty := empty))
     FROM ndcg_metric_values('ndcg_evaluated_');
@@ -279,9 +382,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
 -- ndcg_tables.sql does for NDCG: the same recs and rels, the same options (k, gain, gain_map,
 -- min_relevance, missing, idcg_cutoff, empty, max_depth, judged_only and, for rankings by score,
 -- ties), and the same checks of rels. The metrics are those at k (dcg, idcg, ndcg, cg,
--- precision, recall, hit_rate, mrr, map, judged, ncg, err; k := 'all' gives each without a
--- cutoff, and no precision) and r_precision, num_rel, num_rel_ret and bpref, which read each
--- whole ranking (up to max_depth).
+-- precision, relative_precision, recall, hit_rate, mrr, map, judged, ncg, err; k := 'all' gives
+-- each without a cutoff, and no precision) and r_precision, num_rel, num_rel_ret, bpref, rbp,
+-- num_ret, num_nonrel_judged_ret and the set measures, which read each whole ranking (up to
+-- max_depth).
 
 -- ndcg_metrics_per_user_of(rankings, rels, k, ...): what the wrappers share: rels through the
 -- judgments edge, then ndcg_metric_scores at the one cutoff k over rankings (a ranking edge's
@@ -336,18 +440,20 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_scores(recs, rels, k := 10, g
                                   min_relevance := min_relevance, ties := ties);
 
 -- ndcg_metrics_summed(per_user): the rows of one of the three macros above summed up: metric,
--- value (the mean over the users; for num_rel and num_rel_ret the sum) and users (how many).
+-- value (the mean over the users; for num_rel, num_rel_ret, num_ret and num_nonrel_judged_ret
+-- the sum) and users (how many).
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_summed(per_user) AS TABLE
     SELECT metric,
-           fsum(value) / CASE WHEN metric IN ('num_rel', 'num_rel_ret') THEN 1 ELSE count(*) END
+           fsum(value) / CASE WHEN metric IN ('num_rel', 'num_rel_ret', 'num_ret',
+                                              'num_nonrel_judged_ret') THEN 1 ELSE count(*) END
                AS value,
            count(*) AS users
     FROM query_table(per_user)
     GROUP BY metric;
 
 -- ndcg_metrics_mean(recs, rels, ...) and its _ranks and _scores twins: one row per metric:
--- metric, value (the mean over evaluated users; the sum for num_rel and num_rel_ret) and users
--- (how many were evaluated).
+-- metric, value (the mean over evaluated users; the sum for num_rel, num_rel_ret, num_ret and
+-- num_nonrel_judged_ret) and users (how many were evaluated).
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_mean(recs, rels, k := 10, gain := 'linear',
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', max_depth := NULL,
         gain_map := NULL, judged_only := false, min_relevance := NULL) AS TABLE

@@ -235,7 +235,10 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
 METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hit_rate": "DOUBLE",
                   "mrr": "DOUBLE", "map": "DOUBLE", "r_precision": "DOUBLE", "num_rel": "BIGINT",
                   "num_rel_ret": "BIGINT", "judged": "DOUBLE", "ncg": "DOUBLE", "err": "DOUBLE",
-                  "bpref": "DOUBLE", "rbp": "DOUBLE"}
+                  "bpref": "DOUBLE", "rbp": "DOUBLE", "num_ret": "BIGINT",
+                  "num_nonrel_judged_ret": "BIGINT", "set_precision": "DOUBLE",
+                  "set_relative_precision": "DOUBLE", "set_map": "DOUBLE", "set_f": "DOUBLE",
+                  "relative_precision": "DOUBLE", "iprec_11pt_avg": "DOUBLE"}
 
 
 def _asked(measures: Optional[tuple]) -> str:

@@ -6,7 +6,8 @@ value to 4 decimals (trec_eval's %6.4f) or, for a count, an integer. With the pe
 (--per-user -, as trec_eval -q) each evaluated user's lines come first, users in trec_eval's order
 (their ids compared as text); then the `all` lines: runid, num_q (the evaluated users), and each
 measure's mean (a count's sum). A measure goes by trec_eval's name (ndcg_cut_10, P_10, map,
-recip_rank, Rprec, success_10, recall_10, set_recall, num_rel, num_rel_ret) when ndcg-duck computes
+recip_rank, Rprec, success_10, recall_10, set_recall, num_rel, num_rel_ret, num_ret, set_P, set_F,
+relative_P_10, 11pt_avg ...) when ndcg-duck computes
 it as trec_eval does, in trec_eval's order; any other (err@20, ndcg@10 with --gain exponential,
 mrr@10) keeps ndcg-duck's name and follows, in the order asked.
 """
@@ -22,8 +23,9 @@ from ..metrics import counts, is_metric
 
 # trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
 # its measure table)
-TREC_ORDER = ("num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
-              "ndcg", "ndcg_cut", "map_cut", "success", "set_recall", "rbp")
+TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P",
+              "recall", "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+              "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp")
 WIDTH = 22  # trec_eval's %-22s
 
 
@@ -42,9 +44,17 @@ def trec_name(name: str, settings: dict) -> Optional[tuple]:
     --min-relevance (trec_eval's ndcg ignores -l)."""
     metric, k = _split(name)
     plain = {"num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "r_precision": "Rprec",
-             "bpref": "bpref"}
+             "bpref": "bpref", "num_ret": "num_ret", "num_nonrel_judged_ret":
+             "num_nonrel_judged_ret", "set_precision": "set_P",
+             "set_relative_precision": "set_relative_P", "set_map": "set_map",
+             "iprec_11pt_avg": "11pt_avg"}
     if metric in plain:
         return plain[metric], None, plain[metric]
+    if metric == "set_f":  # trec_eval's set_F.B prints as set_F_B
+        beta = float(settings.get("set_f_beta", 1.0))
+        return "set_F", None, "set_F" if beta == 1.0 else f"set_F_{beta:g}"
+    if metric == "relative_precision" and k is not None:
+        return "relative_P", k, f"relative_P_{k}"
     if metric == "map":
         return ("map", None, "map") if k is None else ("map_cut", k, f"map_cut_{k}")
     if metric == "rbp":  # trec_eval names a measure with parameters NAME_PARAMS

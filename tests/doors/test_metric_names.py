@@ -31,6 +31,14 @@ def names(values, ks=(10,)):
     ("RPrec", (5,), ["r_precision"]),
     ("NumRel", (5,), ["num_rel"]),
     ("NumRelRet", (5,), ["num_rel_ret"]),
+    ("NumRet", (5,), ["num_ret"]),
+    ("SetP", (5,), ["set_precision"]),
+    ("SetAP", (5,), ["set_map"]),
+    ("SetF", (5,), ["set_f"]),
+    ("set_P,set_relative_P,set_F,num_nonrel_judged_ret", (5,),
+     ["set_precision", "set_relative_precision", "set_f", "num_nonrel_judged_ret"]),
+    ("relative_P", (5, 10), ["relative_precision@5", "relative_precision@10"]),
+    ("11pt_avg", (5,), ["iprec_11pt_avg"]),
     # ranx's and trec_eval's
     ("r-precision", (5,), ["r_precision"]),
     ("hit_rate@5", (10,), ["hit_rate@5"]),
@@ -63,11 +71,15 @@ def test_every_metric_has_its_name_as_an_input():
 @pytest.mark.parametrize("given, ks, message", [
     ("bleu@10", (10,), "unknown metric 'bleu@10': use one of ndcg, dcg, idcg, cg, precision, "
                        "recall, hit_rate, mrr, map, r_precision, num_rel, num_rel_ret, "
-                       "judged, ncg, err, bpref, rbp, coverage, gini, entropy, novelty, "
+                       "judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret, "
+                       "set_precision, set_relative_precision, set_map, set_f, "
+                       "relative_precision, iprec_11pt_avg, coverage, gini, entropy, novelty, "
                        "popularity, tail, ild (with @K for a cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),
+    ("all_trec@5", (10,), "metric 'all_trec@5': all_trec names a set of measures with their own "
+                          "cutoffs and takes no @K"),
     ("ndcg@0", (10,), "metric 'ndcg@0': the cutoff after @ is not an integer >= 1 or 'all'"),
     ("ndcg@x", (10,), "metric 'ndcg@x': the cutoff after @ is not an integer >= 1 or 'all'"),
     ("ndcg@", (10,), "metric 'ndcg@': the cutoff after @ is not an integer >= 1 or 'all'"),
@@ -107,3 +119,15 @@ def test_evaluate_refuses_an_unknown_metric_before_reading_anything(tmp_path):
                            metrics=["ndcg", "bleu@10"])
     assert str(caught.value).startswith("unknown metric 'bleu@10': use one of ndcg, dcg")
     assert caught.value.usage
+
+
+def test_all_trec_is_trec_eval_s_set_at_its_cutoffs():
+    # trec_eval's all_trec nickname, whatever -k says: 7 whole-ranking measures, P, recall, ndcg,
+    # map, relative_P at its 9 cutoffs, ndcg uncut, success_1,5,10, 6 set measures, rbp,
+    # 11pt_avg
+    got = names("All_Trec", (7,))
+    assert got[:8] == ["num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
+                       "precision@5"]
+    assert len(got) == 7 + 5 * 9 + 1 + 3 + 6 + 1 + 1
+    assert "hit_rate@5" in got and "ndcg@all" in got and "recall@all" in got
+    assert not any(name.endswith("@7") for name in got)

@@ -440,6 +440,7 @@ def test_no_common_user_is_an_error_not_a_zero(tmp_path, rels):
     (["--recs-format", "xls"], "'xls'"), (["--format", "yaml"], "'yaml'"),
     (["--max-depth", "0"], "0"), (["--duplicates", "last"], "'last'"),
     (["--rbp-p", "1"], "rbp_p 1.0 is not a number between 0 and 1 (both left out)"),
+    (["--set-f-beta", "-1"], "set_f_beta -1.0 is not a number >= 0"),
 ])
 def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     result = run("eval", recs, rels, *args)

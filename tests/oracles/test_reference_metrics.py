@@ -13,7 +13,12 @@ from reference import metrics as reference_metrics
 from test_reference_ndcg import GAIN_MAPS, datasets, recs_table, rels_table, trec_order
 
 EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
-         "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp"]
+         "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp", "num_ret",
+         "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map", "set_f",
+         "relative_precision", "iprec_11pt_avg"]
+SET = ("num_ret", "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map",
+       "set_f", "iprec_11pt_avg")
+COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 
 
 @settings(max_examples=120, deadline=None)
@@ -29,9 +34,10 @@ EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_preci
        judged_only=st.booleans(),
        max_depth=st.sampled_from([None, 1, 2, 4]),
        min_relevance=st.sampled_from([None, 1, 2.5]),
-       batch_users=st.sampled_from([None, None, 1, 3]))
+       batch_users=st.sampled_from([None, None, 1, 3]),
+       beta=st.sampled_from([1.0, 0.25, 3.0]))
 def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie_scores, ties,
-                           judged_only, max_depth, min_relevance, batch_users):
+                           judged_only, max_depth, min_relevance, batch_users, beta):
     rankings, judgments = data
     scores = {(u, i): float(pos % 3 if tie_scores else -pos)
               for u, items in rankings.items() for pos, i in enumerate(items)}
@@ -53,16 +59,17 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
                                 + ["map@" + str(k) for k in ks],
                                 gain=gain, gain_map=gain_map, missing=missing, empty=empty,
                                 ties=ties, min_relevance=min_relevance, batch_users=batch_users,
-                                **cut)
+                                set_f_beta=beta, **cut)
     rows = {row["user_id"]: row for row in result.per_user.to_pylist()}
     assert sorted(rows) == sorted(users)
     sums = {}
     for user, row in rows.items():
         ranking = ordered.get(user, [])
         judged = judgments[user]
-        whole = reference_metrics.binary_metrics(ranking, judged, None, min_relevance, **cut)
+        whole = reference_metrics.binary_metrics(ranking, judged, None, min_relevance,
+                                                 beta=beta, **cut)
         want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret", "bpref",
-                                               "rbp")}
+                                               "rbp") + SET}
         want["mrr"], want["map"] = whole["mrr"], whole["map"]
         if min_relevance is None:  # NDCG beside the others (test_reference_ndcg has more)
             want[f"ndcg@{ks[0]}"] = reference.user_scores(
@@ -71,7 +78,7 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
                 **cut)[2]
         for k in ks:
             at_k = reference_metrics.binary_metrics(ranking, judged, k, min_relevance, **cut)
-            for name in ("precision", "recall", "hit_rate", "mrr", "map"):
+            for name in ("precision", "recall", "hit_rate", "mrr", "map", "relative_precision"):
                 want[f"{name}@{k}"] = at_k[name]
             user_scores = ordered_scores.get(user) if ordered_scores and user in rankings \
                 else None
@@ -89,7 +96,7 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
             sums[name] = sums.get(name, 0) + value
     # the summary: means over the evaluated users, sums for the counts
     for name, total in sums.items():
-        if name in ("num_rel", "num_rel_ret"):
+        if name in COUNTS:
             assert result.summary[name] == total
         else:
             assert result.summary[name] == pytest.approx(total / len(rows), rel=1e-12, abs=1e-12)
@@ -125,8 +132,8 @@ def test_sql_door_names_match_the_python_names(con):
         "judged AS (FROM ndcg_judgments('rels')) "
         "SELECT user_id, metric, value FROM ndcg_metric_scores('ranked', 'judged', "
         "ks := [2, NULL]::BIGINT[])").fetchall()}
-    names = [name for name in EVERY if name != "precision"] + ["dcg", "idcg", "precision@2",
-                                                               "mrr@2", "map@2"]
+    names = [name for name in EVERY if name not in ("precision", "relative_precision")] + [
+        "dcg", "idcg", "precision@2", "relative_precision@2", "mrr@2", "map@2"]
     result = ndcg_duck.evaluate(recs, rels, k=[2, "all"], metrics=names)
     want = {(row["user_id"], name): value for row in result.per_user.to_pylist()
             for name, value in row.items() if name != "user_id"}

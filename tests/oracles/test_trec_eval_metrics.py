@@ -1,17 +1,23 @@
 """trec_eval's own test suite through the CLI, for the metrics beside NDCG: every P_k, recall_k,
-map, map_cut_k, recip_rank, success_k, Rprec, num_rel and num_rel_ret value of the five
+map, map_cut_k, recip_rank, success_k, Rprec, num_rel, num_rel_ret, num_ret,
+num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, 11pt_avg and relative_P_k value of
+the five
 scenarios, per query and `all`, to the 4 decimals trec_eval prints (tests/data/trec_eval and its
 README say which trec_eval command made each file).
 
 What trec_eval does, read from its source (m_P.c, m_recall.c, m_map.c, m_map_cut.c,
 m_recip_rank.c, m_success.c, m_Rprec.c, m_num_rel*.c, form_res_rels.c) and reproduced here:
 relevant means relevance >= the level of -l (1 by default); R (num_rel) counts the relevant
-judgments, ranked or not. P_k divides by k even when fewer than k documents are ranked; recall_k,
+judgments, ranked or not. num_ret is the documents ranked (after -M), num_nonrel_judged_ret those
+judged >= 0 but not relevant; set_P, set_relative_P, set_map and set_F read the whole ranking
+(m_set_*.c), relative_P_k is found(k) / min(k, R) (m_rel_P.c).
+P_k divides by k even when fewer than k documents are ranked; recall_k,
 map and map_cut_k divide by R (0 when R is 0); Rprec is the relevant documents among the first R,
 divided by R; recip_rank and success_k look only at ranked documents. A query without relevant
 judgments is evaluated all the same and scores 0 (it still counts in `all`). With -c, a query of
 the qrels that the run lacks scores 0 everywhere (its num_rel is still R) and counts in `all`;
-num_rel and num_rel_ret are summed over queries in `all`, the others averaged.
+num_rel, num_rel_ret, num_ret and num_nonrel_judged_ret are summed over queries in `all`, the
+others averaged.
 """
 
 import csv
@@ -38,10 +44,14 @@ SCENARIOS = {
 }
 
 # trec_eval's measure (without its _K cutoff) -> ndcg-duck's metric name
-CUT = {"P": "precision", "recall": "recall", "map_cut": "map", "success": "hit_rate"}
+CUT = {"P": "precision", "recall": "recall", "map_cut": "map", "success": "hit_rate",
+       "relative_P": "relative_precision"}
 WHOLE = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "num_rel": "num_rel",
-         "num_rel_ret": "num_rel_ret"}
-COUNTS = ("num_rel", "num_rel_ret")
+         "num_rel_ret": "num_rel_ret", "num_ret": "num_ret",
+         "num_nonrel_judged_ret": "num_nonrel_judged_ret", "set_P": "set_precision",
+         "set_relative_P": "set_relative_precision", "set_map": "set_map", "set_F": "set_f",
+         "11pt_avg": "iprec_11pt_avg"}
+COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 
 
 def ndcg_duck_name(measure):
@@ -94,8 +104,9 @@ def test_reproduces_trec_eval(scenario, tmp_path):
 
 
 def test_every_trec_eval_value_is_checked():
-    # 3 queries + all; 9 cutoffs each of P, recall, map_cut, 3 of success, and map, recip_rank,
-    # Rprec, num_rel, num_rel_ret: 35 measures; meas_params has P_3,5,7, recall_20,2000 and
+    # 3 queries + all; 9 cutoffs each of P, recall, map_cut, relative_P, 3 of success, and map,
+    # recip_rank, Rprec, num_rel, num_rel_ret, num_ret, num_nonrel_judged_ret, set_P,
+    # set_relative_P, set_map, set_F, 11pt_avg: 51 measures; meas_params has P_3,5,7, recall_20,2000 and
     # success_2,5,20
     counts = {name: len(trec_eval_values(spec[2])) for name, spec in SCENARIOS.items()}
-    assert counts == {"plain": 140, "-c": 140, "-c -M100": 140, "-l2": 140, "meas_params": 32}
+    assert counts == {"plain": 204, "-c": 204, "-c -M100": 204, "-l2": 204, "meas_params": 32}

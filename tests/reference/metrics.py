@@ -1,5 +1,6 @@
 """A plain-Python version of the metrics beside NDCG, written from their definitions (trec_eval's
-P, recall, map, map_cut, recip_rank, success, Rprec, num_rel, num_rel_ret; Jarvelin and
+P, recall, map, map_cut, recip_rank, success, Rprec, num_rel, num_rel_ret, num_ret,
+num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, relative_P; Jarvelin and
 Kekalainen's CG and nCG; ir_measures' Judged; gdeval's ERR), used only as a test oracle."""
 
 import reference
@@ -23,10 +24,12 @@ def cut(ranking, judgments, max_depth=None, judged_only=False):
 
 
 def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
-                   judged_only=False):
+                   judged_only=False, beta=1.0):
     """{metric: value} for one user at cutoff k (None: no cutoff) of the metrics that count
-    relevant items: precision (None without a cutoff), recall, hit_rate, mrr, map, r_precision,
-    num_rel, num_rel_ret. ranking: item ids best first; judgments: item id -> relevance."""
+    relevant items: precision and relative_precision (None without a cutoff), recall, hit_rate,
+    mrr, map, r_precision, num_rel, num_rel_ret, bpref, rbp, and trec_eval's num_ret,
+    num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, set_f (with beta).
+    ranking: item ids best first; judgments: item id -> relevance."""
     flags = [relevant(judgments.get(item), min_relevance)
              for item in cut(ranking, judgments, max_depth, judged_only)]
     r = sum(relevant(rel, min_relevance) for rel in judgments.values())
@@ -53,7 +56,31 @@ def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
     largest = max([0] + [rel for rel in judgments.values()])
     rbp = sum(max(judgments.get(item, 0), 0) / max(largest, 1) * 0.9 ** i
               for i, item in enumerate(cut(ranking, judgments, max_depth, judged_only)))
+    # trec_eval's set measures (m_set_*.c, m_num_*.c) over the whole ranking: n ranked, f of them
+    # relevant; P = f / n, recall f / R, F = (beta + 1) P Rc / (beta P + Rc)
+    ranked = cut(ranking, judgments, max_depth, judged_only)
+    n, f = len(ranked), sum(flags)
+    set_p = f / n if n else 0.0
+    set_r = f / r if r else 0.0
+    # 11pt_avg (trec_eval): at recall x = 0, 0.1, ..., 1 the largest precision from the c-th
+    # relevant ranked item on, c = x R rounded half away from 0 (at least 1); 0 when c > f
+    def iprec(x):
+        c = int(x * r) + (1 if x * r - int(x * r) >= 0.5 else 0)
+        return max(precisions_all[max(c, 1) - 1:], default=0.0) if c <= f else 0.0
+
+    precisions_all = [j / p for j, p in enumerate(
+        [position for position, hit in enumerate(flags, 1) if hit], 1)]
     return {
+        "iprec_11pt_avg": sum(iprec(tenths / 10) for tenths in range(11)) / 11,
+        "num_ret": n,
+        "num_nonrel_judged_ret": sum(judgments.get(item) is not None and judgments[item] >= 0
+                                     and not relevant(judgments[item], min_relevance)
+                                     for item in ranked),
+        "set_precision": set_p,
+        "set_relative_precision": f / min(n, r) if n and r else 0.0,
+        "set_map": set_p * set_r,
+        "set_f": (beta + 1) * set_p * set_r / (beta * set_p + set_r) if f else 0.0,
+        "relative_precision": None if k is None else (found / min(k, r) if r else 0.0),
         "rbp": 0.1 * rbp,
         "bpref": bpref / r if r else 0.0,
         "precision": None if k is None else found / k,

@@ -75,6 +75,8 @@ def test_shell_wrappers_refuse_nan_and_infinite_ranks(rank, shown):
     ("ndcg_mean('recs', 'rels', idcg_cutoff := 'all')", "idcg_cutoff must be one of k, list, not all"),
     ("ndcg_metric_scores('ranked', 'judged', ks := [NULL], rbp_p := 1.5)",
      "rbp_p must be a number between 0 and 1 (both left out), not 1.5"),
+    ("ndcg_metric_scores('ranked', 'judged', ks := [NULL], set_f_beta := -1)",
+     "set_f_beta must be a number >= 0, not -1"),
     ("ndcg_mean('recs', 'rels', k := 99999999999999999999)",
      "k 99999999999999999999 is beyond the largest cutoff, 9223372036854775807: use 'all' for no "
      "cutoff"),

@@ -50,18 +50,36 @@ def test_metrics_mean_from_the_shell():
         ["err@2", "0.0892", "3"],         # q1: 1/16 + (15/16) (7/16) / 2 = 0.267578125
         ["hit_rate@2", "0.3333", "3"],
         ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
+        ["iprec_11pt_avg", "0.4444", "3"],  # q1: 1 at every recall; q2: 1/3 (its one hit); q3: 0
         ["judged@2", "0.3333", "3"],      # q1: b and a; q2: x, y not judged
         ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
         ["mrr@2", "0.3333", "3"],
         ["ncg@2", "0.3333", "3"],         # q1: (1 + 3) / (3 + 1); q2: 0 / 1; q3: 0 / 2
         ["ndcg@2", "0.2656", "3"],
+        ["num_nonrel_judged_ret", "0.0", "3"],  # no ranked item is judged 0
         ["num_rel", "4.0", "3"],          # 2 + 1 + 1, summed
         ["num_rel_ret", "3.0", "3"],      # 2 + 1 (z, third) + 0
+        ["num_ret", "5.0", "3"],          # 2 + 3 + 0, summed
         ["precision@2", "0.3333", "3"],
         ["r_precision", "0.3333", "3"],   # q1: 2 of 2; q2: x is not z; q3: none
         ["rbp", "0.0681", "3"],           # q1: 0.1 (1/3 + 0.9 (3/3)); q2: 0.1 (0.81); q3: 0
         ["recall@2", "0.3333", "3"],
+        ["relative_precision@2", "0.3333", "3"],  # q1: 2 / min(2, R 2); q2: 0 / min(2, 1)
+        ["set_f", "0.5", "3"],            # q1: 1; q2: P 1/3, R 1: 2 (1/3) / (4/3) = 1/2; q3: 0
+        ["set_map", "0.4444", "3"],       # q1: 2^2 / (2 2); q2: 1 / (3 1); q3: 0
+        ["set_precision", "0.4444", "3"],  # q1: 2/2; q2: 1/3; q3 (nothing ranked): 0
+        ["set_relative_precision", "0.6667", "3"],  # q1: 2 / min(2, 2); q2: 1 / min(3, 1); q3: 0
     ]
+
+
+def test_set_f_beta_from_the_shell():
+    # beta 2: q1 P = R = 1: 1; q2 P 1/3, R 1: 3 (1/3) / (2/3 + 1) = 3/5; q3: 0
+    rows = shell("WITH ranked AS (FROM ndcg_ranked_lists('recs')), judged AS "
+                 "(FROM ndcg_judgments('rels')) SELECT user_id, value FROM ndcg_metric_scores("
+                 "'ranked', 'judged', ks := [NULL], set_f_beta := 2) WHERE metric = 'set_f' "
+                 "ORDER BY user_id;")
+    assert [(user, float(value)) for user, value in rows[1:]] == [
+        ("q1", 1.0), ("q2", pytest.approx(0.6, abs=1e-15)), ("q3", 0.0)]
 
 
 @pytest.mark.parametrize("macro, recs", [("ndcg_metrics_mean_ranks", "recs_long"),
