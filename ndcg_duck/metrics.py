@@ -202,6 +202,18 @@ def has_cutoff(metric: str) -> bool:
     return BY_NAME[metric].cutoff != "none"
 
 
+# the metrics whose every per-user value lies in [0, 1] (a share, a normalised gain, a reciprocal
+# rank, a probability): an interval of their mean never leaves it (means.within)
+UNIT_INTERVAL = {"ndcg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision", "judged",
+                 "ncg", "err", "bpref", "rbp", "tail"}
+
+
+def bounds(name: str):
+    """The range of a metric's values (a name as the summary writes it, 'ndcg@10'): (0.0, 1.0)
+    for the metrics of UNIT_INTERVAL, None for the unbounded ones (dcg, novelty, ...)."""
+    return (0.0, 1.0) if name.partition("@")[0] in UNIT_INTERVAL else None
+
+
 def is_metric(name: str) -> bool:
     """Whether a summary key names a metric ('recall@10', 'mrr'), not a count of users."""
     return name.partition("@")[0] in BY_NAME

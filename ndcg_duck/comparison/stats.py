@@ -25,9 +25,9 @@ import inspect
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..means import INSTALL, require, t_interval  # noqa: F401 (the one rule: means.py)
 from ..options import CORRECTIONS, TESTS  # noqa: F401 (the registry's, for compare's callers)
-INSTALL = "pip install 'ndcg-duck[compare]'"
+
 # Work per batch of resamples, in values drawn: bounds memory whatever the number of users.
 BATCH_VALUES = 4_000_000
 BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
@@ -39,27 +39,8 @@ BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
 BOOTSTRAP_DRAWS = 200_000_000
 
 
-def require(module: str, feature: str):
-    """Import `module` (scipy, matplotlib) or stop with what to install."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise InputError(f"{feature} needs {module}, which is not installed: {INSTALL}") from None
-
-
 def _scipy_stats():
     return require("scipy", "compare").stats
-
-
-def t_interval(mean: float, var: Optional[float], n: int, level: float) -> Tuple[Optional[float], Optional[float]]:
-    """The t interval of a mean from n values with sample variance var; (None, None) when it
-    cannot be computed (fewer than 2 values)."""
-    if n < 2 or var is None or mean is None:
-        return None, None
-    half = float(_scipy_stats().t.ppf((1 + level) / 2, n - 1)) * math.sqrt(max(var, 0.0) / n)
-    return mean - half, mean + half
 
 
 def t_test(diff_mean: float, diff_var: Optional[float], n: int) -> Optional[float]:

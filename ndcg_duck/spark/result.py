@@ -88,7 +88,9 @@ class SparkResult(Result):
         with refusals(*self.names):
             draw(self.result.per_user, self.result.summary, path)
 
-    def segments(self, segments, by: str) -> list:
+    def segments(self, segments, by: str, spec=None) -> tuple:
+        """--segments' rows, and the metrics whose interval was clipped (none: --ci is refused
+        on Spark before the run, cli/eval.py)."""
         from .extras import by_segment, per_run_by_segment
 
         with refusals(*self.names):
@@ -97,4 +99,4 @@ class SparkResult(Result):
             if self.lists:
                 per_run_by_segment(self.spark, self.lists, rows, self.result.summary,
                                    segments, by, self.user_col)
-        return rows
+        return rows, []
