@@ -12,7 +12,7 @@ import click
 
 from .. import means
 from ..errors import InputError
-from ..evaluation.intervals import Spec
+from ..evaluation import intervals
 from ..report import output, tables, trec
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
@@ -96,13 +96,13 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
             result.plot(plot)
         ci = None
         if spec is not None:
-            values, clipped = result.intervals(spec)
+            values, said = result.intervals(spec)
         if segments is not None:
             rows, more = result.segments(segments, by, spec)
             if spec is not None:
-                clipped += [name for name in more if name not in clipped]
+                said = intervals.merge(said, more)
         if spec is not None:
-            ci = {"values": values, "info": spec.info(clipped), "line": spec.describe(clipped)}
+            ci = {"values": values, "info": spec.info(said), "line": spec.describe(said)}
         summary, notes = result.summary(), result.notes()
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
@@ -127,7 +127,7 @@ def _interval_spec(level, method, n_resamples, seed, fmt, segments, engine):
         raise InputError("--ci is not available with --engine spark yet: run with --engine "
                          "duckdb, or use compare's intervals", usage=True)
     means.require("scipy", "--ci")
-    return Spec(level, method or "t", n_resamples, seed)
+    return intervals.Spec(level, method or "t", n_resamples, seed)
 
 
 def _summary(summary: dict, recs, fmt: str, settings: dict, ci=None) -> str:

@@ -31,24 +31,39 @@ class Spec(NamedTuple):
     n_resamples: int = 10000
     seed: int = 42
 
-    def info(self, clipped: list) -> dict:
+    def info(self, said: dict) -> dict:
         """How the output describes the intervals: level, method (with the bootstrap's
-        resamples and seed) and the metrics whose interval was clipped to their range."""
+        resamples and seed), the metrics whose interval was clipped to their range and those
+        left unclipped because some value lies outside it (said: intervals_in's)."""
         found = {"level": self.level, "method": self.method}
         if self.method == "bootstrap":
             found.update(n_resamples=self.n_resamples, seed=self.seed)
-        found["clipped"] = clipped
+        found.update(clipped=said["clipped"], outside=said["outside"])
         return found
 
-    def describe(self, clipped: list) -> str:
+    def describe(self, said: dict) -> str:
         """The table's line on the intervals."""
         what = NAMES[self.method]
         if self.method == "bootstrap":
             what += f" ({self.n_resamples} resamples, seed {self.seed})"
         line = f"{self.level * 100:g}% intervals: {what} over users"
-        if clipped:
-            line += f"; clipped to the metric's range [0, 1]: {', '.join(clipped)}"
+        if said["clipped"]:
+            line += f"; clipped to the metric's range [0, 1]: {', '.join(said['clipped'])}"
+        if said["outside"]:
+            line += (f"; not clipped, some values being outside [0, 1] (a negative gain): "
+                     f"{', '.join(said['outside'])}")
         return line
+
+
+def said() -> dict:
+    """What intervals_in tells of its intervals: the metrics clipped, the metrics with values
+    outside their bounds (not clipped)."""
+    return {"clipped": [], "outside": []}
+
+
+def merge(first: dict, second: dict) -> dict:
+    """Two `said` together, each name once."""
+    return {key: first[key] + [m for m in second[key] if m not in first[key]] for key in first}
 
 
 def averaged(names) -> list:
@@ -56,6 +71,28 @@ def averaged(names) -> list:
     return [name for name in names if metric_names.is_metric(name)
             and not metric_names.counts(name.partition("@")[0])
             and not metric_names.per_run(name.partition("@")[0])]
+
+
+def interval_of(metric: str, mean, var, n: int, outside: int, spec: Spec, values=None) -> tuple:
+    """The interval of one mean, as every engine decides it: metric (its name, for its bounds),
+    the mean shown, the sample variance and count of its values, how many of them lie outside
+    the metric's bounds (a negative gain can take NDCG below 0: then nothing is clipped), and
+    for the bootstrap the values themselves (in user id order). Returns (low, high, clipped)."""
+    if spec.method == "t":
+        low, high = means.t_interval(mean, var, n, spec.level, "--ci")
+    else:
+        low, high = means.bootstrap_interval(values, spec.level, spec.n_resamples, spec.seed,
+                                             "--ci-method bootstrap")
+    return means.within(low, high, metric_names.bounds(metric) if not outside else None)
+
+
+def outside_sql(metric: str, column: str) -> str:
+    """SQL counting the values of `column` outside the bounds of `metric` (0 for an unbounded
+    one)."""
+    bounds = metric_names.bounds(metric)
+    if bounds is None:
+        return "0"
+    return f"count(*) FILTER (WHERE {column} < {bounds[0]!r} OR {column} > {bounds[1]!r})"
 
 
 def intervals_in(con, relation: str, metrics: list, centres: dict, spec: Spec,
@@ -66,27 +103,23 @@ def intervals_in(con, relation: str, metrics: list, centres: dict, spec: Spec,
     shows). Returns ({(group value or None, metric): (low, high)}, the metrics clipped)."""
     (user,), = con.sql(f"SELECT column_name FROM (DESCRIBE {relation}) LIMIT 1").fetchall()
     key = ident(group) if group else "NULL"
-    found, clipped = {}, []
+    found, told = {}, said()
     for metric in metrics:
         column = ident(metric)
-        rows = con.sql(f"SELECT {key}, count({column}), var_samp({column}), min({column}), "
-                       f"max({column}) FROM {relation} GROUP BY ALL").fetchall()
-        for value, n, var, lowest, highest in rows:
-            if spec.method == "t":
-                low, high = means.t_interval(centres.get((value, metric)), var, n, spec.level,
-                                             "--ci")
-            else:
+        rows = con.sql(f"SELECT {key}, count({column}), var_samp({column}), "
+                       f"{outside_sql(metric, column)} FROM {relation} GROUP BY ALL").fetchall()
+        for value, n, var, outside in rows:
+            data = None
+            if spec.method == "bootstrap":
                 where = f" AND {key} = $value" if group else ""
                 data = con.execute(f"SELECT {column} FROM {relation} WHERE {column} IS NOT NULL"
                                    f"{where} ORDER BY {ident(user)}",
                                    {"value": value} if group else None).fetchnumpy()[metric]
-                low, high = means.bootstrap_interval(data, spec.level, spec.n_resamples,
-                                                     spec.seed, "--ci-method bootstrap")
-            bounds = metric_names.bounds(metric)
-            if bounds and n and not bounds[0] <= lowest <= highest <= bounds[1]:
-                bounds = None  # values outside the usual range (a negative gain): not cut
-            low, high, cut = means.within(low, high, bounds)
+            low, high, cut = interval_of(metric, centres.get((value, metric)), var, n, outside,
+                                         spec, data)
             found[(value, metric)] = (low, high)
-            if cut and metric not in clipped:
-                clipped.append(metric)
-    return found, clipped
+            for name, case in (("clipped", cut), ("outside", outside and
+                                                  metric_names.bounds(metric))):
+                if case and metric not in told[name]:
+                    told[name].append(metric)
+    return found, told

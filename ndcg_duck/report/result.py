@@ -117,13 +117,14 @@ class DuckDBResult(Result):
         plotting.plot_in(self.ran.cursor, relation, metrics, self.summary(), path)
 
     def intervals(self, spec: ci.Spec) -> tuple:
-        """--ci: ({metric: (low, high)} for each metric averaged over users, the metrics whose
-        interval was clipped to their range) (evaluation/intervals.py)."""
+        """--ci: ({metric: (low, high)} for each metric averaged over users, what was said of
+        them: the metrics clipped, those with values outside their bounds) (evaluation/
+        intervals.py)."""
         relation, metrics = self._per_user()
         names = ci.averaged(metrics)
-        found, clipped = ci.intervals_in(self.ran.cursor, relation, names,
-                                         {(None, m): self.summary()[m] for m in names}, spec)
-        return {m: found[(None, m)] for m in names}, clipped
+        found, said = ci.intervals_in(self.ran.cursor, relation, names,
+                                      {(None, m): self.summary()[m] for m in names}, spec)
+        return {m: found[(None, m)] for m in names}, said
 
     def segments(self, segments, by: str, spec=None) -> tuple:
         """--segments' rows (segments.rows'), the per-run metrics of each segment's users
@@ -132,18 +133,18 @@ class DuckDBResult(Result):
         relation, metrics = self._per_user()
         rows = segmenting.means_in(self.ran.cursor, relation, metrics, segments, by,
                                    self.user_col)
-        clipped = []
+        said = ci.said()
         if spec is not None:
             names = ci.averaged(metrics)
             centres = {(None if row["segment"] == segmenting.ALL else row["segment"], m): row[m]
                        for row in rows for m in names}
-            found, clipped = ci.intervals_in(self.ran.cursor, "ndcg_seg_joined", names,
-                                             centres, spec, group="segment")
+            found, said = ci.intervals_in(self.ran.cursor, "ndcg_seg_joined", names,
+                                          centres, spec, group="segment")
             whole, more = ci.intervals_in(self.ran.cursor, "ndcg_seg_joined", names, centres,
                                           spec)
             found.update(whole)
-            clipped += [m for m in more if m not in clipped]
+            said = ci.merge(said, more)
             self.interval_rows(rows, names, found)
         per_run = segmenting.per_run_by_segment(self.ran.cursor, segments, by, self.user_col)
         outcome.add_per_run(rows, self.summary(), per_run, segmenting.ALL)
-        return rows, clipped
+        return rows, said

@@ -99,4 +99,4 @@ class SparkResult(Result):
             if self.lists:
                 per_run_by_segment(self.spark, self.lists, rows, self.result.summary,
                                    segments, by, self.user_col)
-        return rows, []
+        return rows, {"clipped": [], "outside": []}

@@ -48,7 +48,8 @@ def test_t_interval_is_scipys_and_a_bounded_metric_is_clipped(files):
     low, high = t_interval(PRECISION, 0.95)  # 0.5 -+ 3.182 * sqrt(1/24): [-0.150, 1.150]
     assert low < 0 and high > 1
     assert found["precision@2"] == [0.0, 1.0]
-    assert (found["level"], found["method"], found["clipped"]) == (0.95, "t", ["precision@2"])
+    assert (found["level"], found["method"], found["clipped"], found["outside"]) == (
+        0.95, "t", ["precision@2"], [])
     narrow = json.loads(run(files, "--ci", "0.5", "--format", "json").output)["intervals"]
     assert narrow["precision@2"] == pytest.approx(t_interval(PRECISION, 0.5), abs=1e-12)
     assert narrow["clipped"] == []
@@ -112,3 +113,20 @@ def test_without_scipy_the_message_says_what_to_install(files, monkeypatch):
     result = run(files, "--ci", "0.95")
     assert (result.exit_code, result.output.splitlines()[-1]) == (
         1, "Error: --ci needs scipy, which is not installed: pip install 'ndcg-duck[compare]'")
+
+
+def test_values_outside_the_range_are_not_clipped_and_said(tmp_path):
+    # with the gain map 1=-1, u1's only item (a, level 1, gain -1) at rank 1 of an ideal list
+    # led by b (gain 2): ndcg@1 = -1/2; u2 and u3 rank b first: 1
+    (tmp_path / "rels.csv").write_text("user_id,item_id,relevance\n" + "".join(
+        f"{u},a,1\n{u},b,2\n" for u in ("u1", "u2", "u3")))
+    (tmp_path / "recs.csv").write_text("user_id,item_id,rank\nu1,a,1\nu2,b,1\nu3,b,1\n")
+    result = CliRunner().invoke(cli, ["eval", str(tmp_path / "recs.csv"),
+                                      str(tmp_path / "rels.csv"), "-k", "1", "--gain-map",
+                                      "1=-1", "--ci", "0.95"])
+    low, high = t_interval([-0.5, 1.0, 1.0], 0.95)  # [-1.65, 2.65]
+    assert result.output == (
+        f"ndcg@1  0.5000  [{low:.4f}, {high:.4f}]\n"
+        f"users   3\n"
+        f"95% intervals: Student's t over users; not clipped, some values being outside [0, 1] "
+        f"(a negative gain): ndcg@1\n")
