@@ -123,9 +123,10 @@ def _interval_spec(level, method, n_resamples, seed, fmt, segments, engine):
     if fmt == "trec":
         raise InputError("--format trec prints trec_eval's lines, which have no intervals: use "
                          "--format table, json, csv, markdown or latex with --ci", usage=True)
-    if engine == "spark":
-        raise InputError("--ci is not available with --engine spark yet: run with --engine "
-                         "duckdb, or use compare's intervals", usage=True)
+    if engine == "spark" and method == "bootstrap":
+        raise InputError("--ci-method bootstrap resamples every user's value in one process, "
+                         "which --engine spark does not gather: use --ci-method t (from exact "
+                         "sums on the workers), or --engine duckdb", usage=True)
     means.require("scipy", "--ci")
     return intervals.Spec(level, method or "t", n_resamples, seed)
 

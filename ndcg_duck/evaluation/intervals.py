@@ -115,11 +115,18 @@ def intervals_in(con, relation: str, metrics: list, centres: dict, spec: Spec,
                 data = con.execute(f"SELECT {column} FROM {relation} WHERE {column} IS NOT NULL"
                                    f"{where} ORDER BY {ident(user)}",
                                    {"value": value} if group else None).fetchnumpy()[metric]
-            low, high, cut = interval_of(metric, centres.get((value, metric)), var, n, outside,
-                                         spec, data)
-            found[(value, metric)] = (low, high)
-            for name, case in (("clipped", cut), ("outside", outside and
-                                                  metric_names.bounds(metric))):
-                if case and metric not in told[name]:
-                    told[name].append(metric)
+            record(found, told, (value, metric), centres.get((value, metric)), var, n,
+                   outside, spec, data)
     return found, told
+
+
+def record(found: dict, told: dict, key: tuple, mean, var, n: int, outside: int, spec: Spec,
+           values=None) -> None:
+    """interval_of for key (group, metric), kept in found and said in told (said()): how both
+    engines add up their intervals."""
+    metric = key[1]
+    low, high, cut = interval_of(metric, mean, var, n, outside, spec, values)
+    found[key] = (low, high)
+    for name, case in (("clipped", cut), ("outside", outside and metric_names.bounds(metric))):
+        if case and metric not in told[name]:
+            told[name].append(metric)
