@@ -15,10 +15,15 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from .. import means, metrics as metric_names
+from .. import means, metrics as metric_names, options as registry
+from ..errors import InputError
 from ..sqltext import ident
 
-METHODS = ("t", "bootstrap")
+METHODS = registry.CI_METHODS
+# evaluate()'s keywords for intervals and their defaults (the bootstrap's are compare's)
+KEYWORDS = {"ci": None, "ci_method": None,
+            "n_resamples": registry.BY_NAME["n_resamples"].default,
+            "seed": registry.BY_NAME["seed"].default}
 NAMES = {"t": "Student's t", "bootstrap": "percentile bootstrap"}
 
 
@@ -64,6 +69,23 @@ def said() -> dict:
 def merge(first: dict, second: dict) -> dict:
     """Two `said` together, each name once."""
     return {key: first[key] + [m for m in second[key] if m not in first[key]] for key in first}
+
+
+def checked(level, method, n_resamples, seed) -> Optional["Spec"]:
+    """evaluate()'s ci=, ci_method=, n_resamples= and seed=, checked as the registry checks
+    eval's --ci, --ci-method, --n-resamples and --seed: the Spec, or None without ci=."""
+    if level is None:
+        if method is not None:
+            raise InputError("ci_method= needs ci=, the level (e.g. ci=0.95)", usage=True)
+        return None
+    registry.level("ci", level)
+    if method is not None and method not in METHODS:
+        raise InputError(f"ci_method {method!r} is not one of: {', '.join(METHODS)}",
+                         usage=True)
+    registry.whole("n_resamples", n_resamples, maximum=None)
+    registry.whole("seed", seed, minimum=0, maximum=None)
+    means.require("scipy", "ci=")
+    return Spec(level, method or "t", n_resamples, seed)
 
 
 def averaged(names) -> list:
