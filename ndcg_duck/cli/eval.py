@@ -83,7 +83,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         engine_result.check_output(per_user)
     check_eval_extras(segments, by, plot)
     rows = None
-    with engine_result(recs, relevance, settings, per_user=bool(per_user or segments or plot or spec),
+    keep = bool(per_user or segments or plot or spec)  # the per-user table is needed
+    with engine_result(recs, relevance, settings, per_user=keep,
                        by_segment=segments is not None,
                        show_progress=not quiet and common.stderr_is_terminal(),
                        **on_spark) as result:

@@ -179,3 +179,18 @@ def test_the_dbt_section_shows_the_example_project():
     project = ROOT / "examples" / "dbt"
     assert blocks("yaml") == [(project / "packages.yml").read_text(encoding="utf-8")]
     assert blocks("jinja") == [(project / "models" / "ndcg_per_user.sql").read_text(encoding="utf-8")]
+
+
+def test_the_interval_and_table_examples_print_what_the_readme_shows(monkeypatch):
+    # "Intervals and tables for papers": each command, and the block after its "prints"
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    section = README.split("### Intervals and tables for papers", 1)[1].split("\n## ", 1)[0]
+    parts = section.split("```sh\n")[1:]
+    assert len(parts) == 2
+    for part in parts:
+        command = part.split("\n", 1)[0]
+        printed = part.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
+        result = CliRunner().invoke(cli, shlex.split(command)[1:])
+        assert (result.exit_code, result.output) == (0, printed), command

@@ -316,6 +316,7 @@ def test_cli_intervals_as_the_default_engine(spark, files):
     segments.write_text("user_id,group\n" + "".join(
         f"{u},{['new', 'old'][n % 2]}\n" for n, u in enumerate(users)))
     args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,dcg,num_rel", "--ci", "0.9",
+            "--seed", "3",
             "--segments", segments, "--by", "group"]
     want = invoke("eval", files / "recs/*.parquet", *args, "--format", "json")
     got = invoke("eval", files / "recs", *args, "--format", "json", "--engine", "spark")
