@@ -182,14 +182,12 @@ def test_the_dbt_section_shows_the_example_project():
 
 
 def test_the_interval_and_table_examples_print_what_the_readme_shows(monkeypatch):
-    # "Intervals and tables for papers": each command, and the block after its "prints"
+    # "Intervals of means" and "Tables for papers": the command, and the block after "prints"
     import shlex
 
     monkeypatch.chdir(ROOT)
-    section = README.split("### Intervals and tables for papers", 1)[1].split("\n## ", 1)[0]
-    parts = section.split("```sh\n")[1:]
-    assert len(parts) == 2
-    for part in parts:
+    for title in ("### Intervals of means", "### Tables for papers"):
+        part = README.split(title, 1)[1].split("```sh\n", 1)[1]
         command = part.split("\n", 1)[0]
         printed = part.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
         result = CliRunner().invoke(cli, shlex.split(command)[1:])
