@@ -107,12 +107,18 @@ def bootstrap_interval(values, level: float, n_resamples: int, seed: int,
     if np.all(x == x[0]):
         return float(x[0]), float(x[0])
     stats = require("scipy", feature).stats
-    keyword = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+    keyword = rng_keyword(stats.bootstrap)
     found = stats.bootstrap((x,), np.mean, n_resamples=n_resamples, vectorized=True,
                             confidence_level=level, method="percentile",
                             batch=max(1, 4_000_000 // x.size),
                             **{keyword: np.random.default_rng(seed)})
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
+
+
+def rng_keyword(function) -> str:
+    """How a scipy function takes its random generator: scipy 1.15 renamed random_state to
+    rng."""
+    return "rng" if "rng" in inspect.signature(function).parameters else "random_state"
 
 
 def within(low: Optional[float], high: Optional[float], bounds: Optional[tuple]

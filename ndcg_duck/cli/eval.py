@@ -72,7 +72,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     if format in tables.FORMATS and segments is not None:
         raise InputError(f"--format {format} prints one row for the run: use --format table, "
                          f"json or csv with --segments", usage=True)
-    spec = _interval_spec(eval_ci, ci_method, n_resamples, seed, format, segments, engine)
+    spec = _interval_spec(eval_ci, ci_method, n_resamples, seed, format, engine)
     # --format trec with --per-user -: trec_eval -q's lines, then the `all` ones, all on stdout
     trec_lines = format == "trec" and per_user == "-"
     engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
@@ -114,7 +114,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     click.echo(shown, nl=False, err=per_user == "-" and not trec_lines)
 
 
-def _interval_spec(level, method, n_resamples, seed, fmt, segments, engine):
+def _interval_spec(level, method, n_resamples, seed, fmt, engine):
     """--ci's interval (evaluation/intervals.py Spec), or None without --ci; checked before any
     work."""
     if level is None:

@@ -21,11 +21,10 @@ intervals and p-values with scipy (the `compare` extra), and corrects p-values o
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from ..means import INSTALL, require, t_interval  # noqa: F401 (the one rule: means.py)
+from ..means import INSTALL, require, rng_keyword, t_interval  # noqa: F401 (means.py's)
 from ..options import CORRECTIONS, TESTS  # noqa: F401 (the registry's, for compare's callers)
 
 # Work per batch of resamples, in values drawn: bounds memory whatever the number of users.
@@ -58,11 +57,6 @@ def count_extreme(null, observed: float, scale: float) -> int:
     import numpy as np
 
     return int(np.count_nonzero(np.abs(null) >= observed - 1e-9 * scale))
-
-
-def _rng_keyword(function) -> str:
-    """scipy 1.15 renamed random_state to rng."""
-    return "rng" if "rng" in inspect.signature(function).parameters else "random_state"
 
 
 def randomization(diffs, n_resamples: int, seed: int) -> float:
@@ -153,7 +147,7 @@ def bootstrap(diffs, n_resamples: int, seed: int, level: float) -> Tuple[float, 
     result = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
                              confidence_level=level, method="percentile",
                              batch=max(1, BATCH_VALUES // max(d.size, 1)),
-                             **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)})
+                             **{rng_keyword(stats.bootstrap): np.random.default_rng(seed)})
     mean = float(d.mean())
     count = count_extreme(result.bootstrap_distribution - mean, abs(mean), float(np.abs(d).mean()))
     return ((count + 1) / (n_resamples + 1), float(result.confidence_interval.low),
