@@ -112,8 +112,12 @@ def test_eval_markdown_and_latex_with_intervals(files):
 @pytest.mark.parametrize("args, message", [
     (["--all-pairs"], "Error: --format latex prints a row per run against one baseline, over "
                       "every user: use --format table, json or csv with --all-pairs\n"),
+    (["--segments", "{d}/groups.csv", "--by", "group"],
+     "Error: --format latex prints a row per run against one baseline, over every user: use "
+     "--format table, json or csv with --segments\n"),
 ])
 def test_compare_tables_refuse_what_they_cannot_show(files, args, message):
-    result = compare(files, "--format", "latex", *args)
+    (files / "groups.csv").write_text("user_id,group\nu1,g\n")
+    result = compare(files, "--format", "latex", *[a.format(d=files) for a in args])
     assert result.exit_code == 2
     assert result.output.endswith(message)
