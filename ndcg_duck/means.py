@@ -6,13 +6,25 @@ to the nearest double. Every door (eval, segments, compare; the Spark engine thr
 batches or partitions. The SQL half (sql/ndcg_means.sql) splits each value into an exponent and
 an integer mantissa and adds the mantissas of each exponent as integers (exact); `exact_means`
 runs it and `mean_of_parts` adds the few parts as fractions and rounds.
+
+The interval of a mean is ruled here too, once for every door and engine (eval --ci, compare):
+`t_interval` (Student's t from the mean, the sample variance and the count: what the Spark
+engine has from exact sums), `bootstrap_interval` (scipy's percentile bootstrap of the
+per-user values) and `within` (the rule for bounded metrics: a t interval of a metric whose
+values lie in [0, 1] is clipped to [0, 1], and the output says which were).
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+import importlib
+import inspect
+import math
+from typing import Iterable, Optional, Tuple
 
+from .errors import InputError
 from .sqltext import ident
+
+INSTALL = "pip install 'ndcg-duck[compare]'"
 
 
 def mean_of_sum(total: int, exponent: int, count: int) -> Optional[float]:
@@ -58,3 +70,62 @@ def exact_means(con, relation: str, columns: dict, groups: tuple = ()) -> dict:
         *group, name, e, s, n = row
         parts.setdefault((*group, name), []).append((e, s, n))
     return {key: mean_of_parts(found) for key, found in parts.items()}
+
+
+# --- intervals of means ---------------------------------------------------------------------------
+
+def require(module: str, feature: str):
+    """Import `module` (scipy, matplotlib) or stop with what to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"{feature} needs {module}, which is not installed: {INSTALL}") from None
+
+
+def t_interval(mean: Optional[float], var: Optional[float], n: int, level: float,
+               feature: str = "compare") -> Tuple[Optional[float], Optional[float]]:
+    """The t interval of a mean from n values with sample variance var: mean +- t_{(1+level)/2,
+    n-1} * sqrt(var / n); (None, None) when it cannot be computed (fewer than 2 values)."""
+    if n < 2 or var is None or mean is None:
+        return None, None
+    t = require("scipy", feature).stats.t
+    half = float(t.ppf((1 + level) / 2, n - 1)) * math.sqrt(max(var, 0.0) / n)
+    return mean - half, mean + half
+
+
+def bootstrap_interval(values, level: float, n_resamples: int, seed: int,
+                       feature: str = "--ci-method bootstrap"
+                       ) -> Tuple[Optional[float], Optional[float]]:
+    """The percentile bootstrap interval of the mean of `values` (scipy.stats.bootstrap,
+    n_resamples resamples of the users, seeded): (None, None) for fewer than 2 values; a single
+    point when every value is the same (no resample differs)."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return None, None
+    if np.all(x == x[0]):
+        return float(x[0]), float(x[0])
+    stats = require("scipy", feature).stats
+    keyword = rng_keyword(stats.bootstrap)
+    found = stats.bootstrap((x,), np.mean, n_resamples=n_resamples, vectorized=True,
+                            confidence_level=level, method="percentile",
+                            batch=max(1, 4_000_000 // x.size),
+                            **{keyword: np.random.default_rng(seed)})
+    return float(found.confidence_interval.low), float(found.confidence_interval.high)
+
+
+def rng_keyword(function) -> str:
+    """How a scipy function takes its random generator: scipy 1.15 renamed random_state to
+    rng."""
+    return "rng" if "rng" in inspect.signature(function).parameters else "random_state"
+
+
+def within(low: Optional[float], high: Optional[float], bounds: Optional[tuple]
+           ) -> Tuple[Optional[float], Optional[float], bool]:
+    """The one rule for an interval of a bounded metric (bounds: (lowest, highest), or None for
+    an unbounded one): the interval cut to the bounds. Returns (low, high, clipped)."""
+    if bounds is None or low is None or high is None:
+        return low, high, False
+    cut_low, cut_high = max(low, bounds[0]), min(high, bounds[1])
+    return cut_low, cut_high, (cut_low, cut_high) != (low, high)

@@ -82,7 +82,7 @@ NICKNAMES = {
 }
 BY_NAME = {metric.name: metric for metric in METRICS}
 # The range of a metric's per-user values where it has one (none: dcg, idcg, cg, the counts,
-# novelty, popularity): a mean's interval stays inside it (comparison.common, stats.clipped)
+# novelty, popularity): a mean's interval stays inside it (bounds, means.within)
 RANGE = {**dict.fromkeys(("ndcg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
                           "judged", "ncg", "err", "bpref", "rbp", "tail"), (0.0, 1.0)),
          "ild": (0.0, 2.0)}  # 1 - cosine in [0, 2] (1 - Jaccard in [0, 1])
@@ -238,6 +238,14 @@ def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
     num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret and the set measures)."""
     return BY_NAME[metric].cutoff != "none"
+
+
+# the metrics whose every per-user value lies in [0, 1] (a share, a normalised gain, a reciprocal
+# rank, a probability): an interval of their mean never leaves it (means.within)
+def bounds(name: str):
+    """The range of a metric's values (a name as the summary writes it, 'ndcg@10'): RANGE's,
+    None for the unbounded ones (dcg, novelty, ...)."""
+    return RANGE.get(name.partition("@")[0])
 
 
 def is_metric(name: str) -> bool:

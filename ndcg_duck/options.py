@@ -36,7 +36,12 @@ def user_col(settings: dict) -> str:
 # compare's paired tests, its corrections of p-values, and how it prints (comparison/)
 TESTS = ("t", "randomization", "bootstrap", "none")
 CORRECTIONS = ("holm", "bonferroni", "none")
-COMPARE_FORMATS = ("table", "json", "csv", "parquet")
+COMPARE_FORMATS = ("table", "json", "csv", "parquet", "markdown", "latex")
+# how eval prints its summary (cli/eval.py; trec: report/trec.py, markdown and latex:
+# report/tables.py)
+EVAL_FORMATS = ("table", "json", "csv", "trec", "markdown", "latex")
+# eval's intervals of means (--ci-method; evaluation/intervals.py)
+CI_METHODS = ("t", "bootstrap")
 
 
 # --- values that need more than a list of choices -----------------------------------------------
@@ -399,12 +404,22 @@ PARAMS = (
                "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
                "to stderr). With --engine spark, OUT/ (ending in /) or a URI is a directory of "
                "Parquet part files that Spark writes."),
-    Param("format", "output", default="table", choices=("table", "json", "csv", "trec"),
+    Param("format", "output", default="table", choices=EVAL_FORMATS,
           python=False,
           help="How to print the summary (and the per-user table with --per-user -). trec: "
                "trec_eval's lines (measure, query, value; runid, num_q and the means as "
                "query 'all'; with --per-user -, each user's lines first, as trec_eval -q) and "
-               "its names (ndcg_cut_10, P_10, map, ...) for the measures it has."),
+               "its names (ndcg_cut_10, P_10, map, ...) for the measures it has. markdown, "
+               "latex: a table for a paper, one row (the run), a column per metric."),
+    # eval's intervals of the means (evaluation/intervals.py; --seed and --n-resamples are
+    # compare's, below)
+    Param("eval_ci", "intervals", flag="--ci", kind="level", python=False, metavar="LEVEL",
+          help="Add a confidence interval at this level (e.g. 0.95) to each mean over users, "
+               "per segment too (needs scipy: pip install 'ndcg-duck[compare]'). A t interval "
+               "of a metric within [0, 1] is clipped to it, and the output says so."),
+    Param("ci_method", "intervals", choices=(None,) + CI_METHODS, python=False, shown="t",
+          help="With --ci: Student's t interval, or the percentile bootstrap of the users "
+               "(--n-resamples, --seed)."),
     Param("quiet", "output", default=False, kind="flag", python=False,
           help="No progress on stderr (progress shows only on a terminal, after 2 seconds)."),
     # eval's and compare's: the results by segment, and drawn (cli/extras.py, report/)
@@ -467,9 +482,11 @@ PARAMS = (
           help="Correction of p-values over every test made (runs x metrics x segments). "
                "Default: holm when there is more than one test."),
     Param("n_resamples", "compare", default=10000, kind="int", maximum=None, python=False,
-          help="Resamples of the randomization and bootstrap tests."),
+          help="Resamples of the randomization and bootstrap tests (and of eval's --ci-method "
+               "bootstrap)."),
     Param("seed", "compare", default=42, kind="int", minimum=0, maximum=None, python=False,
-          help="Seed of the randomization and bootstrap tests."),
+          help="Seed of the randomization and bootstrap tests (and of eval's --ci-method "
+               "bootstrap)."),
     Param("alpha", "compare", default=0.05, kind="level", python=False,
           help="Significance level (marked with *)."),
     Param("ci", "compare", default=0.95, kind="level", python=False,
@@ -488,7 +505,9 @@ PARAMS = (
     Param("compare_format", "compare_cli", default="table", choices=COMPARE_FORMATS,
           flag="--format", python=False,
           help="table, or tidy rows (one per metric, cutoff, segment and run) as json, csv or "
-               "parquet (to a redirected stdout)."),
+               "parquet (to a redirected stdout); markdown, latex: a table for a paper, a row "
+               "per run, a column per metric, the best in bold, a dagger on each value that "
+               "differs significantly from the baseline."),
 )
 
 BY_NAME = {param.name: param for param in PARAMS}

@@ -67,6 +67,11 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
          *(Input("recommendations", f"--run {name}", path) for name, path in pairs),
          *beside_inputs(settings["segments"], settings)])
     stats.require("scipy", "compare")
+    if fmt in ("markdown", "latex") and (settings["segments"] or settings["all_pairs"]):
+        raise InputError(f"--format {fmt} prints a row per run against one baseline, over "
+                         f"every user: use --format table, json or csv with "
+                         f"{'--segments' if settings['segments'] else '--all-pairs'}",
+                         usage=True)
     engine = settings.pop("engine")
     master, conf = settings.pop("spark_master"), settings.pop("spark_conf")
     if fmt == "parquet" and sys.stdout.isatty():

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import click
 
+from .. import means
 from ..errors import InputError
-from ..report import output, trec
+from ..evaluation import intervals
+from ..report import output, tables, trec
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
@@ -23,10 +25,11 @@ from ..sqlfiles import script
 @cli.command(name="eval", epilog=EXIT_CODES)
 @click.argument("recs")
 @click.argument("relevance")
-@registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras")
+@registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras",
+                  "intervals", "n_resamples", "seed")
 @user_errors
 def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, engine,
-                 spark_master, spark_conf, **settings):
+                 spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -50,6 +53,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         ndcg-duck eval runs/model_a/ qrels.csv -k 10,all --format json
         ndcg-duck eval run.txt qrels.txt -k trec --missing skip
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
+        ndcg-duck eval recs.csv rels.csv -m ndcg,recall --ci 0.95 --format latex
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
     """
     refuse_tables([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
@@ -69,6 +73,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         raise InputError("--format trec prints trec_eval's lines, which have no segments or "
                          "plot: use --format table, json or csv with --segments and --plot",
                          usage=True)
+    if format in tables.FORMATS and segments is not None:
+        raise InputError(f"--format {format} prints one row for the run: use --format table, "
+                         f"json or csv with --segments", usage=True)
+    spec = _interval_spec(eval_ci, ci_method, n_resamples, seed, format, engine)
     # --format trec with --per-user -: trec_eval -q's lines, then the `all` ones, all on stdout
     trec_lines = format == "trec" and per_user == "-"
     engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
@@ -79,7 +87,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         engine_result.check_output(per_user)
     check_eval_extras(segments, by, plot)
     rows = None
-    with engine_result(recs, relevance, settings, per_user=bool(per_user or segments or plot),
+    keep = bool(per_user or segments or plot or spec)  # the per-user table is needed
+    with engine_result(recs, relevance, settings, per_user=keep,
                        by_segment=segments is not None,
                        show_progress=not quiet and common.stderr_is_terminal(),
                        **on_spark) as result:
@@ -90,23 +99,51 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
                 result.write_per_user(per_user, format)
         if plot:
             result.plot(plot)
+        ci = None
+        if spec is not None:
+            values, said = result.intervals(spec)
         if segments is not None:
-            rows = result.segments(segments, by)
+            rows, more = result.segments(segments, by, spec)
+            if spec is not None:
+                said = intervals.merge(said, more)
+        if spec is not None:
+            ci = {"values": values, "info": spec.info(said), "line": spec.describe(said)}
         summary, notes = result.summary(), result.notes()
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    shown = _summary(summary, recs, format, settings)
+    shown = _summary(summary, recs, format, settings, ci)
     if rows is not None:
-        metrics = [name for name in rows[0] if name not in ("segment", "users")]
-        shown = with_segments(shown, summary, rows, metrics, by, format)
+        metrics = [name for name in rows[0] if name not in ("segment", "users", "intervals")]
+        shown = with_segments(shown, summary, rows, metrics, by, format, ci)
     click.echo(shown, nl=False, err=per_user == "-" and not trec_lines)
 
 
-def _summary(summary: dict, recs, fmt: str, settings: dict) -> str:
-    """The summary as --format asks: trec_eval's `all` lines for trec (report/trec.py)."""
+def _interval_spec(level, method, n_resamples, seed, fmt, engine):
+    """--ci's interval (evaluation/intervals.py Spec), or None without --ci; checked before any
+    work."""
+    if level is None:
+        if method is not None:
+            raise InputError("--ci-method needs --ci LEVEL (e.g. --ci 0.95)", usage=True)
+        return None
+    if fmt == "trec":
+        raise InputError("--format trec prints trec_eval's lines, which have no intervals: use "
+                         "--format table, json, csv, markdown or latex with --ci", usage=True)
+    if engine == "spark" and method == "bootstrap":
+        raise InputError("--ci-method bootstrap resamples every user's value in one process, "
+                         "which --engine spark does not gather: use --ci-method t (from exact "
+                         "sums on the workers), or --engine duckdb", usage=True)
+    means.require("scipy", "--ci")
+    return intervals.Spec(level, method or "t", n_resamples, seed)
+
+
+def _summary(summary: dict, recs, fmt: str, settings: dict, ci=None) -> str:
+    """The summary as --format asks: trec_eval's `all` lines for trec (report/trec.py), a table
+    for a paper for markdown and latex (report/tables.py)."""
     if fmt == "trec":
         return trec.summary_lines(summary, settings, trec.run_id(recs, settings["recs_format"]))
-    return output.format_summary(summary, fmt, settings["missing"], settings["empty"])
+    if fmt in tables.FORMATS:
+        return tables.eval_table(summary, tables.run_name(recs), fmt, ci)
+    return output.format_summary(summary, fmt, settings["missing"], settings["empty"], ci)
 
 
 @cli.command(name="sql")

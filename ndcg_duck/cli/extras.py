@@ -19,21 +19,40 @@ from ..options import check_segments, group
 EVAL_EXTRAS = group("extras")
 
 
-def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str, fmt) -> str:
-    """eval's output `shown` with the per-segment rows (segments.rows') in `fmt`."""
-    if fmt == "json":
-        return json.dumps(dict(summary, segments=rows)) + "\n"
+def with_segments(shown: str, summary: dict, rows: list, metrics: list, by: str, fmt,
+                  ci=None) -> str:
+    """eval's output `shown` with the per-segment rows (segments.rows') in `fmt`; with ci
+    (--ci: output.format_summary's), each row's intervals (row['intervals']) too: in JSON as
+    the row's object 'intervals', in CSV as the columns METRIC_ci_low and METRIC_ci_high after
+    each metric's, in the table beside each mean."""
+    from ..report.output import interval
     from ..report.segments import shown as shown_segment
 
-    head = ["segment", "users"] + metrics
+    if fmt == "json":
+        whole = summary if ci is None else dict(summary, intervals={
+            **ci["info"], **{m: list(pair) for m, pair in ci["values"].items()}})
+        return json.dumps(dict(whole, segments=rows)) + "\n"
+
+    def pair(row, m):
+        return row.get("intervals", {}).get(m) if ci else None
+
+    with_ci = [m for m in metrics if ci and m in rows[0].get("intervals", {})]
     if fmt == "csv":  # quoted as CSV needs (a segment may hold commas, quotes, line breaks)
+        head = ["segment", "users"] + [name for m in metrics for name in
+                                       ([m, f"{m}_ci_low", f"{m}_ci_high"] if m in with_ci
+                                        else [m])]
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(head)
-        writer.writerows([["" if row[h] is None else row[h] for h in head] for row in rows])
+        writer.writerows([[row["segment"], row["users"]] + [
+            "" if v is None else v for m in metrics
+            for v in ([row[m], *pair(row, m)] if m in with_ci else [row[m]])] for row in rows])
         return out.getvalue()
+    head = ["segment", "users"] + metrics
     cells = [[shown_segment(row["segment"]), str(row["users"])]
-             + ["-" if row[m] is None else f"{row[m]:.4f}" for m in metrics] for row in rows]
+             + [("-" if row[m] is None else f"{row[m]:.4f}")
+                + (" " + interval(*pair(row, m)) if m in with_ci else "") for m in metrics]
+             for row in rows]
     widths = [max(len(c) for c in column) for column in zip(head, *cells)]
     lines = ["  ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in
                        enumerate(zip(values, widths))) for values in [head] + cells]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
-from .. import metrics as metric_names, options as registry, outcome
+from .. import means, metrics as metric_names, options as registry, outcome
 from ..errors import InputError
 from . import stats
 
@@ -71,7 +71,7 @@ def no_shared_user(names) -> str:
 
 
 # the note of a row whose t interval (of the mean, or of the difference) left the metric's range
-# and was clipped to it (stats.clipped; metrics.RANGE)
+# and was clipped to it (means.within; metrics.bounds)
 CLIPPED = "t interval clipped to the metric's range (README, compare)"
 
 
@@ -346,12 +346,12 @@ def _row(metric, cutoff, segment, run, against, spread, level, small, note, info
 
 def _clip(row: dict, low: str, high: str, interval: tuple, difference: bool, info: dict) -> None:
     """Put the t interval `interval` in row's fields low and high, clipped to the range of the
-    row's metric (metrics.RANGE; a difference's: [a - b, b - a]). When it was, info's 'clipped'
+    row's metric (metrics.bounds; a difference's: [a - b, b - a]). When it was, info's 'clipped'
     names the metric (for the notes) and the row's note says so unless it says something else."""
-    bounds = metric_names.RANGE.get(row["metric"])
+    bounds = metric_names.bounds(row["metric"])
     if bounds is not None and difference:
         bounds = (bounds[0] - bounds[1], bounds[1] - bounds[0])
-    row[low], row[high], changed = stats.clipped(*interval, bounds)
+    row[low], row[high], changed = means.within(*interval, bounds)
     if changed:
         info.setdefault("clipped", []).append(row_metric(row))
         if row["note"] is None:

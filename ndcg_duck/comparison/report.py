@@ -7,6 +7,7 @@ import csv
 import io
 import json
 
+from ..report import tables
 from ..report.segments import shown as shown_segment
 from .common import (CLIPPED, EXACT_RANDOMIZATION, NORMAL_BOOTSTRAP, PER_RUN,
                       PER_RUN_BOOTSTRAP, ROW_FIELDS, row_metric)
@@ -28,7 +29,10 @@ def rows_table(rows):
 
 
 def render(rows, info, fmt: str):
-    """The comparison in format `fmt`: text for table, json and csv; bytes for parquet."""
+    """The comparison in format `fmt`: text for table, json, csv, markdown and latex (a table
+    for a paper: report/tables.py); bytes for parquet."""
+    if fmt in tables.FORMATS:
+        return tables.compare_table(rows, info, fmt)
     if fmt == "json":
         return json.dumps([{k: row[k] for k in ROW_FIELDS} for row in rows]) + "\n"
     if fmt == "csv":

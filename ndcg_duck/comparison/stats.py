@@ -21,13 +21,12 @@ intervals and p-values with scipy (the `compare` extra), and corrects p-values o
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..means import INSTALL, require, rng_keyword, t_interval  # noqa: F401 (means.py's)
 from ..options import CORRECTIONS, TESTS  # noqa: F401 (the registry's, for compare's callers)
-INSTALL = "pip install 'ndcg-duck[compare]'"
+
 # Work per batch of resamples, in values drawn: bounds memory whatever the number of users.
 BATCH_VALUES = 4_000_000
 BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
@@ -39,39 +38,8 @@ BLOCK_GROUPS = 256  # groups of 8 users whose table (512 KB) is used at a time
 BOOTSTRAP_DRAWS = 200_000_000
 
 
-def require(module: str, feature: str):
-    """Import `module` (scipy, matplotlib) or stop with what to install."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise InputError(f"{feature} needs {module}, which is not installed: {INSTALL}") from None
-
-
 def _scipy_stats():
     return require("scipy", "compare").stats
-
-
-def t_interval(mean: float, var: Optional[float], n: int, level: float) -> Tuple[Optional[float], Optional[float]]:
-    """The t interval of a mean from n values with sample variance var; (None, None) when it
-    cannot be computed (fewer than 2 values)."""
-    if n < 2 or var is None or mean is None:
-        return None, None
-    half = float(_scipy_stats().t.ppf((1 + level) / 2, n - 1)) * math.sqrt(max(var, 0.0) / n)
-    return mean - half, mean + half
-
-
-def clipped(low: Optional[float], high: Optional[float], bounds: Optional[Tuple[float, float]]
-            ) -> Tuple[Optional[float], Optional[float], bool]:
-    """The interval (low, high) clipped to `bounds` (a metric's range, or None: unbounded), and
-    whether that changed it. A t interval of a mean of values in [a, b] can leave [a, b] (five
-    NDCG values give [-0.10, 0.78]); the mean lies in [a, b], so the part outside holds no value
-    it can take and clipping keeps every value the interval covered that the mean can be."""
-    if low is None or high is None or bounds is None:
-        return low, high, False
-    new_low, new_high = max(low, bounds[0]), min(high, bounds[1])
-    return new_low, new_high, (new_low, new_high) != (low, high)
 
 
 def t_test(diff_mean: float, diff_var: Optional[float], n: int) -> Optional[float]:
@@ -89,11 +57,6 @@ def count_extreme(null, observed: float, scale: float) -> int:
     import numpy as np
 
     return int(np.count_nonzero(np.abs(null) >= observed - 1e-9 * scale))
-
-
-def _rng_keyword(function) -> str:
-    """scipy 1.15 renamed random_state to rng."""
-    return "rng" if "rng" in inspect.signature(function).parameters else "random_state"
 
 
 def randomization(diffs, n_resamples: int, seed: int) -> float:
@@ -184,7 +147,7 @@ def bootstrap(diffs, n_resamples: int, seed: int, level: float) -> Tuple[float, 
     result = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
                              confidence_level=level, method="percentile",
                              batch=max(1, BATCH_VALUES // max(d.size, 1)),
-                             **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)})
+                             **{rng_keyword(stats.bootstrap): np.random.default_rng(seed)})
     mean = float(d.mean())
     count = count_extreme(result.bootstrap_distribution - mean, abs(mean), float(np.abs(d).mean()))
     return ((count + 1) / (n_resamples + 1), float(result.confidence_interval.low),

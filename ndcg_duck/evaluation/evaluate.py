@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 import duckdb
 
 from .. import sqltext, statements
-from . import batches, beyond, inputs, progress
+from . import batches, beyond, inputs, intervals, progress
 from .. import interrupts, means, metrics as metric_names, objectstore, options as registry, outcome
 from ..errors import InputError, duckdb_message
 from ..options import Options
@@ -48,7 +48,10 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     train= (user and item rows the system learned from) and items= (the catalogue: item_id,
     optionally category and embedding), paths or tables as recs; head_share= sets tail's head
     (default 0.2). per_user=False skips the
-    per-user table. Raises InputError for bad input or options, and warns (NdcgWarning) when
+    per-user table. ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
+    whose interval was clipped to [0, 1] (and those not clipped, their values leaving it), and
+    [low, high] for each mean over users, as `ndcg-duck eval --ci --format json`; ci_method=
+    'bootstrap' takes scipy's percentile bootstrap (n_resamples=, seed=) instead of Student's t. Raises InputError for bad input or options, and warns (NdcgWarning) when
     ids are compared as text or a gain map level never occurs.
 
     Ctrl-C (SIGINT) stops the run promptly, even inside a long query, and raises
@@ -71,6 +74,8 @@ evaluate.__signature__ = inspect.Signature(
                        default=registry.BY_NAME["k"].default),
      inspect.Parameter("per_user", inspect.Parameter.KEYWORD_ONLY, default=True),
      inspect.Parameter("con", inspect.Parameter.KEYWORD_ONLY, default=None)]
+    + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+       for name, default in intervals.KEYWORDS.items()]
     + [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
        for p in registry.PYTHON if p.name != "k"],
     return_annotation=Evaluation)
@@ -97,12 +102,15 @@ class Ran(NamedTuple):
 
 
 @contextmanager
-def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, **given):
+def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, ci=None,
+            ci_method=None, n_resamples=intervals.KEYWORDS["n_resamples"],
+            seed=intervals.KEYWORDS["seed"], **given):
     """run() that yields the run (Ran) with its cursor still open: what the block does in the
     cursor (segments, plots) is stopped by Ctrl-C as the run is, and a DuckDB error there is
     a message as the run's are (message). The cursor closes and `con`'s settings are put back
     when the block ends."""
     registry.flag("per_user", per_user)
+    spec = intervals.checked(ci, ci_method, n_resamples, seed)
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
@@ -120,7 +128,7 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
             beyond.start_tops(work, extra, item_type)
         try:
             result, said = _run(work, options, loaded, cols.user, per_user,
-                                settings["batch_users"], measures, extra)
+                                settings["batch_users"], measures, extra, spec)
             notes = _notes(work, options, loaded) + said
             yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
@@ -277,11 +285,11 @@ def recs_item_type(con, layout: str) -> str:
 
 
 def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
-         batch_users: Optional[int], all_measures: tuple, extra: Optional[beyond.Inputs]
-         ) -> tuple[Evaluation, list]:
+         batch_users: Optional[int], all_measures: tuple, extra: Optional[beyond.Inputs],
+         spec: Optional[intervals.Spec] = None) -> tuple[Evaluation, list]:
     """Score every user, batch by batch, then sum up: (Evaluation, notes). `all_measures` may
     hold beyond-accuracy ones (extra says what they read): their top_k lists are kept per batch
-    and computed once all are in (beyond.py)."""
+    and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'."""
     measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con, loaded.layout) if loaded.recs_countable else None)
@@ -315,8 +323,18 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     (zero_ideal,), = con.sql(f"SELECT count(*) FILTER (WHERE zero_ideal) "
                              f"FROM ({user_flags_sql(options)})").fetchall()
     summary.update(outcome.user_counts(unranked, unjudged, zero_ideal))
-    table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
-             if per_user else None)
+    if spec is not None:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ci_users AS "
+                    f"{wide_sql(all_measures, user_col, relation)}")
+        relation, names = "ndcg_ci_users", intervals.averaged(summary)
+        found, told = intervals.intervals_in(con, relation, names,
+                                             {(None, m): summary[m] for m in names}, spec)
+        summary["intervals"] = {**spec.info(told),
+                                **{m: list(found[(None, m)]) for m in names}}
+        table = con.table(relation).to_arrow_table() if per_user else None
+    else:
+        table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
+                 if per_user else None)
     return Evaluation(summary, table), notes
 
 

@@ -134,20 +134,37 @@ def through_file(write, fmt: str, stream=None) -> None:
 WITHOUT = "users_without_"  # + a metric's name ('users_without_ild@10'): its users without a value
 
 
-def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -> str:
-    """The summary as 'table' (for people), 'json' (one object) or 'csv' (metric,value rows)."""
+def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero",
+                   ci=None) -> str:
+    """The summary as 'table' (for people), 'json' (one object) or 'csv' (metric,value rows).
+    With ci (--ci: {'values': {metric: (low, high)}, 'info': ..., 'line': ...}, cli/eval.py),
+    each interval beside its mean: in the table's third column and a line saying how they were
+    made; in JSON an object 'intervals' (info's level, method and clipped metrics, and each
+    metric's [low, high]); in CSV the columns ci_low and ci_high."""
     if fmt == "json":
-        return json.dumps(summary) + "\n"
+        shown = summary if ci is None else dict(summary, intervals={
+            **ci["info"], **{m: list(pair) for m, pair in ci["values"].items()}})
+        return json.dumps(shown) + "\n"
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["metric", "value"])
-        writer.writerows(summary.items())
+        if ci is None:
+            writer.writerow(["metric", "value"])
+            writer.writerows(summary.items())
+        else:
+            writer.writerow(["metric", "value", "ci_low", "ci_high"])
+            writer.writerows([name, value, *["" if v is None else v for v in
+                                             ci["values"].get(name, (None, None))]]
+                             for name, value in summary.items())
         return out.getvalue()
-    rows = [(name, _readable(value)) for name, value in summary.items() if is_metric(name)]
-    rows.append(("users", str(summary["users"])))
-    width = max(len(name) for name, _ in rows)
-    lines = [f"{name:<{width}}  {value}" for name, value in rows]
+    rows = [(name, _readable(value), interval(*ci["values"][name]) if ci and
+             name in ci["values"] else "") for name, value in summary.items() if is_metric(name)]
+    rows.append(("users", str(summary["users"]), ""))
+    width = max(len(name) for name, _, _ in rows)
+    shown = max(len(value) for _, value, _ in rows)
+    lines = [f"{name:<{width}}  {value:<{shown}}  {pair}".rstrip() for name, value, pair in rows]
+    if ci:
+        lines.append(ci["line"])
     unranked = summary["users_without_recommendations"]
     if unranked:
         fate = "scored 0" if missing == "zero" else "left out"
@@ -169,6 +186,12 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero") -
     if counted:
         lines.append(counted)
     return "\n".join(lines) + "\n"
+
+
+def interval(low, high) -> str:
+    """An interval as the tables show it: [low, high] to 4 decimals; '-' when there is none
+    (fewer than two users)."""
+    return "-" if low is None or high is None else f"[{low:.4f}, {high:.4f}]"
 
 
 def _users(count: int) -> str:

@@ -12,7 +12,7 @@ import sys
 from contextlib import ExitStack
 
 from .. import outcome
-from ..evaluation import evaluate, progress
+from ..evaluation import evaluate, intervals as ci, progress
 from ..options import user_col
 from ..metrics import is_metric
 from . import output, plot as plotting, segments as segmenting, trec
@@ -47,6 +47,14 @@ class Result:
                                          self.settings):
             sys.stdout.write(text)
         sys.stdout.flush()
+
+    @staticmethod
+    def interval_rows(rows: list, names: list, found: dict) -> None:
+        """Give each of --segments' rows the intervals of its metrics `names`, from `found`
+        ({(segment, or None for every user, metric): (low, high)}), as row['intervals']."""
+        for row in rows:
+            key = None if row["segment"] == segmenting.ALL else row["segment"]
+            row["intervals"] = {m: found.get((key, m), (None, None)) for m in names}
 
     def __enter__(self):
         return self
@@ -108,12 +116,35 @@ class DuckDBResult(Result):
         relation, metrics = self._per_user()
         plotting.plot_in(self.ran.cursor, relation, metrics, self.summary(), path)
 
-    def segments(self, segments, by: str) -> list:
+    def intervals(self, spec: ci.Spec) -> tuple:
+        """--ci: ({metric: (low, high)} for each metric averaged over users, what was said of
+        them: the metrics clipped, those with values outside their bounds) (evaluation/
+        intervals.py)."""
+        relation, metrics = self._per_user()
+        names = ci.averaged(metrics)
+        found, said = ci.intervals_in(self.ran.cursor, relation, names,
+                                      {(None, m): self.summary()[m] for m in names}, spec)
+        return {m: found[(None, m)] for m in names}, said
+
+    def segments(self, segments, by: str, spec=None) -> tuple:
         """--segments' rows (segments.rows'), the per-run metrics of each segment's users
-        added (outcome.add_per_run)."""
+        added (outcome.add_per_run), and with --ci (spec) each row's intervals (interval_rows)
+        and the metrics whose interval was clipped: (rows, clipped)."""
         relation, metrics = self._per_user()
         rows = segmenting.means_in(self.ran.cursor, relation, metrics, segments, by,
                                    self.user_col)
+        said = ci.said()
+        if spec is not None:
+            names = ci.averaged(metrics)
+            centres = {(None if row["segment"] == segmenting.ALL else row["segment"], m): row[m]
+                       for row in rows for m in names}
+            found, said = ci.intervals_in(self.ran.cursor, "ndcg_seg_joined", names,
+                                          centres, spec, group="segment")
+            whole, more = ci.intervals_in(self.ran.cursor, "ndcg_seg_joined", names, centres,
+                                          spec)
+            found.update(whole)
+            said = ci.merge(said, more)
+            self.interval_rows(rows, names, found)
         per_run = segmenting.per_run_by_segment(self.ran.cursor, segments, by, self.user_col)
         outcome.add_per_run(rows, self.summary(), per_run, segmenting.ALL)
-        return rows
+        return rows, said

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .. import sqltext
+from .. import metrics as metric_names, sqltext
+from ..evaluation import intervals as ci
 from ..outcome import add_per_run, shown_metrics
 from ..report import plot as plotting
 from ..report import segments as segmenting
@@ -26,10 +27,13 @@ from .workers import connection
 from .driver import connection as driver_connection
 
 
-def _segment_sums(metrics: list, segment: str):
+def _segment_sums(metrics: list, segment: str, spread: bool = False):
     """mapInArrow function: per partition, an exact.Sums by segment: the users (key 'u') and,
-    per metric (its name), how many have a value and the exact sum of the values."""
+    per metric (its name), how many have a value and the exact sum of the values; with spread
+    (--ci), the sum of their squares too and how many lie outside the metric's bounds (key
+    'METRIC|outside'), for the t interval (evaluation/intervals.py)."""
     def partial(batches):
+        import numpy as np
         import pyarrow.compute as pc
 
         sums = Sums()
@@ -40,10 +44,43 @@ def _segment_sums(metrics: list, segment: str):
                 sums.count(name, "u", rows.num_rows)
                 for metric in metrics:
                     values = rows.column(metric).drop_null().cast(pa.float64())
-                    sums.add(name, metric, values.to_numpy(zero_copy_only=False))
+                    values = values.to_numpy(zero_copy_only=False)
+                    sums.add(name, metric, values, squares=spread)
+                    bounds = metric_names.bounds(metric)
+                    if spread and bounds:
+                        sums.count(name, f"{metric}|outside", np.count_nonzero(
+                            (values < bounds[0]) | (values > bounds[1])))
         yield sums.batch()
 
     return partial
+
+
+def spread_intervals(sums: Sums, groups: list, metrics: list, centres: dict, spec) -> tuple:
+    """--ci's t intervals from _segment_sums' exact sums (with spread) of each group (None:
+    every user) and the means shown (centres: {(group, metric): mean}): as
+    intervals.intervals_in's, ({(group, metric): (low, high)}, said)."""
+    found, told = {}, ci.said()
+    for group in groups:
+        for m in ci.averaged(metrics):
+            ci.record(found, told, (group, m), centres.get((group, m)), sums.variance(group, m),
+                      sums.n(group, m), sums.n(group, f"{m}|outside"), spec)
+    return found, told
+
+
+def intervals(per_user, summary: dict, spec) -> tuple:
+    """--ci on Spark: the t interval of each mean of the summary over the per-user DataFrame
+    (SparkResult.intervals' result)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    metrics = ci.averaged(shown_metrics(per_user.columns, summary))
+    values = per_user.select(*[col(m) for m in metrics], F.lit("").alias("__segment"))
+    sums = Sums.added(values.mapInArrow(_segment_sums(metrics, "__segment", spread=True),
+                                        from_arrow_schema(sums_schema())).collect(),
+                      everyone=True)
+    found, told = spread_intervals(sums, [None], metrics,
+                                   {(None, m): summary[m] for m in metrics}, spec)
+    return {m: found[(None, m)] for m in metrics}, told
 
 
 def segment_table(spark, segments, by: str, user_col: str, examples: bool = False) -> tuple:
@@ -101,9 +138,11 @@ def check_placed(joined, placed: int, everyone: int, theirs, what: str) -> None:
                             lambda: str(joined.agg(F.min("__ndcg_user")).collect()[0][0]))
 
 
-def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str) -> list:
+def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str,
+               spec=None) -> tuple:
     """segments.means_in for a per-user Spark DataFrame: each partition adds its users and
-    exact sums per segment, the driver adds those up (segments.rows)."""
+    exact sums per segment, the driver adds those up (segments.rows); with spec (--ci) each
+    row's t intervals (row['intervals']). Returns (rows, said: intervals.said's)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     seg, what, theirs, unknown = segment_table(spark, segments, by, user_col, examples=True)
@@ -112,16 +151,23 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str)
     theirs = theirs[as_text(values, seg)]
     placed_users = join_segments(values, seg, unknown)
     joined = placed_users.select(*[col(m) for m in metrics], "__segment")
-    sums = Sums.added(joined.mapInArrow(_segment_sums(metrics, "__segment"),
+    sums = Sums.added(joined.mapInArrow(_segment_sums(metrics, "__segment", spec is not None),
                                         from_arrow_schema(sums_schema())).collect(),
                       everyone=True)
     everyone = sums.n(None, "u")
     check_placed(placed_users, everyone - sums.n(unknown, "u"), everyone, theirs, what)
     groups = [None] + list(sums.groups())
     # the mean of the users with a value, exactly rounded (Sums.mean), as means_in's
-    return segmenting.rows({name: sums.n(name, "u") for name in groups},
-                           {(name, m): sums.mean(name, m) for name in groups for m in metrics},
-                           metrics, unknown)
+    centres = {(name, m): sums.mean(name, m) for name in groups for m in metrics}
+    rows = segmenting.rows({name: sums.n(name, "u") for name in groups}, centres, metrics,
+                           unknown)
+    told = ci.said()
+    if spec is not None:
+        found, told = spread_intervals(sums, groups, metrics, centres, spec)
+        for row in rows:
+            key = None if row["segment"] == segmenting.ALL else row["segment"]
+            row["intervals"] = {m: found[(key, m)] for m in ci.averaged(metrics)}
+    return rows, told
 
 
 def per_run_by_segment(spark, lists: dict, rows: list, summary: dict, segments, by: str,

@@ -94,13 +94,23 @@ class SparkResult(Result):
         with refusals(*self.names):
             draw(self.result.per_user, self.result.summary, path)
 
-    def segments(self, segments, by: str) -> list:
+    def intervals(self, spec) -> tuple:
+        """--ci (t only: cli/eval.py refuses the bootstrap on Spark), from exact sums of the
+        values and their squares (extras.intervals)."""
+        from .extras import intervals
+
+        with refusals(*self.names):
+            return intervals(self.result.per_user, self.result.summary, spec)
+
+    def segments(self, segments, by: str, spec=None) -> tuple:
+        """--segments' rows, with spec (--ci) their t intervals, and what was said of those
+        (evaluation/intervals.py said): (rows, said)."""
         from .extras import by_segment, per_run_by_segment
 
         with refusals(*self.names):
-            rows = by_segment(self.spark, self.result.per_user, self.result.summary, segments,
-                              by, self.user_col)
+            rows, said = by_segment(self.spark, self.result.per_user, self.result.summary,
+                                    segments, by, self.user_col, spec)
             if self.lists:
                 per_run_by_segment(self.spark, self.lists, rows, self.result.summary,
                                    segments, by, self.user_col)
-        return rows
+        return rows, said

@@ -39,7 +39,8 @@ def test_the_sql_macros_allow_what_the_registry_allows():
 
 # the registry's groups each command takes, and the Params it takes one by one
 COMMAND_PARAMS = {
-    "eval": ("metric", "beyond", "columns", "formats", "engine", "spark", "output", "extras"),
+    "eval": ("metric", "beyond", "columns", "formats", "engine", "spark", "output", "extras",
+             "intervals", "n_resamples", "seed"),
     "compare": ("compare", "compare_cli", "metric", "beyond", "columns", "formats", "engine",
                 "spark", "extras", "quiet"),
     "split": ("split", "user_col", "item_col", "relevance_col", "threads", "memory_limit",

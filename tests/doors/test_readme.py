@@ -194,3 +194,16 @@ def test_the_dbt_section_shows_the_example_project():
     project = ROOT / "examples" / "dbt"
     assert blocks("yaml") == [(project / "packages.yml").read_text(encoding="utf-8")]
     assert blocks("jinja") == [(project / "models" / "ndcg_per_user.sql").read_text(encoding="utf-8")]
+
+
+def test_the_interval_and_table_examples_print_what_the_readme_shows(monkeypatch):
+    # "Intervals of means" and "Tables for papers": the command, and the block after "prints"
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    for title in ("### Intervals of means", "### Tables for papers"):
+        part = README.split(title, 1)[1].split("```sh\n", 1)[1]
+        command = part.split("\n", 1)[0]
+        printed = part.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
+        result = CliRunner().invoke(cli, shlex.split(command)[1:])
+        assert (result.exit_code, result.output) == (0, printed), command

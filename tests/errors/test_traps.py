@@ -178,6 +178,22 @@ ERRORS = {
         "Error: relevance file {d}/rels.csv: user u1: CG@10 adds up to inf, past what a DOUBLE "
         "holds (about ±1.8e308), from gains up to 1e+308 (--gain, --gain-map): use smaller "
         "relevance values\n"),
+    # issue 33: eval's intervals (--ci) and tables for papers (--format markdown, latex)
+    "--ci-method without --ci": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--ci-method", "bootstrap"], 2,
+        USAGE + "Error: --ci-method needs --ci LEVEL (e.g. --ci 0.95)\n"),
+    "--ci with --format trec": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--ci", "0.95", "--format", "trec"], 2,
+        USAGE + "Error: --format trec prints trec_eval's lines, which have no intervals: use "
+        "--format table, json, csv, markdown or latex with --ci\n"),
+    "--format markdown with --segments": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "groups.csv": "user_id,group\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--format", "markdown", "--segments",
+         "{d}/groups.csv", "--by", "group"], 2,
+        USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
+        "or csv with --segments\n"),
     # 17: a truncated Parquet file
     "truncated parquet": (
         {"recs.parquet": truncated_parquet(), "rels.csv": RELS},

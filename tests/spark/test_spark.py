@@ -308,6 +308,39 @@ def test_cli_segments_and_plot_as_the_default_engine(spark, files):
     assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
+def test_cli_intervals_as_the_default_engine(spark, files):
+    # --ci's t intervals from exact sums of values and squares on the workers: the default
+    # engine's (var_samp in DuckDB) to rounding, per segment too; the bootstrap is refused
+    users = sorted({row["user_id"] for part in (files / "recs").iterdir()
+                    for row in pq.read_table(part).to_pylist()})
+    segments = files / "segments.csv"
+    segments.write_text("user_id,group\n" + "".join(
+        f"{u},{['new', 'old'][n % 2]}\n" for n, u in enumerate(users)))
+    args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,dcg,num_rel", "--ci", "0.9",
+            "--seed", "3",
+            "--segments", segments, "--by", "group"]
+    want = invoke("eval", files / "recs/*.parquet", *args, "--format", "json")
+    got = invoke("eval", files / "recs", *args, "--format", "json", "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    want, got = json.loads(want.output), json.loads(got.output)
+    assert got["intervals"].keys() == want["intervals"].keys()
+    for name, pair in want["intervals"].items():
+        assert got["intervals"][name] == (pytest.approx(pair, rel=1e-12)
+                                          if isinstance(pair, list) else pair)
+    assert len(got["segments"]) == len(want["segments"]) == 4  # (all), new, old, (unknown)
+    for mine, theirs in zip(got["segments"], want["segments"]):
+        assert mine["intervals"].keys() == theirs["intervals"].keys()
+        for name, pair in theirs["intervals"].items():
+            assert mine["intervals"][name] == pytest.approx(pair, rel=1e-12)
+    refused = invoke("eval", files / "recs", *args, "--ci-method", "bootstrap", "--engine",
+                     "spark")
+    assert refused.exit_code == 2
+    assert refused.output.endswith("Error: --ci-method bootstrap resamples every user's value in "
+                                   "one process, which --engine spark does not gather: use "
+                                   "--ci-method t (from exact sums on the workers), or "
+                                   "--engine duckdb\n")
+
+
 def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, monkeypatch):
     rankings, judgments = dataset(12, users=60)
     scores = scores_of(rankings, 12, ties=True)
