@@ -432,7 +432,7 @@ def test_no_bootstrap_interval_holds_for_coverage():
     (a sample can only show fewer items: here never)."""
     import numpy as np
     from scipy import stats
-    from ndcg_duck.comparison.stats import _rng_keyword
+    from ndcg_duck.means import rng_keyword as _rng_keyword
 
     rng = np.random.default_rng(20261126)
     items, population, sample = 1000, 600, 60
