@@ -281,11 +281,10 @@ def _own_failure(con, options: Options, layout: str, recs: str, rels: str,
     own = [m for m in measures or () if metric_names.own(m.metric)]
     if not own or outcome.named_check(str(exc), {}) is not None:
         return None
-    others = tuple(m for m in measures if not metric_names.own(m.metric))
     for measure in own:
         try:
-            alone_sql = user_scores_sql(options, layout, recs, rels, others + (measure,))
-            con.sql(f"SELECT count(*) FROM ({alone_sql})").fetchall()
+            alone_sql = user_scores_sql(options, layout, recs, rels, (measure,))
+            con.sql(f"SELECT count({measure.metric}) FROM ({alone_sql})").fetchall()
         except duckdb.Error as alone:
             return (f"{own_sql.FLAG} {options.metrics_sql.file}: {own_sql.PREFIX}{measure.metric}"
                     f" fails on the data: {duckdb_message(alone)}")

@@ -90,3 +90,15 @@ def test_own_measure_in_compare(macros):
         assert {**row, "metric": "precision"} == theirs[key]
     want = exact_mean([binary_metrics(other[u], judgments[u], 5)["precision"] for u in other])
     assert ours[("b", "(all)")]["mean"] == want
+
+
+def test_readme_example_prints_what_the_readme_shows():
+    from test_readme import example
+    args, printed = example("### Your own measure, in SQL")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0 and result.output == printed
+    # top_gain@5 by hand (examples/recs.parquet, relevance.csv): the users' largest gain in their
+    # top 5 over their largest gain: u1 3/3, u2 0/1, u3 1/1, u4 (no recommendations) 0, u5 0/2
+    # ... the mean is printed above; prec@5 is the built-in precision@5's line
+    lines = dict(line.split(None, 1) for line in printed.splitlines()[:3])
+    assert lines["prec@5"] == lines["precision@5"]
