@@ -97,8 +97,8 @@ def test_readme_example_prints_what_the_readme_shows():
     args, printed = example("### Your own measure, in SQL")
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0 and result.output == printed
-    # top_gain@5 by hand (examples/recs.parquet, relevance.csv): the users' largest gain in their
-    # top 5 over their largest gain: u1 3/3, u2 0/1, u3 1/1, u4 (no recommendations) 0, u5 0/2
-    # ... the mean is printed above; prec@5 is the built-in precision@5's line
+    # by hand (examples/): the largest gain in each top 5 over the user's largest: ana 3/3, ben
+    # 2/3, chloé 3/3, dev 0/2, fay 0 (no recommendations); prec@5 is the built-in precision@5
     lines = dict(line.split(None, 1) for line in printed.splitlines()[:3])
+    assert lines["top_gain@5"] == f"{(1 + 2 / 3 + 1 + 0 + 0) / 5:.4f}"
     assert lines["prec@5"] == lines["precision@5"]
