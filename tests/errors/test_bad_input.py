@@ -639,7 +639,8 @@ def test_bad_metrics_sql(tmp_path, recs, rels, sql, code, problem):
         assert result.output == f"Error: --metrics-sql {path}: {problem}\n"
     with pytest.raises(ndcg_duck.InputError) as error:  # Python's words
         ndcg_duck.evaluate(recs, rels, metrics="x", metrics_sql=path)
-    assert str(error.value) == f"metrics_sql= {path}: {problem}" and error.value.usage == (code == 2)
+    assert str(error.value) == f"metrics_sql= {path}: {problem}"
+    assert error.value.usage == (code == 2)
 
 
 def test_metrics_sql_names_and_files(tmp_path, recs, rels):
