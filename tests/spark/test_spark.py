@@ -299,6 +299,15 @@ def test_metrics_sql_own_measure_as_the_default_engine(spark, files):
     rows = list(csv.DictReader(io.StringIO((files / "got.csv").read_text())))
     assert rows and all(row["prec@3"] == row["precision@3"] for row in rows)
     assert json.loads(got.output)["prec@3"] == json.loads(got.output)["precision@3"]
+    # a macro that fails on the data: the default engine's message, from the worker
+    macros.write_text("CREATE MACRO ndcg_metric_x(length) AS CASE WHEN length > 1 "
+                      "THEN error('too long') ELSE 0 END;\n")
+    args = [files / "rels-*.csv", "--metrics-sql", macros, "-m", "x"]
+    want = invoke("eval", files / "recs/*.parquet", *args)
+    got = invoke("eval", files / "recs", *args, "--engine", "spark")
+    assert want.output == f"Error: --metrics-sql {macros}: ndcg_metric_x fails on the data: " \
+                          f"too long\n"
+    assert (got.exit_code, got.output) == (1, want.output)
 
 def test_cli_segments_and_plot_as_the_default_engine(spark, files):
     users = sorted({row["user_id"] for part in (files / "recs").iterdir()
