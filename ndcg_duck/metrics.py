@@ -88,6 +88,20 @@ RANGE = {**dict.fromkeys(("ndcg", "precision", "recall", "hit_rate", "mrr", "map
          "ild": (0.0, 2.0)}  # 1 - cosine in [0, 2] (1 - Jaccard in [0, 1])
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
 DEFAULT = ("ndcg",)
+# names a user's own measure (--metrics-sql, metrics_sql.py) may not take: the built-in ones'
+# names and spellings, and the per-user table's other columns
+RESERVED = frozenset(BY_ALIAS) | frozenset(BY_NAME) | {"user_id", "k", "edge"}
+
+
+def _metric(name: str) -> Metric:
+    """The Metric of a measure's metric name: a built-in one, or a user's own measure
+    (--metrics-sql: parse_metrics knows those), which takes cutoffs as ndcg does."""
+    return BY_NAME.get(name) or Metric(name, (name,), "k")
+
+
+def own(metric: str) -> bool:
+    """Whether a metric is a user's own measure (--metrics-sql), not a built-in one."""
+    return metric not in BY_NAME
 
 
 class Measure(NamedTuple):
@@ -99,21 +113,23 @@ class Measure(NamedTuple):
     @property
     def name(self) -> str:
         """The output name: 'ndcg@10', 'ndcg@all', 'mrr', 'mrr@10', 'r_precision'."""
-        if self.k is None and BY_NAME[self.metric].cutoff in ("optional", "none"):
+        if self.k is None and _metric(self.metric).cutoff in ("optional", "none"):
             return self.metric
         return at_k(self.metric, self.k)
 
 
-def known_names() -> str:
-    """The output names, as a usage error lists them."""
-    return ", ".join(metric.name for metric in METRICS)
+def known_names(own: tuple = ()) -> str:
+    """The output names, as a usage error lists them (own: the user's own measures' names)."""
+    return ", ".join([metric.name for metric in METRICS] + list(own))
 
 
-def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] = (10,)) -> tuple:
+def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] = (10,),
+                  own: tuple = ()) -> tuple:
     """The measures to compute, in the order given and without repeats, from metric names
     (strings, or comma lists of them; None: ndcg). A name without @k takes the cutoffs `ks`
     where the metric has a cutoff. Names are case-insensitive; ir_measures' and trec_eval's
-    spellings are accepted (P@10, R@10, Success@10, RR@10, AP, nDCG@10, Rprec, recip_rank)."""
+    spellings are accepted (P@10, R@10, Success@10, RR@10, AP, nDCG@10, Rprec, recip_rank).
+    `own`: the names of the user's own measures (--metrics-sql), which take cutoffs as ndcg."""
     if values is None:
         values = DEFAULT
     elif isinstance(values, str):
@@ -121,21 +137,21 @@ def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] 
     measures: list = []
     for value in values:
         if not isinstance(value, str):
-            raise InputError(f"metric {value!r} is not a name: use one of {known_names()}",
+            raise InputError(f"metric {value!r} is not a name: use one of {known_names(own)}",
                              usage=True)
         for piece in value.split(","):
-            for measure in _measures(piece, tuple(ks)):
+            for measure in _measures(piece, tuple(ks), own):
                 if measure not in measures:
                     measures.append(measure)
     if not measures:
-        raise InputError(f"no metric given: use one of {known_names()}", usage=True)
+        raise InputError(f"no metric given: use one of {known_names(own)}", usage=True)
     return tuple(measures)
 
 
-def check_names(values: Union[str, Iterable[str], None]) -> tuple:
+def check_names(values: Union[str, Iterable[str], None], own: tuple = ()) -> tuple:
     """The metric names as given (a name, a comma list, or a list of them), each piece checked
     as parse_metrics would with some finite cutoff; the cutoffs they take come later."""
-    parse_metrics(values, (10,))
+    parse_metrics(values, (10,), own)
     if values is None:
         return DEFAULT
     if isinstance(values, str):
@@ -143,7 +159,7 @@ def check_names(values: Union[str, Iterable[str], None]) -> tuple:
     return tuple(values)
 
 
-def _measures(piece: str, ks: tuple) -> list:
+def _measures(piece: str, ks: tuple, own: tuple = ()) -> list:
     text = piece.strip()
     name, at, cutoff = text.partition("@")
     nickname = NICKNAMES.get(name.strip().lower())
@@ -153,8 +169,10 @@ def _measures(piece: str, ks: tuple) -> list:
                              f"their own cutoffs and takes no @K", usage=True)
         return [measure for names in nickname for measure in _nicknamed(names)]
     metric = BY_ALIAS.get(name.strip().lower())
+    if metric is None and name.strip().lower() in own:
+        metric = _metric(name.strip().lower())
     if metric is None:
-        raise InputError(f"unknown metric {text!r}: use one of {known_names()} (with @K for a "
+        raise InputError(f"unknown metric {text!r}: use one of {known_names(own)} (with @K for a "
                          f"cutoff)", usage=True)
     if at and metric.cutoff == "none":
         raise InputError(f"metric {text!r}: {metric.name} takes no cutoff", usage=True)
@@ -211,7 +229,7 @@ def cutoffs(measures: Iterable[Measure]) -> tuple:
 
 def beyond(measure: Measure) -> bool:
     """Whether a measure is one of the beyond-accuracy metrics (sql/ndcg_beyond.sql)."""
-    return bool(BY_NAME[measure.metric].needs)
+    return bool(_metric(measure.metric).needs)
 
 
 def accuracy(measures: Iterable[Measure]) -> tuple:
@@ -221,7 +239,7 @@ def accuracy(measures: Iterable[Measure]) -> tuple:
 
 def per_run(metric: str) -> bool:
     """Whether a metric is one value per run (coverage, gini, entropy), not a mean over users."""
-    return BY_NAME[metric].summary == "run"
+    return _metric(metric).summary == "run"
 
 
 def core_only(measures: Iterable[Measure]) -> bool:
@@ -231,13 +249,13 @@ def core_only(measures: Iterable[Measure]) -> bool:
 
 def counts(metric: str) -> bool:
     """Whether a metric is a count, summed over users rather than averaged."""
-    return BY_NAME[metric].summary == "sum"
+    return _metric(metric).summary == "sum"
 
 
 def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
     num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret and the set measures)."""
-    return BY_NAME[metric].cutoff != "none"
+    return _metric(metric).cutoff != "none"
 
 
 # the metrics whose every per-user value lies in [0, 1] (a share, a normalised gain, a reciprocal
@@ -249,5 +267,7 @@ def bounds(name: str):
 
 
 def is_metric(name: str) -> bool:
-    """Whether a summary key names a metric ('recall@10', 'mrr'), not a count of users."""
-    return name.partition("@")[0] in BY_NAME
+    """Whether a summary key names a metric ('recall@10', 'mrr', a user's own 'mine@10'), not a
+    count of users (users, users_...: no measure's name starts with users; an own measure's
+    name always has its @K)."""
+    return name.partition("@")[0] in BY_NAME or ("@" in name and not name.startswith("users"))

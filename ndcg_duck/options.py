@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from .cutoffs import LARGEST, parse_cutoffs
 from .errors import InputError
-from .metrics import check_names
+from .metrics import RESERVED, check_names
+from . import metrics_sql as own_sql
 from .objectstore import check_endpoint
 
 FORMATS = ("parquet", "csv", "json", "trec", "recbole")
@@ -177,6 +178,11 @@ def _metric_names(value):
     return check_names(value)
 
 
+def _metrics_sql(value):
+    """--metrics-sql: the file read and checked (metrics_sql.py), or None."""
+    return own_sql.check(value, RESERVED)
+
+
 def _existing_dir(value):
     if value is None:
         return None
@@ -288,6 +294,11 @@ PARAMS = (
                "and ncg only; err reads grades 0-4 (gdeval's), judged any judgment; the others "
                "count relevant items (relevance > 0, or >= --min-relevance), tied items in "
                "trec_eval's order."),
+    Param("metrics_sql", "metric", check=_metrics_sql, metavar="FILE",
+          help="Your own measures: a file of DuckDB macros ndcg_metric_NAME(gains, k, ...) over "
+               "each user's gains, relevant_ranks, judged_ranks, num_relevant, ideal, length, k "
+               "and depth, returning a number; then -m NAME@K computes it (README, \"Your own "
+               "measure\")."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
     Param("gain_map", "metric", check=parse_gain_map, sql="judgments",
@@ -541,7 +552,10 @@ class Options:
             raise InputError(f"unknown option {unknown[0]}=: use one of "
                              f"{', '.join(metric)}", usage=True)
         values = {name: param.checked(given.get(name, param.default))
-                  for name, param in metric.items()}
+                  for name, param in metric.items() if name != "metrics"}
+        # -m may name the measures of --metrics-sql, checked first
+        own = values["metrics_sql"].names() if values["metrics_sql"] is not None else ()
+        values["metrics"] = check_names(given.get("metrics", metric["metrics"].default), own)
         object.__setattr__(self, "_values", values)
 
     def __getattr__(self, name):

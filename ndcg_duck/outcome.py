@@ -33,7 +33,8 @@ def measured(metric_options: dict, k) -> tuple:
     metric_options = dict(metric_options)
     k = metric_options.pop("k", k)
     options = Options(k=k, **metric_options)
-    measures = metric_names.parse_metrics(options.metrics, options.k)
+    own = options.metrics_sql.names() if options.metrics_sql is not None else ()
+    measures = metric_names.parse_metrics(options.metrics, options.k, own)
     return Options(**{**metric_options, "k": metric_names.cutoffs(measures)}), measures
 
 

@@ -1727,6 +1727,37 @@ CREATE OR REPLACE TEMP MACRO ndcg_pairs(per_user, baseline) AS TABLE
     FROM query_table(per_user) AS r
     JOIN query_table(baseline) AS b ON b.user_id = r.user_id;
 
+-- ndcg_custom.sql
+-- Your own measures (ndcg-duck eval --metrics-sql FILE, evaluate(metrics_sql=...)): FILE holds
+-- DuckDB macros, each named ndcg_metric_<name> (<name>: a lowercase letter, then letters, digits
+-- or _; not a built-in metric's name), a scalar macro over one user at one cutoff that returns a
+-- number (any integer, DECIMAL, FLOAT or DOUBLE; NULL: no value, left out of the mean). Its
+-- parameters are any of these, by name, in any order (ndcg_user_metrics' edge):
+--   gains          DOUBLE[]  the gain at each position (0: not judged or not relevant), padded
+--                            with 0 to the largest cutoff (no cutoff: the whole ranking)
+--   relevant_ranks BIGINT[]  the ranks of the relevant ranked items, ascending
+--   judged_ranks   BIGINT[]  the ranks of the ranked items with a judgment, ascending
+--   num_relevant   BIGINT    R, the user's relevant judgments, ranked or not
+--   ideal          DOUBLE[]  the user's positive gains, best first (padded as gains)
+--   length         BIGINT    the ranking's length
+--   k              BIGINT    the cutoff (NULL: none)
+--   depth          BIGINT    k, or the largest BIGINT when there is no cutoff
+-- e.g.  CREATE MACRO ndcg_metric_prec(relevant_ranks, k) AS
+--           len(list_filter(relevant_ranks, lambda p: p <= k)) / k;
+-- and `-m prec@10` computes it for every evaluated user, with the same options, checks and
+-- exactly rounded mean as the built-in measures (ndcg_duck/metrics_sql.py reads the file).
+
+-- ndcg_own_checked(value, macro, file, user_id, k): the value a user's own measure (macro,
+-- read from file) gave user_id at cutoff k, as a DOUBLE, when it is a finite number or NULL;
+-- otherwise (NaN, an infinity) stops naming the macro, the file, the user and the cutoff.
+CREATE OR REPLACE TEMP MACRO ndcg_own_checked(value, macro, file, user_id, k) AS
+    CASE WHEN ndcg_require(value IS NULL OR isfinite(value::DOUBLE),
+                           '--metrics-sql ' || file || ': ' || macro || ' returned '
+                           || ndcg_show(value) || ' for user ' || ndcg_show(user_id) || ' at k '
+                           || coalesce(k::VARCHAR, 'all') || ', not a number: return a finite '
+                           || 'number or NULL')
+         THEN value::DOUBLE END;
+
 -- ndcg_metrics.sql
 -- The metrics people report beside NDCG, from the same per-user gains the core finds.
 --
@@ -1974,7 +2005,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
--- grade (ndcg_err_graded).
+-- grade (ndcg_err_graded). Last, edge: what the user's own measures read (sql/ndcg_custom.sql),
+-- a STRUCT of the user's gains, relevant_ranks, judged_ranks, num_relevant, ideal and length
+-- (ndcg_user_gains) and the cutoff's k and depth.
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9,
         set_f_beta := 1.0) AS TABLE
@@ -2000,8 +2033,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
-                THEN ndcg_err(grades, depth) END AS err
+                THEN ndcg_err(grades, depth) END AS err,
+           {'gains': edge_gains, 'relevant_ranks': ranks, 'judged_ranks': judged_ranks,
+            'num_relevant': num_rel, 'ideal': edge_ideal, 'length': length, 'k': k,
+            'depth': depth} AS edge
     FROM (SELECT u.user_id, c.k, c.depth, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
+                 u.gains AS edge_gains, u.ideal AS edge_ideal,
                  u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
                  u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
                  greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,

@@ -244,7 +244,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
--- grade (ndcg_err_graded).
+-- grade (ndcg_err_graded). Last, edge: what the user's own measures read (sql/ndcg_custom.sql),
+-- a STRUCT of the user's gains, relevant_ranks, judged_ranks, num_relevant, ideal and length
+-- (ndcg_user_gains) and the cutoff's k and depth.
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9,
         set_f_beta := 1.0) AS TABLE
@@ -270,8 +272,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
-                THEN ndcg_err(grades, depth) END AS err
+                THEN ndcg_err(grades, depth) END AS err,
+           {'gains': edge_gains, 'relevant_ranks': ranks, 'judged_ranks': judged_ranks,
+            'num_relevant': num_rel, 'ideal': edge_ideal, 'length': length, 'k': k,
+            'depth': depth} AS edge
     FROM (SELECT u.user_id, c.k, c.depth, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
+                 u.gains AS edge_gains, u.ideal AS edge_ideal,
                  u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
                  u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
                  greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,

@@ -11,6 +11,7 @@ import click
 
 from .. import interrupts, objectstore, options
 from ..errors import InputError
+from ..metrics import check_names
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 EXIT_CODES = """Exit status: 0 when the evaluation ran, 1 for bad input data (the message names
@@ -26,6 +27,9 @@ def _checked(param):
         if value is None:
             return param.default if param.kind == "multiple" else None
         try:
+            if param.name == "metrics":  # may name --metrics-sql's measures (an eager option)
+                own = ctx.params.get("metrics_sql")
+                return check_names(value, own.names() if own is not None else ())
             return param.check(value)
         except InputError as exc:  # click names the option itself
             raise click.BadParameter(str(exc).removeprefix(param.option + " ")) from None
@@ -53,7 +57,9 @@ def click_option(param):
         kwargs.update(type=click.FLOAT, default=param.default, callback=_checked(param))
     else:
         kwargs.update(default=param.default, show_default=param.shown,
-                      callback=_checked(param) if param.check else None)
+                      callback=_checked(param) if param.check else None,
+                      # read before -m, which may name its measures
+                      is_eager=param.name == "metrics_sql")
     return click.option(*names, **kwargs)
 
 

@@ -13,6 +13,7 @@ import duckdb
 from .. import sqltext, statements
 from . import batches, beyond, inputs, intervals, progress
 from .. import interrupts, means, metrics as metric_names, objectstore, options as registry, outcome
+from .. import metrics_sql as own_sql
 from ..errors import InputError, duckdb_message
 from ..options import Options
 from ..sqlfiles import register
@@ -235,7 +236,7 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
             f"{statements.judgments_args(options)}, "
             f"ideal_depth := ndcg_width({statements.ks(options)}))) "
-            f"SELECT {_asked(measures)} FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
+            f"SELECT {_asked(measures, options)} FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
             f"{statements.user_scores_args(options, layout)}{metrics})")
 
 
@@ -249,15 +250,19 @@ METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hi
                   "relative_precision": "DOUBLE", "iprec_11pt_avg": "DOUBLE"}
 
 
-def _asked(measures: Optional[tuple]) -> str:
-    """The columns to keep of ndcg_user_metrics: every one, but a metric not asked for is NULL,
-    so DuckDB does not compute it (a typed NULL keeps the summary macros' columns)."""
+def _asked(measures: Optional[tuple], options: Options) -> str:
+    """The columns to keep of ndcg_user_metrics: every one but edge, but a metric not asked for
+    is NULL, so DuckDB does not compute it (a typed NULL keeps the summary macros' columns);
+    then a column per user's own measure (--metrics-sql), its macro over edge."""
     if core_computes(measures):
         return "*"
     asked = {m.metric for m in measures}
-    return "* REPLACE (" + ", ".join(f"NULL::{kind} AS {name}" for name, kind in
-                                     METRIC_COLUMNS.items() if name not in asked) + ")" \
-        if set(METRIC_COLUMNS) - asked else "*"
+    replaced = ", ".join(f"NULL::{kind} AS {name}" for name, kind in METRIC_COLUMNS.items()
+                         if name not in asked)
+    own = [f"{own_sql.call(options.metrics_sql, metric)} AS {metric}"
+           for metric in dict.fromkeys(m.metric for m in measures if metric_names.own(m.metric))]
+    return ("* EXCLUDE (edge)" + (f" REPLACE ({replaced})" if replaced else "")
+            + "".join(", " + column for column in own))
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
@@ -269,7 +274,32 @@ def score_users(con, options: Options, layout: str, recs: str, rels: str, into: 
     Every user's rows from both inputs must be in the same call; coverage, means and the
     per-user table are the whole dataset's steps, in _run."""
     into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
-    con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
+    own_sql.load(con, options.metrics_sql)
+    try:
+        con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
+    except duckdb.Error as exc:
+        blamed = _own_failure(con, options, layout, recs, rels, measures, exc)
+        if blamed is None:
+            raise
+        raise InputError(blamed) from None
+
+
+def _own_failure(con, options: Options, layout: str, recs: str, rels: str,
+                 measures: Optional[tuple], exc: Exception) -> Optional[str]:
+    """When scoring failed with an error of no check of ours and the user's own measures were
+    asked for (--metrics-sql), the one whose macro fails, found by scoring with each alone: a
+    message naming the macro and the file. None when none is to blame."""
+    own = [m for m in measures or () if metric_names.own(m.metric)]
+    if not own or outcome.named_check(str(exc), {}) is not None:
+        return None
+    for measure in own:
+        try:
+            alone_sql = user_scores_sql(options, layout, recs, rels, (measure,))
+            con.sql(f"SELECT count({measure.metric}) FROM ({alone_sql})").fetchall()
+        except duckdb.Error as alone:
+            return (f"{own_sql.FLAG} {options.metrics_sql.file}: {own_sql.PREFIX}{measure.metric}"
+                    f" fails on the data: {duckdb_message(alone)}")
+    return None
 
 
 def core_computes(measures: Optional[tuple]) -> bool:
@@ -388,7 +418,9 @@ def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     for measure in measures:
         k = measure.k if metric_names.has_cutoff(measure.metric) else first_k
         value = rows.get(k, {}).get(measure.metric)
-        if value is not None and metric_names.counts(measure.metric):
+        if metric_names.own(measure.metric):  # not in the summary macro's columns
+            value = exact.get((k, measure.metric))
+        elif value is not None and metric_names.counts(measure.metric):
             value = int(value)
         elif value is not None:
             value = exact[(k, measure.metric)]

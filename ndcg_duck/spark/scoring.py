@@ -11,6 +11,7 @@ from .. import metrics as metric_names, outcome, sqltext, statements
 from ..evaluation import inputs
 from ..evaluation.evaluate import (core_computes, score_users as score_all, user_flags_sql,
                                    wide_sql)
+from ..errors import InputError
 from ..options import Options
 from . import beyond_accuracy as spark_beyond
 from .exact import Sums, schema as sums_schema
@@ -76,6 +77,8 @@ def bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schem
         except duckdb.Error as exc:
             # the macros' own message, one line; the driver names the input it came from
             raise RuntimeError(str(exc).strip().splitlines()[0]) from None
+        except InputError as exc:  # a --metrics-sql macro that fails (evaluate.score_users)
+            raise RuntimeError(f"ndcg-duck: {exc}") from None
         finally:
             for name in ("ndcg_recs_src", "ndcg_rels_src"):
                 con.unregister(name)

@@ -641,3 +641,60 @@ def test_a_failed_rename_on_spark_is_the_same_error(tmp_path, monkeypatch):
         files.write_per_user(Rows(), str(out), "user_id")
     assert out.read_text() == "precious\n"
     assert os.listdir(tmp_path) == ["scores.csv"]
+
+
+# --- --metrics-sql: your own measures (ndcg_duck/metrics_sql.py) --------------------------------
+
+EDGE_NAMES = "gains, relevant_ranks, judged_ranks, num_relevant, ideal, length, k, depth"
+
+
+@pytest.mark.parametrize("sql, code, problem", [
+    # the file, read before any data (usage: exit 2)
+    ("CREATE MACRO ndcg_metric_x(k) AS k +;", 2, "the SQL fails: syntax error at or near \";\""),
+    ("CREATE MACRO helper(k) AS k;", 2, "defines no macro named ndcg_metric_<name>: write "
+                                        "CREATE MACRO ndcg_metric_<name>(gains, k) AS ..."),
+    ("CREATE MACRO ndcg_metric_x(rank) AS rank;", 2,
+     f"ndcg_metric_x has parameter 'rank': name its parameters from {EDGE_NAMES}"),
+    ("CREATE MACRO ndcg_metric_p(k) AS 1;", 2,
+     "ndcg_metric_p: p is a built-in metric's name (or starts with users): name yours otherwise"),
+    ('CREATE MACRO "ndcg_metric_a-b"(k) AS k;', 2,
+     "ndcg_metric_a-b: a measure's name is a lowercase letter, then letters, digits or _"),
+    ("CREATE MACRO ndcg_metric_x(k) AS 'text';", 2,
+     "ndcg_metric_x returns VARCHAR, not a number: return a DOUBLE (or NULL)"),
+    ("CREATE MACRO ndcg_metric_x(gains) AS gains + 1;", 2,
+     "ndcg_metric_x fails: No function matches the given name and argument types "
+     "'+(DOUBLE[], INTEGER_LITERAL)'. You might need to add explicit type casts."),
+    ("CREATE MACRO ndcg_found(ranks, k) AS 0; CREATE MACRO ndcg_metric_x(k) AS 1;", 2,
+     "it redefines ndcg_found, a macro of ndcg-duck: name yours otherwise"),
+    # the data (exit 1): a failure names the macro and file; a value that is no number, the user
+    ("CREATE MACRO ndcg_metric_x(length) AS CASE WHEN length > 1 THEN error('too long') "
+     "ELSE 0 END;", 1, "ndcg_metric_x fails on the data: too long"),
+    ("CREATE MACRO ndcg_metric_x(length) AS CASE WHEN length > 1 THEN 'nan'::DOUBLE ELSE 0 END;",
+     1, "ndcg_metric_x returned nan for user u1 at k 10, not a number: return a finite number "
+        "or NULL"),
+])
+def test_bad_metrics_sql(tmp_path, recs, rels, sql, code, problem):
+    path = write_csv(tmp_path / "mine.sql", sql + "\n")
+    result = run("eval", recs, rels, "--metrics-sql", path, "-m", "x")
+    assert result.exit_code == code
+    if code == 2:
+        assert result.output.endswith(f"Error: Invalid value for '--metrics-sql': {path}: "
+                                      f"{problem}\n")
+    else:
+        assert result.output == f"Error: --metrics-sql {path}: {problem}\n"
+    with pytest.raises(ndcg_duck.InputError) as error:  # Python's words
+        ndcg_duck.evaluate(recs, rels, metrics="x", metrics_sql=path)
+    assert str(error.value) == f"metrics_sql= {path}: {problem}"
+    assert error.value.usage == (code == 2)
+
+
+def test_metrics_sql_names_and_files(tmp_path, recs, rels):
+    result = run("eval", recs, rels, "--metrics-sql", tmp_path / "nowhere.sql")
+    assert result.exit_code == 2
+    assert result.output.endswith(f"Error: Invalid value for '--metrics-sql': "
+                                  f"{str(tmp_path / 'nowhere.sql')!r}: cannot read it (no such "
+                                  f"file)\n")
+    # an own measure's name is known only with its file
+    path = write_csv(tmp_path / "mine.sql", "CREATE MACRO ndcg_metric_x(k) AS 1;\n")
+    assert "unknown metric 'x'" in run("eval", recs, rels, "-m", "x").output
+    assert run("eval", recs, rels, "--metrics-sql", path, "-m", "x@2,X@3").exit_code == 0

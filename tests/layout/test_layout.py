@@ -16,7 +16,7 @@ PACKAGE = Path(ndcg_duck.__file__).parent
 LAYERS = [
     {"errors", "sqlfiles", "sqltext", "interrupts", "means", "objectstore"},
     {"cutoffs"},
-    {"metrics"},
+    {"metrics", "metrics_sql"},
     {"options"},
     {"statements"},
     {"outcome"},

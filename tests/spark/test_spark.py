@@ -284,6 +284,32 @@ def test_cli_matches_the_default_engine_on_part_files_and_globs(spark, files):
     assert not [p for p in files.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
+
+def test_metrics_sql_own_measure_as_the_default_engine(spark, files):
+    # the macro file's text goes to the workers with the options; precision again, per user
+    macros = files / "mine.sql"
+    macros.write_text("CREATE MACRO ndcg_metric_prec(relevant_ranks, k) AS\n"
+                      "    len(list_filter(relevant_ranks, lambda p: p <= k)) / k;\n")
+    args = [files / "rels-*.csv", "-k", "3,10", "--metrics-sql", macros, "-m", "Prec,P@3",
+            "--format", "json"]
+    want = invoke("eval", files / "recs/*.parquet", *args, "--per-user", files / "want.csv")
+    got = invoke("eval", files / "recs", *args, "--engine", "spark", "--per-user",
+                 files / "got.csv")
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output), got.output
+    assert (files / "got.csv").read_text() == (files / "want.csv").read_text()
+    rows = list(csv.DictReader(io.StringIO((files / "got.csv").read_text())))
+    assert rows and all(row["prec@3"] == row["precision@3"] for row in rows)
+    assert json.loads(got.output)["prec@3"] == json.loads(got.output)["precision@3"]
+    # a macro that fails on the data: the default engine's message, from the worker
+    macros.write_text("CREATE MACRO ndcg_metric_x(length) AS CASE WHEN length > 1 "
+                      "THEN error('too long') ELSE 0 END;\n")
+    args = [files / "rels-*.csv", "--metrics-sql", macros, "-m", "x"]
+    want = invoke("eval", files / "recs/*.parquet", *args)
+    got = invoke("eval", files / "recs", *args, "--engine", "spark")
+    assert want.output == f"Error: --metrics-sql {macros}: ndcg_metric_x fails on the data: " \
+                          f"too long\n"
+    assert (got.exit_code, got.output) == (1, want.output)
+
 def test_cli_segments_and_plot_as_the_default_engine(spark, files):
     users = sorted({row["user_id"] for part in (files / "recs").iterdir()
                     for row in pq.read_table(part).to_pylist()})
