@@ -128,14 +128,14 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     from pyspark.sql.pandas.types import from_arrow_schema
 
     options, measures, settings = outcome.plan(k, given)
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
+                                or buckets < 1):  # batch_users: checked by the registry
+        raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)
     cols = inputs.Columns.given(**settings)
     recs = own_names(recs, cols, "recommendations", recs_what)
     rels = own_names(rels, cols, "relevance", rels_what)
     cols = replace(cols, own=())  # read under the shared names from here on
     batch_users = settings["batch_users"]
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
-                                or buckets < 1):  # batch_users: checked by the registry
-        raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)
     # each worker's DuckDB limits, as the default engine sets them; one thread by default
     duckdb_settings = tuple((setting, value) for setting, value in (
         (setting, settings[option] or (1 if option == "threads" else None))
