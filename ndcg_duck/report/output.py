@@ -56,20 +56,27 @@ def write_query(con, query: str, path: str) -> None:
 
 
 def _write_whole(copy, path: str) -> None:
-    """copy(local path, COPY options) to a temporary file beside `path` (or, for an s3:// URL,
-    in a temporary directory, then put as one object), renamed over `path` when complete."""
+    """copy(local path, COPY options) in the format of `path`'s extension, as write_whole."""
     check_output_path(path)
+    options = OUTPUT_FORMATS[Path(path).suffix.lower()]
+    write_whole(lambda local: copy(local, options), path)
+
+
+def write_whole(write, path, what: str = "output file", said=None) -> None:
+    """Every output file's rule: write(local path) to a temporary file beside `path` (or, for an
+    s3:// URL, in a temporary directory, then put as one object, named `what PATH`), renamed over
+    `path` when complete; a failure is 'cannot write SAID: why' (said: `path` by default)."""
     target = Path(path)
-    options = OUTPUT_FORMATS[target.suffix.lower()]
-    if objectstore.is_url(path):  # written whole here, then put as one object
+    said = path if said is None else said
+    if objectstore.is_url(str(path)):  # written whole here, then put as one object
         with tempfile.TemporaryDirectory(prefix="ndcg-duck-") as folder:
             local = Path(folder) / target.name
-            _written(lambda: copy(local, options), path)
-            objectstore.put(str(local), path, f"output file {path}")
+            _written(lambda: write(local), said)
+            objectstore.put(str(local), str(path), f"{what} {path}")
         return
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        _written(lambda: (copy(tmp, options), os.replace(tmp, target)), path)
+        _written(lambda: (write(tmp), os.replace(tmp, target)), said)
     finally:
         if tmp.exists():
             tmp.unlink()

@@ -6,13 +6,12 @@ quick as one of a hundred. Sizes are fixed in pixels: DPI x the inches below."""
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 
 from .. import metrics as metric_names, objectstore
 from ..errors import InputError
 from ..sqltext import ident
+from . import output
 
 DPI = 100
 PANEL = (5.0, 3.2)  # inches per panel
@@ -45,26 +44,9 @@ def _figure(wide: int, high: int):
 
 
 def _save(fig, path) -> None:
-    """Write the figure under a temporary name, renamed over `path` when complete."""
-    target = Path(path)
-    if objectstore.is_url(str(path)):  # drawn whole here, then put as one object
-        with tempfile.TemporaryDirectory(prefix="ndcg-duck-") as folder:
-            local = Path(folder) / target.name
-            try:
-                fig.savefig(local, format="png", dpi=DPI)
-            except OSError as exc:
-                raise InputError(f"cannot write plot {path}: {exc.strerror or exc}") from None
-            objectstore.put(str(local), str(path), f"plot file {path}")
-        return
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        fig.savefig(tmp, format="png", dpi=DPI)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise InputError(f"cannot write plot {path}: {exc.strerror or exc}") from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """Write the figure as every output file is written (output.write_whole)."""
+    output.write_whole(lambda local: fig.savefig(local, format="png", dpi=DPI), path,
+                       "plot file", f"plot {path}")
 
 
 def eval_plot(metrics: list, summary: dict, extremes: list, bin_counts, path) -> None:
