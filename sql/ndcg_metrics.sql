@@ -116,12 +116,24 @@ CREATE OR REPLACE TEMP MACRO ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_r
                                    / least(num_nonrel, num_rel)
                         ELSE 1.0 END)), 0.0), num_rel);
 
+-- ndcg_rbp_weights(p, n): the weight of each position 1 .. n, p^(i - 1). A DOUBLE list; with a
+-- constant p and n DuckDB computes it once per query, not per user.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp_weights(p, n) AS
+    list_transform(range(n), lambda i: pow(p, i)::DOUBLE);
+
 -- ndcg_rbp(levels, largest, p): rbp from the relevance at each position (ndcg_user_gains'
--- levels), the user's largest relevance and the persistence p: each level, over the largest
--- when that is above 1, weighted by p^(i - 1) and summed in rank order, times 1 - p. A DOUBLE.
+-- levels), the user's largest relevance and the persistence p: the levels weighted by p^(i - 1)
+-- and summed in rank order (a dot product with ndcg_rbp_weights, cut from those of positions
+-- 1 .. 1024: a pow per position and row cost 17x as much; a longer ranking is weighted position
+-- by position), over the largest relevance when that is above 1, times 1 - p. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_rbp(levels, largest, p) AS
-    (1 - p) * coalesce(list_sum(list_transform(levels,
-        lambda level, i: level / greatest(largest, 1.0) * pow(p, i - 1))), 0.0);
+    (1 - p) * coalesce(CASE WHEN len(levels) <= 1024
+                            THEN list_dot_product(levels::DOUBLE[],
+                                                  list_resize(ndcg_rbp_weights(p, 1024),
+                                                              len(levels)))
+                            ELSE list_sum(list_transform(levels,
+                                                         lambda level, i: level * pow(p, i - 1)))
+                       END, 0.0) / greatest(largest, 1.0);
 
 -- trec_eval's set measures (see the header): each reads F (num_rel_ret: the relevant ranked
 -- items), n (num_ret: the ranking's length) and R (num_rel), BIGINTs; each returns a DOUBLE.

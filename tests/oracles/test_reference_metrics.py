@@ -140,3 +140,19 @@ def test_sql_door_names_match_the_python_names(con):
     assert set(got) == set(want)
     for key, value in want.items():
         assert got[key] == pytest.approx(float(value), rel=1e-12), key
+
+
+@pytest.mark.parametrize("length", [1023, 1024, 1025, 1500])
+def test_rbp_on_both_sides_of_the_precomputed_weights(length):
+    # rankings of up to 1024 items take rbp's weights p^(i - 1) from a constant list, longer
+    # ones weigh position by position; with p near 1 the positions past 1024 still count, and
+    # both must give trec_eval's sum (the formula of sql/ndcg_metrics.sql's header, in Python)
+    ranking = list(range(length))
+    judged = {0: 3, 511: 1, 1022: 2, 1023: 2, 1024: 1, length - 1: 4, 99999: 2}
+    per_user = ndcg_duck.evaluate(pa.table({"user_id": [1], "items": [ranking]}),
+                                  pa.table({"user_id": [1] * len(judged), "item_id": list(judged),
+                                            "relevance": list(judged.values())}),
+                                  metrics=["rbp"], rbp_p=0.999, per_user=True).per_user
+    expected = (1 - 0.999) * sum(judged.get(item, 0) / 4 * 0.999 ** i
+                                 for i, item in enumerate(ranking))
+    assert per_user.column("rbp").to_pylist() == [pytest.approx(expected, rel=1e-13)]
