@@ -13,7 +13,7 @@ import click
 from .. import means
 from ..errors import InputError
 from ..evaluation import intervals
-from ..report import output, tables, trec
+from ..report import output, segments as segmenting, tables, trec
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
@@ -28,8 +28,9 @@ from ..sqlfiles import script
 @registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras",
                   "intervals", "n_resamples", "seed")
 @user_errors
-def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, engine,
-                 spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed, **settings):
+def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups, activity_cuts,
+                 plot, engine, spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed,
+                 **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -69,6 +70,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
          *beside_inputs(segments, settings)])
+    # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
+    segments = segmenting.source(segments, by, settings["train"], groups, activity_cuts)
     if format == "trec" and (segments is not None or plot):
         raise InputError("--format trec prints trec_eval's lines, which have no segments or "
                          "plot: use --format table, json or csv with --segments and --plot",
