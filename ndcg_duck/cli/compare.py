@@ -72,9 +72,10 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
                                              settings["train"], settings.pop("groups"),
                                              settings.pop("activity_cuts"))
     if fmt in ("markdown", "latex") and (settings["segments"] or settings["all_pairs"]):
+        said = (segmenting.option(settings["segments"], settings["by"]) if settings["segments"]
+                else "--all-pairs")
         raise InputError(f"--format {fmt} prints a row per run against one baseline, over "
-                         f"every user: use --format table, json or csv with "
-                         f"{'--segments' if settings['segments'] else '--all-pairs'}",
+                         f"every user: use --format table, json or csv with {said}",
                          usage=True)
     engine = settings.pop("engine")
     master, conf = settings.pop("spark_master"), settings.pop("spark_conf")

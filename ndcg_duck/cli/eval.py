@@ -73,12 +73,12 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
     # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
     segments = segmenting.source(segments, by, settings["train"], groups, activity_cuts)
     if format == "trec" and (segments is not None or plot):
-        raise InputError("--format trec prints trec_eval's lines, which have no segments or "
-                         "plot: use --format table, json or csv with --segments and --plot",
-                         usage=True)
+        raise InputError(f"--format trec prints trec_eval's lines, which have no segments or "
+                         f"plot: use --format table, json or csv with "
+                         f"{segmenting.option(segments, by)} and --plot", usage=True)
     if format in tables.FORMATS and segments is not None:
         raise InputError(f"--format {format} prints one row for the run: use --format table, "
-                         f"json or csv with --segments", usage=True)
+                         f"json or csv with {segmenting.option(segments, by)}", usage=True)
     spec = _interval_spec(eval_ci, ci_method, n_resamples, seed, format, engine)
     # --format trec with --per-user -: trec_eval -q's lines, then the `all` ones, all on stdout
     trec_lines = format == "trec" and per_user == "-"

@@ -67,6 +67,12 @@ def source(segments, by, train=None, groups=None, activity_cuts=None):
     return segments
 
 
+def option(segments, by) -> str:
+    """How the command line names what breaks the results down: --segments, or --by
+    user-activity."""
+    return f"--by {by}" if isinstance(segments, Cohorts) else "--segments"
+
+
 def unplaced(con) -> str:
     """The segment of the users that attach's table does not place: '(unknown)' for a segment
     table, 'cold' for activity cohorts."""
