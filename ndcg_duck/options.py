@@ -587,10 +587,12 @@ def check_segments(segments, by, train=None, groups=None, activity_cuts=None) ->
     if train is None:
         raise InputError(f"--by {by} groups users by their number of train interactions: give "
                          f"--train FILE", usage=True)
-    if (groups is None) == (activity_cuts is None):
-        raise InputError(f"--by {by} needs one of --groups N (N groups of about as many train "
-                         f"users) and --activity-cuts 5,20,100 (fixed ranges)"
-                         + (", not both" if groups is not None else ""), usage=True)
+    if groups is not None and activity_cuts is not None:
+        raise InputError("--groups and --activity-cuts do not go together: give one",
+                         usage=True)
+    if groups is None and activity_cuts is None:
+        raise InputError(f"--by {by} needs --groups N (N groups of about as many train users) "
+                         f"or --activity-cuts 5,20,100 (fixed ranges of counts)", usage=True)
     if groups is not None:
         BY_NAME["groups"].checked(groups)
     _activity_cuts(activity_cuts)

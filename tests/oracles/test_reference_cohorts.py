@@ -1,0 +1,95 @@
+"""Activity cohorts (--by user-activity, issue 33) on a worked example: the groups are found by
+hand from the train counts, and each group's NDCG@3 is the mean of the plain-Python reference's
+per-user NDCG (tests/reference) over the users the hand-made grouping puts there."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import reference
+from ndcg_duck.cli import cli
+
+# train rows per user: u1 1, u2 2, u3 3, u4 5, u6 4 (u6 is not judged); u5 is not in train: cold
+TRAIN = {"u1": 1, "u2": 2, "u3": 3, "u4": 5, "u6": 4}
+RANKINGS = {"u1": ["a", "b", "c"], "u2": ["d", "a", "e"], "u3": ["x", "y", "f"],
+            "u4": ["g", "h", "i"], "u5": ["j", "k", "l"], "u6": ["a"]}
+JUDGMENTS = {"u1": {"b": 2, "c": 1}, "u2": {"a": 1}, "u3": {"f": 3, "z": 1},
+             "u4": {"g": 1, "h": 1}, "u5": {"m": 1}}
+# --activity-cuts 2,4: 1 | 2-3 | 4+; u5 cold
+BY_CUTS = {"1": ["u1"], "2-3": ["u2", "u3"], "4+": ["u4"], "cold": ["u5"]}
+# --groups 2: the train users' counts 1, 2, 3, 4, 5; the smallest count that at least half of
+# them have or fewer is 3, so the groups are 1-3 and 4+
+BY_HALVES = {"1-3": ["u1", "u2", "u3"], "4+": ["u4"], "cold": ["u5"]}
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "train.csv").write_text(
+        "user_id,item_id\n" + "".join(f"{user},t{i}\n" for user, n in TRAIN.items()
+                                      for i in range(n)))
+    (tmp_path / "recs.csv").write_text(
+        "user_id,item_id,rank\n" + "".join(f"{user},{item},{rank}\n"
+                                           for user, items in RANKINGS.items()
+                                           for rank, item in enumerate(items, start=1)))
+    (tmp_path / "rels.csv").write_text(
+        "user_id,item_id,relevance\n" + "".join(f"{user},{item},{rel}\n"
+                                                for user, judged in JUDGMENTS.items()
+                                                for item, rel in judged.items()))
+    return tmp_path
+
+
+def expected(groups: dict, rankings=RANKINGS) -> dict:
+    per_user = reference.evaluate(rankings, JUDGMENTS, 3)
+    found = {"(all)": (len(per_user), reference.mean_ndcg(per_user))}
+    for name, users in groups.items():
+        found[name] = (len(users), reference.mean_ndcg({u: per_user[u] for u in users}))
+    return found
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("choice, groups", [(["--activity-cuts", "2,4"], BY_CUTS),
+                                            (["--groups", "2"], BY_HALVES)])
+def test_eval_by_user_activity_matches_the_reference(files, choice, groups):
+    shown = json.loads(run("eval", files / "recs.csv", files / "rels.csv", "-k", "3", "--train",
+                           files / "train.csv", "--by", "user-activity", *choice,
+                           "--format", "json"))
+    got = {row["segment"]: (row["users"], row["ndcg@3"]) for row in shown["segments"]}
+    want = expected(groups)
+    assert list(got) == list(want)  # ranges by their counts, cold last
+    for name, (users, mean) in want.items():
+        assert got[name][0] == users and got[name][1] == pytest.approx(mean, abs=1e-12), name
+
+
+def test_compare_by_user_activity_matches_the_reference(files):
+    # run b ranks each user's list backwards
+    backwards = {user: items[::-1] for user, items in RANKINGS.items()}
+    (files / "b.csv").write_text(
+        "user_id,item_id,rank\n" + "".join(f"{user},{item},{rank}\n"
+                                           for user, items in backwards.items()
+                                           for rank, item in enumerate(items, start=1)))
+    rows = json.loads(run("compare", files / "rels.csv", "--run", f"a={files / 'recs.csv'}",
+                          "--run", f"b={files / 'b.csv'}", "-k", "3", "--train",
+                          files / "train.csv", "--by", "user-activity", "--activity-cuts", "2,4",
+                          "--format", "json"))
+    want = {"a": expected(BY_CUTS), "b": expected(BY_CUTS, backwards)}
+    assert [(r["segment"], r["run"]) for r in rows] == [
+        (segment, run) for segment in want["a"] for run in "ab"]
+    for r in rows:
+        users, mean = want[r["run"]][r["segment"]]
+        assert r["users"] == users and r["mean"] == pytest.approx(mean, abs=1e-12)
+        if r["run"] == "b":
+            assert r["diff"] == pytest.approx(mean - want["a"][r["segment"]][1], abs=1e-12)
+
+
+def test_the_macros_group_the_train_users_as_by_hand(con, files):
+    con.execute(f"CREATE TABLE train AS FROM '{files / 'train.csv'}'")
+    cuts = dict(con.sql("FROM ndcg_user_activity('train', [2, 4])").fetchall())
+    (halves,), = con.sql("FROM ndcg_activity_quantiles('train', 2)").fetchall()
+    assert cuts == {"u1": "1", "u2": "2-3", "u3": "2-3", "u4": "4+", "u6": "4+"}
+    assert halves == [4]
