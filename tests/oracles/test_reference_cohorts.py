@@ -10,15 +10,16 @@ from click.testing import CliRunner
 import reference
 from ndcg_duck.cli import cli
 
-# train rows per user: u1 1, u2 2, u3 3, u4 5, u6 4 (u6 is not judged); u5 is not in train: cold
-TRAIN = {"u1": 1, "u2": 2, "u3": 3, "u4": 5, "u6": 4}
+# train rows per user: u1 1, u2 2, u3 3, u4 10, u6 4 (u6 is not judged); u5 is not in train: cold
+TRAIN = {"u1": 1, "u2": 2, "u3": 3, "u4": 10, "u6": 4}
 RANKINGS = {"u1": ["a", "b", "c"], "u2": ["d", "a", "e"], "u3": ["x", "y", "f"],
             "u4": ["g", "h", "i"], "u5": ["j", "k", "l"], "u6": ["a"]}
 JUDGMENTS = {"u1": {"b": 2, "c": 1}, "u2": {"a": 1}, "u3": {"f": 3, "z": 1},
              "u4": {"g": 1, "h": 1}, "u5": {"m": 1}}
-# --activity-cuts 2,4: 1 | 2-3 | 4+; u5 cold
-BY_CUTS = {"1": ["u1"], "2-3": ["u2", "u3"], "4+": ["u4"], "cold": ["u5"]}
-# --groups 2: the train users' counts 1, 2, 3, 4, 5; the smallest count that at least half of
+# --activity-cuts 2,4,10: 1 | 2-3 | 4-9 (u6 only, not evaluated) | 10+; u5 cold. Shown in the
+# order of the counts (by name, 10+ would come before 2-3)
+BY_CUTS = {"1": ["u1"], "2-3": ["u2", "u3"], "10+": ["u4"], "cold": ["u5"]}
+# --groups 2: the train users' counts 1, 2, 3, 4, 10; the smallest count that at least half of
 # them have or fewer is 3, so the groups are 1-3 and 4+
 BY_HALVES = {"1-3": ["u1", "u2", "u3"], "4+": ["u4"], "cold": ["u5"]}
 
@@ -53,7 +54,7 @@ def run(*args):
     return result.stdout
 
 
-@pytest.mark.parametrize("choice, groups", [(["--activity-cuts", "2,4"], BY_CUTS),
+@pytest.mark.parametrize("choice, groups", [(["--activity-cuts", "2,4,10"], BY_CUTS),
                                             (["--groups", "2"], BY_HALVES)])
 def test_eval_by_user_activity_matches_the_reference(files, choice, groups):
     shown = json.loads(run("eval", files / "recs.csv", files / "rels.csv", "-k", "3", "--train",
@@ -75,8 +76,8 @@ def test_compare_by_user_activity_matches_the_reference(files):
                                            for rank, item in enumerate(items, start=1)))
     rows = json.loads(run("compare", files / "rels.csv", "--run", f"a={files / 'recs.csv'}",
                           "--run", f"b={files / 'b.csv'}", "-k", "3", "--train",
-                          files / "train.csv", "--by", "user-activity", "--activity-cuts", "2,4",
-                          "--format", "json"))
+                          files / "train.csv", "--by", "user-activity", "--activity-cuts",
+                          "2,4,10", "--format", "json"))
     want = {"a": expected(BY_CUTS), "b": expected(BY_CUTS, backwards)}
     assert [(r["segment"], r["run"]) for r in rows] == [
         (segment, run) for segment in want["a"] for run in "ab"]
@@ -89,7 +90,7 @@ def test_compare_by_user_activity_matches_the_reference(files):
 
 def test_the_macros_group_the_train_users_as_by_hand(con, files):
     con.execute(f"CREATE TABLE train AS FROM '{files / 'train.csv'}'")
-    cuts = dict(con.sql("FROM ndcg_user_activity('train', [2, 4])").fetchall())
+    cuts = dict(con.sql("FROM ndcg_user_activity('train', [2, 4, 10])").fetchall())
     (halves,), = con.sql("FROM ndcg_activity_quantiles('train', 2)").fetchall()
-    assert cuts == {"u1": "1", "u2": "2-3", "u3": "2-3", "u4": "4+", "u6": "4+"}
+    assert cuts == {"u1": "1", "u2": "2-3", "u3": "2-3", "u4": "10+", "u6": "4-9"}
     assert halves == [4]
