@@ -194,7 +194,7 @@ ERRORS = {
          "{d}/groups.csv", "--by", "group"], 2,
         USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
         "or csv with --segments\n"),
-    # issue 33: cohorts by user activity (--by user-activity; tests/oracles/test_reference_cohorts.py)
+    # issue 33: activity cohorts (--by user-activity; tests/oracles/test_reference_cohorts.py)
     "--by user-activity without --train": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
         ["{d}/recs.parquet", "{d}/rels.csv", "--by", "user-activity", "--groups", "2"], 2,
