@@ -175,7 +175,7 @@ def _beta(value):
 
 # --by's names that group users from the data already given instead of a --segments file
 # (report/segments.py Cohorts)
-COHORTS = ("user-activity",)
+COHORTS = ("user-activity", "item-popularity")
 
 
 def _activity_cuts(value):
@@ -466,10 +466,12 @@ PARAMS = (
     Param("by", "extras", metavar="COLUMN", python=False,
           help="The segment column of --segments; or, without --segments, user-activity: users "
                "grouped by their number of --train interactions (--groups N or "
-               "--activity-cuts), users absent from train 'cold'."),
+               "--activity-cuts), users absent from train 'cold'; or item-popularity (eval): "
+               "each accuracy metric over the relevant items of each popularity group only "
+               "(head and tail by --head-share, or --groups N), and each group's exposure."),
     Param("groups", "extras", kind="int", minimum=2, maximum=None, metavar="N", python=False,
-          help="With --by user-activity: N groups of about as many train users each (quantiles "
-               "of their interaction counts), each named by its range of counts."),
+          help="With --by user-activity (or item-popularity): N groups of about as many train "
+               "users (items) each, by quantiles of their counts, each named by its range."),
     Param("activity_cuts", "extras", check=_activity_cuts, metavar="N,N,...", python=False,
           help="With --by user-activity: the first count of each group after the first, "
                "increasing: 5,20,100 makes the groups 1-4, 5-19, 20-99 and 100+."),
@@ -585,8 +587,17 @@ def check_segments(segments, by, train=None, groups=None, activity_cuts=None) ->
                              f"--by {COHORTS[0]} (and --train), without --segments", usage=True)
         return
     if train is None:
-        raise InputError(f"--by {by} groups users by their number of train interactions: give "
-                         f"--train FILE", usage=True)
+        raise InputError(f"--by {by} groups {'users' if by == COHORTS[0] else 'items'} by "
+                         f"their number of train {'interactions' if by == COHORTS[0] else 'users'}"
+                         f": give --train FILE", usage=True)
+    if by == COHORTS[1]:  # item-popularity: head and tail, or --groups N
+        if activity_cuts is not None:
+            raise InputError(f"--activity-cuts groups users by their train interactions: with "
+                             f"--by {by}, give --groups N, or nothing for head and tail "
+                             f"(--head-share)", usage=True)
+        if groups is not None:
+            BY_NAME["groups"].checked(groups)
+        return
     if groups is not None and activity_cuts is not None:
         raise InputError("--groups and --activity-cuts do not go together: give one",
                          usage=True)

@@ -89,19 +89,26 @@ CREATE OR REPLACE TEMP MACRO ndcg_activity_group(n, cuts) AS
     ndcg_range_name(coalesce(list_filter(cuts, lambda c: c <= n)[-1], 1),
                     list_filter(cuts, lambda c: c > n)[1] - 1);
 
--- ndcg_activity_quantiles(train, groups): the cuts of `groups` groups of about as many train
--- users each (train: user_id, one row per interaction). Returns one row, cuts: 1 + the
--- quantile_disc of the users' counts at 1/groups, 2/groups, ..., distinct, and only those that
--- leave a user above them (fewer groups when the counts repeat: every user has 1 interaction
--- gives no cut, one group 1+). Stops on groups < 2.
-CREATE OR REPLACE TEMP MACRO ndcg_activity_quantiles(train, groups) AS TABLE
-    SELECT list_sort(list_distinct(list_filter(
+-- ndcg_count_quantiles(counts, groups): the cuts of `groups` groups of about as many rows each
+-- of counts (n: a count >= 1 per row). Returns one row, cuts: 1 + the quantile_disc of n at
+-- 1/groups, 2/groups, ... (the smallest count that at least that share of the rows have or
+-- fewer), distinct, and only those that leave a row above them (fewer groups when counts
+-- repeat: every row at 1 gives no cut, one group 1+). Stops on groups < 2.
+CREATE OR REPLACE TEMP MACRO ndcg_count_quantiles(counts, groups) AS TABLE
+    SELECT coalesce(list_sort(list_distinct(list_filter(
                list_transform(quantile_disc(n, list_transform(range(1, groups),
                                                               lambda i: i / groups)),
                               lambda q: q + 1),
-               lambda c: c <= max(n)))) AS cuts
-    FROM (SELECT count(*) AS n FROM query_table(train) GROUP BY user_id)
+               lambda c: c <= max(n)))), []) AS cuts
+    FROM query_table(counts)
     WHERE ndcg_require(groups >= 2, 'groups must be an integer >= 2, not ' || ndcg_show(groups));
+
+-- ndcg_activity_quantiles(train, groups): ndcg_count_quantiles of the train users' counts of
+-- rows (train: user_id, one row per interaction): the cuts of `groups` groups of about as many
+-- train users each.
+CREATE OR REPLACE TEMP MACRO ndcg_activity_quantiles(train, groups) AS TABLE
+    WITH ndcg_counts_ AS (SELECT count(*) AS n FROM query_table(train) GROUP BY user_id)
+    FROM ndcg_count_quantiles('ndcg_counts_', groups);
 
 -- ndcg_user_activity(train, cuts): the activity group of every user of train (user_id, one row
 -- per interaction; other columns ignored) under cuts (ndcg_activity_cuts; the cuts of
@@ -114,3 +121,38 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_activity(train, cuts) AS TABLE
     GROUP BY user_id
     HAVING ndcg_require(user_id IS NOT NULL, 'train: ' || count(*) || ' row(s) have no user id '
                         || '(NULL): fill it in or drop the rows');
+
+-- Groups of items by popularity, for --by item-popularity: each metric is computed again over
+-- the judgments of one group's items only (relevant items of other groups do not count), so
+-- precision, recall and NDCG say how well a run finds that group's relevant items. popularity
+-- is ndcg_beyond_popularity's result (item_id, pop: distinct train users, head).
+
+-- ndcg_head_tail(popularity): item_id, segment: 'head' for the items of tail@K's head
+-- (ndcg_beyond_popularity's head, --head-share), 'tail' for the others.
+CREATE OR REPLACE TEMP MACRO ndcg_head_tail(popularity) AS TABLE
+    SELECT item_id, CASE WHEN head THEN 'head' ELSE 'tail' END AS segment
+    FROM query_table(popularity);
+
+-- ndcg_popularity_quantiles(popularity, groups): the cuts (ndcg_count_quantiles) of `groups`
+-- groups of about as many train items each, by pop (items no train user has left out).
+CREATE OR REPLACE TEMP MACRO ndcg_popularity_quantiles(popularity, groups) AS TABLE
+    WITH ndcg_counts_ AS (SELECT pop AS n FROM query_table(popularity) WHERE pop > 0)
+    FROM ndcg_count_quantiles('ndcg_counts_', groups);
+
+-- ndcg_popularity_groups(popularity, cuts): item_id, segment: the range of the item's pop under
+-- cuts (ndcg_activity_group: 1-4, 5-19, 100+), ndcg_cold_segment() for an item no train user has.
+CREATE OR REPLACE TEMP MACRO ndcg_popularity_groups(popularity, cuts) AS TABLE
+    SELECT item_id, CASE WHEN pop = 0 THEN ndcg_cold_segment()
+                         ELSE ndcg_activity_group(pop, ndcg_activity_cuts(cuts)) END AS segment
+    FROM query_table(popularity);
+
+-- ndcg_group_exposure(tops, item_groups, unplaced): each group's share of what the users were
+-- shown: tops as ndcg_beyond_tops returns them (user_id, k, top), item_groups (item_id,
+-- segment; an item it does not list is in `unplaced`). Returns k, segment, shown (how many
+-- top_k places hold the group's items) and exposure (shown / every top_k place at that k).
+CREATE OR REPLACE TEMP MACRO ndcg_group_exposure(tops, item_groups, unplaced) AS TABLE
+    SELECT t.k, coalesce(g.segment, unplaced) AS segment, count(*) AS shown,
+           count(*) / sum(count(*)) OVER (PARTITION BY t.k) AS exposure
+    FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops)) AS t
+    LEFT JOIN query_table(item_groups) AS g ON g.item_id = t.item_id
+    GROUP BY t.k, coalesce(g.segment, unplaced);

@@ -14,6 +14,7 @@ from .. import means
 from ..errors import InputError
 from ..evaluation import intervals
 from ..report import output, segments as segmenting, tables, trec
+from ..report.popularity import WHAT, Popularity
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
@@ -72,6 +73,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
          *beside_inputs(segments, settings)])
     # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
     segments = segmenting.source(segments, by, settings["train"], groups, activity_cuts)
+    if engine == "spark" and isinstance(segments, Popularity):
+        raise InputError("--by item-popularity runs on the default engine only (each group is "
+                         "scored again in the run's own connection): leave out --engine spark",
+                         usage=True)
     if format == "trec" and (segments is not None or plot):
         raise InputError(f"--format trec prints trec_eval's lines, which have no segments or "
                          f"plot: use --format table, json or csv with "
@@ -117,7 +122,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
     shown = _summary(summary, recs, format, settings, ci)
     if rows is not None:
         metrics = [name for name in rows[0] if name not in ("segment", "users", "intervals")]
-        shown = with_segments(shown, summary, rows, metrics, by, format, ci)
+        label = f"{by} ({WHAT})" if isinstance(segments, Popularity) else by
+        shown = with_segments(shown, summary, rows, metrics, label, format, ci)
     click.echo(shown, nl=False, err=per_user == "-" and not trec_lines)
 
 

@@ -70,6 +70,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     notes (warnings) of the runs' evaluations. by='user-activity' (with train, and groups or
     activity_cuts) breaks every result down by activity cohort (segments.Cohorts)."""
     segments = segmenting.source(segments, by, options.get("train"), groups, activity_cuts)
+    segmenting.refuse_popularity(segments, by)
     own = dict(baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                n_resamples=n_resamples, seed=seed, alpha=alpha, ci=ci, min_users=min_users)
     runs, names, pairs = common.checked(runs, own, segments, by, plot)
