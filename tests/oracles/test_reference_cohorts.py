@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import reference
+from reference import metrics
 from ndcg_duck.cli import cli
 
 # train rows per user: u1 1, u2 2, u3 3, u4 10, u6 4 (u6 is not judged); u5 is not in train: cold
@@ -94,3 +95,53 @@ def test_the_macros_group_the_train_users_as_by_hand(con, files):
     (halves,), = con.sql("FROM ndcg_activity_quantiles('train', 2)").fetchall()
     assert cuts == {"u1": "1", "u2": "2-3", "u3": "2-3", "u4": "10+", "u6": "4-9"}
     assert halves == [4]
+
+
+# --by item-popularity: each item's train users (pop): a 4, b 3, f 2, g 2, c 1, h 1; other items
+# none. --head-share 0.5: the head is 3 of the 6 train items, a, b, and of f and g (tied at 2)
+# the first by id, f. --groups 2: the smallest pop that at least half of the items have or
+# fewer is 2, so the groups are 1-2 (c, f, g, h) and 3+ (a, b); items no train user has: cold
+POP = {"a": 4, "b": 3, "f": 2, "g": 2, "c": 1, "h": 1}
+HEAD_TAIL = {"head": {"a", "b", "f"}}, "tail"
+HALVES = {"3+": {"a", "b"}, "1-2": {"c", "f", "g", "h"}}, "cold"
+
+
+def expected_by_items(groups, others):
+    """Per group: the users with a relevant item in it, and the means of ndcg@3, precision@3
+    and recall@3 over the judgments of its items only (the plain-Python references)."""
+    def group(item):
+        return next((name for name, items in groups.items() if item in items), others)
+
+    found = {}
+    for name in [*groups, others]:
+        values = []
+        for user, judged in JUDGMENTS.items():
+            mine = {item: rel for item, rel in judged.items() if group(item) == name}
+            if not any(rel > 0 for rel in mine.values()):
+                continue
+            counted = metrics.binary_metrics(RANKINGS[user], mine, 3)
+            values.append((reference.user_scores(RANKINGS[user], mine, 3)[2],
+                           counted["precision"], counted["recall"]))
+        shown = [item for user in JUDGMENTS for item in RANKINGS[user][:3]]
+        found[name] = (len(values), *[sum(v[i] for v in values) / len(values) if values else None
+                                      for i in range(3)],
+                       sum(group(item) == name for item in shown) / len(shown))
+    return found
+
+
+@pytest.mark.parametrize("choice, groups, order", [
+    (["--head-share", "0.5"], HEAD_TAIL, ["head", "tail"]),
+    (["--groups", "2"], HALVES, ["1-2", "3+", "cold"])])
+def test_eval_by_item_popularity_matches_the_reference(files, choice, groups, order):
+    (files / "plays.csv").write_text("user_id,item_id\n" + "".join(
+        f"p{n},{item}\n" for item, pop in POP.items() for n in range(pop)))
+    shown = json.loads(run("eval", files / "recs.csv", files / "rels.csv", "-k", "3", "-m",
+                           "ndcg,precision,recall", "--train", files / "plays.csv", "--by",
+                           "item-popularity", *choice, "--format", "json"))
+    got = {row["segment"]: (row["users"], row["ndcg@3"], row["precision@3"], row["recall@3"],
+                            row["exposure@3"]) for row in shown["segments"][1:]}
+    want = expected_by_items(*groups)
+    assert list(got) == order and sorted(got) == sorted(want)
+    for name, values in want.items():
+        assert got[name][0] == values[0], name
+        assert got[name][1:] == pytest.approx(values[1:], abs=1e-12), name
