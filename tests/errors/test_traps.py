@@ -239,6 +239,23 @@ ERRORS = {
          "user-activity", "--groups", "2", "--format", "markdown"], 2,
         USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
         "or csv with --by user-activity\n"),
+    "--by item-popularity without --train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--by", "item-popularity"], 2,
+        USAGE + "Error: --by item-popularity groups items by their number of train users: give "
+        "--train FILE\n"),
+    "--by item-popularity with --activity-cuts": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "item-popularity", "--activity-cuts", "5"], 2,
+        USAGE + "Error: --activity-cuts groups users by their train interactions: with --by "
+        "item-popularity, give --groups N, or nothing for head and tail (--head-share)\n"),
+    "--by item-popularity on Spark": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "item-popularity", "--engine", "spark"], 2,
+        USAGE + "Error: --by item-popularity runs on the default engine only (each group is "
+        "scored again in the run's own connection): leave out --engine spark\n"),
     "train rows without a user": (
         {"recs.parquet": NESTED, "rels.csv": RELS,
          "train.csv": "user_id,item_id\nu1,a\n,b\n,c\n"},
