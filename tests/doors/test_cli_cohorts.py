@@ -17,10 +17,10 @@ EXAMPLES = re.findall(r"```sh\n(ndcg-duck [^\n]*)\n```\n```text\n(.*?)```", PAGE
 
 
 def test_the_page_has_its_examples():
-    assert len(EXAMPLES) == 2
+    assert len(EXAMPLES) == 3
 
 
-@pytest.mark.parametrize("command, printed", EXAMPLES, ids=["eval", "compare"])
+@pytest.mark.parametrize("command, printed", EXAMPLES, ids=["eval", "compare", "items"])
 def test_each_command_prints_what_the_page_shows(command, printed, monkeypatch):
     monkeypatch.chdir(ROOT)
     result = CliRunner().invoke(cli, shlex.split(command)[1:])
