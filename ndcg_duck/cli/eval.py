@@ -14,7 +14,8 @@ from .. import means
 from ..errors import InputError
 from ..evaluation import intervals
 from ..report import output, segments as segmenting, tables, trec
-from ..report.popularity import WHAT, Popularity
+from ..report.popularity import WHAT
+from ..report.segments import Popularity
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common

@@ -13,25 +13,14 @@ is in it (users with nothing relevant there are left out, as with --empty skip).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
-
 from .. import means, metrics as metric_names, outcome
 from ..evaluation import evaluate, inputs, intervals as ci
 from ..sqltext import ident, literal
 from . import segments as segmenting
+from .segments import Popularity
 
 WHAT = ("relevant items of each group only: precision, recall and NDCG count the group's "
         "relevant items; users with one in the group; exposure: the group's share of the top k")
-
-
-@dataclass(frozen=True)
-class Popularity:
-    """--by item-popularity: items grouped by their train popularity (train: a path or a table
-    in memory), head and tail (groups None) or `groups` quantile ranges."""
-
-    train: object
-    groups: Optional[int] = None
 
 
 def _item_groups(con, popularity: Popularity, settings: dict) -> str:

@@ -130,9 +130,9 @@ class DuckDBResult(Result):
         """--segments' rows (segments.rows'), the per-run metrics of each segment's users
         added (outcome.add_per_run), and with --ci (spec) each row's intervals (interval_rows)
         and the metrics whose interval was clipped: (rows, clipped)."""
-        from .popularity import Popularity, rows as popularity_rows
+        from .popularity import rows as popularity_rows
 
-        if isinstance(segments, Popularity):  # --by item-popularity: not a segment of users
+        if isinstance(segments, segmenting.Popularity):  # --by item-popularity: not a segment of users
             rows, said = popularity_rows(self.ran, self.settings, segments, spec)
             if spec is not None:
                 whole, more = self.intervals(spec)

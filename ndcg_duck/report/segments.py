@@ -55,17 +55,25 @@ class Cohorts:
     groups: Optional[int] = None
 
 
+@dataclass(frozen=True)
+class Popularity:
+    """--by item-popularity: items grouped by their train popularity (train: a path or a table
+    in memory), head and tail (groups None) or `groups` quantile ranges. Not a segment table:
+    eval's DuckDBResult computes its rows (popularity.py)."""
+
+    train: object
+    groups: Optional[int] = None
+
+
 def source(segments, by, train=None, groups=None, activity_cuts=None):
     """What `attach` reads for --segments FILE --by COLUMN, or for --by user-activity (with
     --train, --groups N or --activity-cuts): the file as given, or a Cohorts; for --by
-    item-popularity, a popularity.Popularity (not a segment table: eval's DuckDBResult
+    item-popularity, a Popularity (not a segment table: eval's DuckDBResult
     computes its rows); None for none. Checked before any work (options.check_segments)."""
     from ..options import BY_NAME, check_segments
 
     check_segments(segments, by, train, groups, activity_cuts)
     if segments is None and by == COHORTS[1]:
-        from .popularity import Popularity
-
         return Popularity(train, groups)
     if segments is None and by in COHORTS:
         return Cohorts(train, BY_NAME["activity_cuts"].checked(activity_cuts), groups)
@@ -75,8 +83,6 @@ def source(segments, by, train=None, groups=None, activity_cuts=None):
 def refuse_popularity(segments, by) -> None:
     """compare's check: --by item-popularity is eval's only (its groups restrict the judgments,
     not the users that compare pairs)."""
-    from .popularity import Popularity
-
     if isinstance(segments, Popularity):
         raise InputError(f"--by {by} is eval's: its groups restrict the judgments to their "
                          f"items, and compare pairs users: run eval --by {by} on each run, or "
