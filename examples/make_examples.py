@@ -34,7 +34,8 @@ ACTIVITY = [("ana", "heavy"), ("ben", "heavy"), ("chloé", "light"), ("dev", "li
 # --by item-popularity: ana played 7 songs, ben 5, chloé 3, eli 2, dev 1; fay none (cold).
 HISTORY = [("ana", s) for s in ("s01", "s03", "s07", "s08", "s21", "s40", "s44")] + \
     [("ben", s) for s in ("s01", "s03", "s21", "s25", "s40")] + \
-    [("chloé", s) for s in ("s01", "s40", "s44")] + [("eli", "s01"), ("eli", "s03"), ("dev", "s01")]
+    [("chloé", s) for s in ("s01", "s40", "s44")] + \
+    [("eli", "s01"), ("eli", "s03"), ("dev", "s01")]
 
 # Held-out listening, graded: 3 = on repeat, 2 = saved, 1 = played through, 0 = skipped.
 RELEVANCE = [

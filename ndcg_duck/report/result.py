@@ -132,7 +132,7 @@ class DuckDBResult(Result):
         and the metrics whose interval was clipped: (rows, clipped)."""
         from .popularity import rows as popularity_rows
 
-        if isinstance(segments, segmenting.Popularity):  # --by item-popularity: not a segment of users
+        if isinstance(segments, segmenting.Popularity):  # not a segment of users
             rows, said = popularity_rows(self.ran, self.settings, segments, spec)
             if spec is not None:
                 whole, more = self.intervals(spec)
