@@ -41,8 +41,9 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     of `significant`. segments (a path or table with a user column and the column `by`) breaks
     every result down by segment (or, without segments, by='user-activity' with train and
     groups=N or activity_cuts=[5, 20, 100]: by the users' number of train interactions); a
-    segment with fewer than min_users users gets means but no test. per_user=True returns each user's values and differences; plot='out.png' draws the
-    sorted per-user differences and the per-segment differences. Other keyword arguments (k,
+    segment with fewer than min_users users gets means but no test. per_user=True returns
+    each user's values and differences; plot='out.png' draws the sorted per-user differences
+    and the per-segment differences. Other keyword arguments (k,
     gain, missing, user_col, ...) are evaluate's. Raises InputError for bad input or options
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
