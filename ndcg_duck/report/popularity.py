@@ -23,10 +23,11 @@ WHAT = ("relevant items of each group only: precision, recall and NDCG count the
         "relevant items; users with one in the group; exposure: the group's share of the top k")
 
 
-def _item_groups(con, popularity: Popularity, settings: dict) -> str:
-    """The table ndcg_item_groups (item_id, segment) in the run's cursor, ids typed as the
-    judgments' item ids (as text when the types differ). Returns the group of items it does not
-    list: 'tail' (head and tail), or 'cold' (items no train user has)."""
+def _item_groups(con, popularity: Popularity, settings: dict) -> tuple:
+    """The table ndcg_item_groups (item_id, segment) in the run's cursor, ids as text when the
+    judgments' item ids are of the other kind (integers, text). Returns the group of items it
+    does not list ('tail' for head and tail, 'cold' for ranges: items no train user has) and
+    whether ids are compared as text."""
     cols = inputs.Columns.given(**settings)
     user, item = cols.user, cols.item
     what = inputs.attach_source(con, popularity.train, "ndcg_popt_src", None, "train").what
@@ -56,12 +57,12 @@ def _item_groups(con, popularity: Popularity, settings: dict) -> str:
     if popularity.groups is None:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_item_groups AS "
                     "FROM ndcg_head_tail('ndcg_popp')")
-        return "tail"
+        return "tail", as_text
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_groups AS FROM ndcg_popularity_groups("
                 f"'ndcg_popp', (SELECT cuts FROM ndcg_popularity_quantiles('ndcg_popp', "
                 f"{int(popularity.groups)})))")
     (cold,), = con.sql("SELECT ndcg_cold_segment()").fetchall()
-    return cold
+    return cold, as_text
 
 
 def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
@@ -73,11 +74,12 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
     options, measures, _ = outcome.plan(settings["k"], {n: v for n, v in settings.items()
                                                         if n != "k"})
     measures = metric_names.accuracy(measures)
-    unplaced = _item_groups(con, popularity, settings)
+    unplaced, as_text = _item_groups(con, popularity, settings)
     layout = ran.loaded.layout
+    item = "r.item_id::VARCHAR" if as_text else "r.item_id"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_pop_rels_all AS SELECT r.*, "
                 f"coalesce(g.segment, {literal(unplaced)}) AS ndcg_group_ FROM ndcg_rels AS r "
-                f"LEFT JOIN ndcg_item_groups AS g ON g.item_id = r.item_id")
+                f"LEFT JOIN ndcg_item_groups AS g ON g.item_id = {item}")
     found = [name for (name,) in con.sql("SELECT DISTINCT ndcg_group_ FROM ndcg_pop_rels_all"
                                          ).fetchall()]
     con.execute("DROP TABLE IF EXISTS ndcg_pop_scores")
@@ -127,21 +129,23 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
         for row in out:
             key = None if row["segment"] == segmenting.ALL else row["segment"]
             row["intervals"] = {m: intervals.get((key, m), (None, None)) for m in averaged}
-    _exposure(con, options, layout, out, unplaced)
+    _exposure(con, options, layout, out, unplaced, as_text)
     return out, told
 
 
-def _exposure(con, options, layout: str, out: list, unplaced: str) -> None:
+def _exposure(con, options, layout: str, out: list, unplaced: str, as_text: bool) -> None:
     """Add exposure@K to each row: the group's share of the top-k places of the evaluated users
-    (1 on the row of every item; 0 for a group never shown)."""
+    (1 on the row of every item; 0 for a group never shown); as_text: the recommended ids
+    compared as text."""
     from .. import statements
 
+    top = "list_transform(top, lambda i: i::VARCHAR)" if as_text else "top"
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS "
                 f"WITH {statements.ranked_cte(options, layout)}, "
                 f"ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
                 f"{statements.judgments_args(options)})), "
-                f"ndcg_tops_pop_ AS (FROM ndcg_beyond_tops('ndcg_ranked_', 'ndcg_judgments_', "
-                f"{statements.ks(options)}, judged_only := "
+                f"ndcg_tops_pop_ AS (SELECT user_id, k, {top} AS top FROM ndcg_beyond_tops("
+                f"'ndcg_ranked_', 'ndcg_judgments_', {statements.ks(options)}, judged_only := "
                 f"{statements.value(options.judged_only)})) "
                 f"FROM ndcg_group_exposure('ndcg_tops_pop_', 'ndcg_item_groups', "
                 f"{literal(unplaced)})")

@@ -145,3 +145,20 @@ def test_eval_by_item_popularity_matches_the_reference(files, choice, groups, or
     for name, values in want.items():
         assert got[name][0] == values[0], name
         assert got[name][1:] == pytest.approx(values[1:], abs=1e-12), name
+
+
+def test_item_popularity_compares_integer_and_text_ids_as_text(tmp_path):
+    # judged and ranked item ids are integers, train's text (x): compared as text. The head is
+    # 1 (2 train users) of the 3 train items; u1's relevant 2 is in no train row: tail
+    (tmp_path / "rels.csv").write_text("user_id,item_id,relevance\nu1,1,1\nu1,2,2\nu2,3,1\n")
+    (tmp_path / "recs.csv").write_text("user_id,item_id,rank\nu1,1,1\nu1,3,2\nu2,3,1\n")
+    (tmp_path / "train.csv").write_text("user_id,item_id\np1,1\np2,1\np3,3\np4,x\n")
+    rows = json.loads(run("eval", tmp_path / "recs.csv", tmp_path / "rels.csv", "-k", "2", "-m",
+                          "ndcg,recall", "--train", tmp_path / "train.csv", "--by",
+                          "item-popularity", "--head-share", "0.34", "--format", "json"))
+    got = {row["segment"]: (row["users"], row["ndcg@2"], row["recall@2"], row["exposure@2"])
+           for row in rows["segments"][1:]}
+    # head: u1 finds 1 at rank 1; tail: u1 has 2 unranked (0), u2 finds 3 at rank 1 (1);
+    # of the 3 places shown (u1: 1, 3; u2: 3) one holds the head
+    assert got == {"head": (1, 1.0, 1.0, pytest.approx(1 / 3)),
+                   "tail": (2, 0.5, 0.5, pytest.approx(2 / 3))}
