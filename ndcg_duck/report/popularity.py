@@ -83,8 +83,7 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
     found = [name for (name,) in con.sql("SELECT DISTINCT ndcg_group_ FROM ndcg_pop_rels_all"
                                          ).fetchall()]
     con.execute("DROP TABLE IF EXISTS ndcg_pop_scores")
-    evaluated = ("ndcg_evaluated" if evaluate.core_computes(measures)
-                 else "ndcg_metrics_evaluated")
+    evaluated = evaluate.macros_of(measures)[0]
     for number, group in enumerate(found):
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_pop_rels AS SELECT * EXCLUDE "
                     f"(ndcg_group_) FROM ndcg_pop_rels_all WHERE ndcg_group_ = {literal(group)}")
@@ -94,16 +93,10 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
             "CREATE TEMP TABLE ndcg_pop_scores AS"
         con.execute(f"{into} SELECT {literal(group)} AS segment, * FROM {evaluated}("
                     f"'ndcg_pop_all', missing := {literal(options.missing)}, empty := 'skip')")
-    columns = []
-    for measure in metric_names.per_user_columns(measures):
-        match = "" if not metric_names.has_cutoff(measure.metric) else \
-            " FILTER (WHERE k IS NULL)" if measure.k is None else \
-            f" FILTER (WHERE k = {int(measure.k)})"
-        columns.append(f"any_value({measure.metric}){match} AS {ident(measure.name)}")
     names = [m.name for m in measures if not metric_names.per_run(m.metric)]
     if found:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS SELECT user_id, segment, "
-                    f"{', '.join(columns)} FROM ndcg_pop_scores GROUP BY user_id, segment")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS "
+                    f"{evaluate.wide_sql(measures, 'user_id', 'ndcg_pop_scores', 'segment')}")
     else:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS SELECT NULL AS user_id, "
                     "NULL::VARCHAR AS segment WHERE false")
