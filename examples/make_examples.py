@@ -30,6 +30,13 @@ RECS_NEW = {
 ACTIVITY = [("ana", "heavy"), ("ben", "heavy"), ("chloé", "light"), ("dev", "light"),
             ("eli", "light")]
 
+# The listening the models learned from (train: one row per play), for --by user-activity and
+# --by item-popularity: ana played 7 songs, ben 5, chloé 3, eli 2, dev 1; fay none (cold).
+HISTORY = [("ana", s) for s in ("s01", "s03", "s07", "s08", "s21", "s40", "s44")] + \
+    [("ben", s) for s in ("s01", "s03", "s21", "s25", "s40")] + \
+    [("chloé", s) for s in ("s01", "s40", "s44")] + \
+    [("eli", "s01"), ("eli", "s03"), ("dev", "s01")]
+
 # Held-out listening, graded: 3 = on repeat, 2 = saved, 1 = played through, 0 = skipped.
 RELEVANCE = [
     ("ana", "s01", 3), ("ana", "s03", 2), ("ana", "s04", 1), ("ana", "s08", 3), ("ana", "s02", 0),
@@ -49,6 +56,10 @@ def main():
     with open(HERE / "listeners.csv", "w", encoding="utf-8") as out:
         out.write("user_id,activity\n")
         for row in ACTIVITY:
+            out.write(",".join(row) + "\n")
+    with open(HERE / "history.csv", "w", encoding="utf-8") as out:
+        out.write("user_id,item_id\n")
+        for row in HISTORY:
             out.write(",".join(row) + "\n")
     with open(HERE / "recs.json", "w", encoding="utf-8") as out:
         json.dump([{"user_id": u, "items": RECS[u]} for u in users], out, ensure_ascii=False,

@@ -173,6 +173,31 @@ def _beta(value):
     return beta
 
 
+# --by's names that group users from the data already given instead of a --segments file
+# (report/segments.py Cohorts)
+COHORTS = ("user-activity", "item-popularity")
+
+
+def _activity_cuts(value):
+    """--activity-cuts: "5,20,100" or a list of integers, as a tuple of increasing integers >= 2
+    (the first count of each group after 1-...), or None."""
+    if value is None:
+        return None
+    pieces = value.split(",") if isinstance(value, str) else value
+    try:
+        cuts = tuple(int(p.strip()) if isinstance(p, str) else p for p in pieces)
+    except (TypeError, ValueError):
+        cuts = None
+    if not cuts or any(isinstance(c, bool) or not isinstance(c, int) for c in cuts) or \
+            cuts[0] < 2 or any(b <= a for a, b in zip(cuts, cuts[1:])):
+        shown = value if isinstance(value, str) else ",".join(map(str, value)) \
+            if isinstance(value, (list, tuple)) else repr(value)
+        raise InputError(f"--activity-cuts {shown}: give increasing whole numbers >= 2, each the "
+                         f"first count of a group, as in 5,20,100 (groups 1-4, 5-19, 20-99, "
+                         f"100+)", usage=True)
+    return cuts
+
+
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
     return check_names(value)
@@ -439,7 +464,17 @@ PARAMS = (
                "given per segment. Users it does not list, or lists with a NULL, empty or blank "
                "segment, are '(unknown)'."),
     Param("by", "extras", metavar="COLUMN", python=False,
-          help="The segment column of --segments."),
+          help="The segment column of --segments; or, without --segments, user-activity: users "
+               "grouped by their number of --train interactions (--groups N or "
+               "--activity-cuts), users absent from train 'cold'; or item-popularity (eval): "
+               "each accuracy metric over the relevant items of each popularity group only "
+               "(head and tail by --head-share, or --groups N), and each group's exposure."),
+    Param("groups", "extras", kind="int", minimum=2, maximum=None, metavar="N", python=False,
+          help="With --by user-activity (or item-popularity): N groups of about as many train "
+               "users (items) each, by quantiles of their counts, each named by its range."),
+    Param("activity_cuts", "extras", check=_activity_cuts, metavar="N,N,...", python=False,
+          help="With --by user-activity: the first count of each group after the first, "
+               "increasing: 5,20,100 makes the groups 1-4, 5-19, 20-99 and 100+."),
     Param("plot", "extras", metavar="OUT.png", python=False,
           help="Draw a PNG picture of the per-user values (needs the compare extra: pip install "
                "'ndcg-duck[compare]')."),
@@ -534,10 +569,44 @@ def group(name: str) -> tuple:
     return tuple(p.name for p in PARAMS if p.group == name)
 
 
-def check_segments(segments, by) -> None:
-    """--segments and --by (segments=, by=) go together."""
-    if (segments is None) != (by is None):
+def check_segments(segments, by, train=None, groups=None, activity_cuts=None) -> None:
+    """--segments and --by (segments=, by=) go together; without --segments, --by
+    user-activity needs --train and one of --groups and --activity-cuts, which go with it
+    only."""
+    cohort = segments is None and by in COHORTS
+    if (segments is None) != (by is None) and not cohort:
+        if segments is None:
+            raise InputError(f"--by {by} names a column of --segments FILE: give --segments, or "
+                             f"--by {COHORTS[0]} (with --train) to group users by their train "
+                             f"interactions", usage=True)
         raise InputError("--segments FILE and --by COLUMN go together: give both", usage=True)
+    if not cohort:
+        if groups is not None or activity_cuts is not None:
+            said = "--groups" if groups is not None else "--activity-cuts"
+            raise InputError(f"{said} groups users by their train interactions: it goes with "
+                             f"--by {COHORTS[0]} (and --train), without --segments", usage=True)
+        return
+    if train is None:
+        raise InputError(f"--by {by} groups {'users' if by == COHORTS[0] else 'items'} by "
+                         f"their number of train {'interactions' if by == COHORTS[0] else 'users'}"
+                         f": give --train FILE", usage=True)
+    if by == COHORTS[1]:  # item-popularity: head and tail, or --groups N
+        if activity_cuts is not None:
+            raise InputError(f"--activity-cuts groups users by their train interactions: with "
+                             f"--by {by}, give --groups N, or nothing for head and tail "
+                             f"(--head-share)", usage=True)
+        if groups is not None:
+            BY_NAME["groups"].checked(groups)
+        return
+    if groups is not None and activity_cuts is not None:
+        raise InputError("--groups and --activity-cuts do not go together: give one",
+                         usage=True)
+    if groups is None and activity_cuts is None:
+        raise InputError(f"--by {by} needs --groups N (N groups of about as many train users) "
+                         f"or --activity-cuts 5,20,100 (fixed ranges of counts)", usage=True)
+    if groups is not None:
+        BY_NAME["groups"].checked(groups)
+    _activity_cuts(activity_cuts)
 
 
 class Options:

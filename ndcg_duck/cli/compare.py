@@ -10,7 +10,7 @@ import click
 
 from ..comparison import report as compare_report, stats
 from ..evaluation import progress
-from ..report import output
+from ..report import output, segments as segmenting
 from ..report.clashes import Input, Output, refuse_clashes
 from . import common
 from .common import cli, registry_options, user_errors
@@ -29,7 +29,7 @@ def _run_pair(text: str) -> tuple:
 @cli.command(name="compare")
 @click.argument("relevance")
 @registry_options("runs", "baseline", "all_pairs", "test", "correction", "n_resamples", "seed",
-                  "alpha", "ci", "segments", "by", "min_users",
+                  "alpha", "ci", "segments", "by", "groups", "activity_cuts", "min_users",
                   "metric", "columns", "beyond", "formats", "engine", "spark",
                   "quiet", "compare_per_user", "plot", "compare_format")
 @user_errors
@@ -67,10 +67,16 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
          *(Input("recommendations", f"--run {name}", path) for name, path in pairs),
          *beside_inputs(settings["segments"], settings)])
     stats.require("scipy", "compare")
+    # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
+    settings["segments"] = segmenting.source(settings["segments"], settings["by"],
+                                             settings["train"], settings.pop("groups"),
+                                             settings.pop("activity_cuts"))
+    segmenting.refuse_popularity(settings["segments"], settings["by"])
     if fmt in ("markdown", "latex") and (settings["segments"] or settings["all_pairs"]):
+        said = (segmenting.option(settings["segments"], settings["by"]) if settings["segments"]
+                else "--all-pairs")
         raise InputError(f"--format {fmt} prints a row per run against one baseline, over "
-                         f"every user: use --format table, json or csv with "
-                         f"{'--segments' if settings['segments'] else '--all-pairs'}",
+                         f"every user: use --format table, json or csv with {said}",
                          usage=True)
     engine = settings.pop("engine")
     master, conf = settings.pop("spark_master"), settings.pop("spark_conf")

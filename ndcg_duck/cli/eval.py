@@ -13,7 +13,9 @@ import click
 from .. import means
 from ..errors import InputError
 from ..evaluation import intervals
-from ..report import output, tables, trec
+from ..report import output, segments as segmenting, tables, trec
+from ..report.popularity import WHAT
+from ..report.segments import Popularity
 from ..report.clashes import Input, Output, refuse_clashes
 from ..report.result import DuckDBResult
 from . import common
@@ -28,8 +30,9 @@ from ..sqlfiles import script
 @registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras",
                   "intervals", "n_resamples", "seed")
 @user_errors
-def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, engine,
-                 spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed, **settings):
+def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups, activity_cuts,
+                 plot, engine, spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed,
+                 **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
@@ -69,13 +72,19 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
         [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
          *beside_inputs(segments, settings)])
-    if format == "trec" and (segments is not None or plot):
-        raise InputError("--format trec prints trec_eval's lines, which have no segments or "
-                         "plot: use --format table, json or csv with --segments and --plot",
+    # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
+    segments = segmenting.source(segments, by, settings["train"], groups, activity_cuts)
+    if engine == "spark" and isinstance(segments, Popularity):
+        raise InputError("--by item-popularity runs on the default engine only (each group is "
+                         "scored again in the run's own connection): leave out --engine spark",
                          usage=True)
+    if format == "trec" and (segments is not None or plot):
+        raise InputError(f"--format trec prints trec_eval's lines, which have no segments or "
+                         f"plot: use --format table, json or csv with "
+                         f"{segmenting.option(segments, by)} and --plot", usage=True)
     if format in tables.FORMATS and segments is not None:
         raise InputError(f"--format {format} prints one row for the run: use --format table, "
-                         f"json or csv with --segments", usage=True)
+                         f"json or csv with {segmenting.option(segments, by)}", usage=True)
     spec = _interval_spec(eval_ci, ci_method, n_resamples, seed, format, engine)
     # --format trec with --per-user -: trec_eval -q's lines, then the `all` ones, all on stdout
     trec_lines = format == "trec" and per_user == "-"
@@ -114,7 +123,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, plot, e
     shown = _summary(summary, recs, format, settings, ci)
     if rows is not None:
         metrics = [name for name in rows[0] if name not in ("segment", "users", "intervals")]
-        shown = with_segments(shown, summary, rows, metrics, by, format, ci)
+        label = f"{by} ({WHAT})" if isinstance(segments, Popularity) else by
+        shown = with_segments(shown, summary, rows, metrics, label, format, ci)
     click.echo(shown, nl=False, err=per_user == "-" and not trec_lines)
 
 

@@ -39,9 +39,11 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     'bootstrap' or 'none'; correction: 'holm' (the default for more than one test),
     'bonferroni' or 'none', over every test made. ci is the level of the intervals, alpha that
     of `significant`. segments (a path or table with a user column and the column `by`) breaks
-    every result down by segment; a segment with fewer than min_users users gets means but no
-    test. per_user=True returns each user's values and differences; plot='out.png' draws the
-    sorted per-user differences and the per-segment differences. Other keyword arguments (k,
+    every result down by segment (or, without segments, by='user-activity' with train and
+    groups=N or activity_cuts=[5, 20, 100]: by the users' number of train interactions); a
+    segment with fewer than min_users users gets means but no test. per_user=True returns
+    each user's values and differences; plot='out.png' draws the sorted per-user differences
+    and the per-segment differences. Other keyword arguments (k,
     gain, missing, user_col, ...) are evaluate's. Raises InputError for bad input or options
     and warns (NdcgWarning) as evaluate does. Needs scipy (pip install 'ndcg-duck[compare]').
     """
@@ -63,9 +65,13 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
 def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, all_pairs=False, test="t", correction=None,
             n_resamples=10000, seed=42, alpha=0.05, ci=0.95, segments=None, by=None,
             segments_format=None, min_users=30, per_user=False, plot=None, threads=None,
-            memory_limit=None, temp_dir=None, s3_endpoint=None, **options) -> tuple:
+            memory_limit=None, temp_dir=None, s3_endpoint=None, groups=None,
+            activity_cuts=None, **options) -> tuple:
     """compare() with its messages in the command line's words: returns the comparison and the
-    notes (warnings) of the runs' evaluations."""
+    notes (warnings) of the runs' evaluations. by='user-activity' (with train, and groups or
+    activity_cuts) breaks every result down by activity cohort (segments.Cohorts)."""
+    segments = segmenting.source(segments, by, options.get("train"), groups, activity_cuts)
+    segmenting.refuse_popularity(segments, by)
     own = dict(baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                n_resamples=n_resamples, seed=seed, alpha=alpha, ci=ci, min_users=min_users)
     runs, names, pairs = common.checked(runs, own, segments, by, plot)
@@ -187,7 +193,7 @@ def _aggregates(con, runs: int, pairs, metrics, with_segments: bool) -> list:
     result = con.sql(query)
     names = result.columns
     found = {row[0]: dict(zip(names[1:], row[1:])) for row in result.fetchall()}
-    (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
+    unknown = segmenting.unplaced(con) if with_segments else None
     rows = [(name, found[name])
             for name in [ALL] + segmenting.in_order([n for n in found if n != ALL], unknown)]
     _exact(con, rows, runs, pairs, metrics, with_segments)

@@ -308,6 +308,13 @@ def core_computes(measures: Optional[tuple]) -> bool:
     return measures is None or metric_names.core_only(measures)
 
 
+def macros_of(measures: Optional[tuple]) -> tuple:
+    """The macros that keep the evaluated users' rows and sum them up, for these measures:
+    the core's (ndcg_evaluated, ndcg_summary) or sql/ndcg_metrics.sql's."""
+    return (("ndcg_evaluated", "ndcg_summary") if core_computes(measures)
+            else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
+
+
 def recs_item_type(con, layout: str) -> str:
     """The SQL type of the recommended item ids (ndcg_recs)."""
     schema = {row[0]: row[1] for row in con.sql("DESCRIBE ndcg_recs").fetchall()}
@@ -334,8 +341,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
                             all_measures)
-    evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if core_computes(measures)
-                         else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
+    evaluated, summed = macros_of(measures)
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {statements.evaluated_args(options)})")
     (judged, unranked, unjudged), = con.sql(
@@ -436,9 +442,11 @@ def no_overlap(con, loaded: inputs.Loaded) -> str:
     return outcome.no_overlap(loaded.recs_what, loaded.rels_what, recs_user, rels_user)
 
 
-def wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> str:
+def wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result",
+             group: str = "") -> str:
     """One row per user: the user id, then a column per metric and cutoff (metrics.per_user_columns:
-    with ndcg, dcg@K, idcg@K, ndcg@K for each cutoff)."""
+    with ndcg, dcg@K, idcg@K, ndcg@K for each cutoff); with `group` (a column of relation), one
+    row per user and group, the group after the user id."""
     columns = []
     for measure in metric_names.per_user_columns(measures):
         if not metric_names.has_cutoff(measure.metric):
@@ -448,5 +456,6 @@ def wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result") -> s
         else:
             match = f" FILTER (WHERE k = {int(measure.k)})"
         columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
-    return (f"SELECT user_id AS {sqltext.ident(user_col)}, {', '.join(columns)} "
-            f"FROM {relation} GROUP BY user_id ORDER BY user_id")
+    kept = f", {sqltext.ident(group)}" if group else ""
+    return (f"SELECT user_id AS {sqltext.ident(user_col)}{kept}, {', '.join(columns)} "
+            f"FROM {relation} GROUP BY user_id{kept} ORDER BY user_id{kept}")

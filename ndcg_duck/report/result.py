@@ -130,6 +130,15 @@ class DuckDBResult(Result):
         """--segments' rows (segments.rows'), the per-run metrics of each segment's users
         added (outcome.add_per_run), and with --ci (spec) each row's intervals (interval_rows)
         and the metrics whose interval was clipped: (rows, clipped)."""
+        from .popularity import rows as popularity_rows
+
+        if isinstance(segments, segmenting.Popularity):  # not a segment of users
+            rows, said = popularity_rows(self.ran, self.settings, segments, spec)
+            if spec is not None:
+                whole, more = self.intervals(spec)
+                rows[0]["intervals"] = whole
+                said = ci.merge(said, more)
+            return rows, said
         relation, metrics = self._per_user()
         rows = segmenting.means_in(self.ran.cursor, relation, metrics, segments, by,
                                    self.user_col)

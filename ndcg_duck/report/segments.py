@@ -1,7 +1,9 @@
 """Segments: a table of users and the group each belongs to, to break every result down by group.
 
 `attach` loads the table (a path in any supported format, or a table in memory) as the view
-ndcg_segments (user_id, segment: text), checked by sql/ndcg_segments.sql: one segment per user.
+ndcg_segments (user_id, segment: text), checked by sql/ndcg_segments.sql: one segment per user;
+or, given a `Cohorts` (--by user-activity with --train), computes that table from the train data
+with the macro ndcg_user_activity (users absent from train: 'cold').
 `means_in` gives the per-segment means of a run's per-user table in the run's own connection,
 for `ndcg-duck eval --segments` (`by_segment`: of an Arrow table); `rows` and `check_placed` are
 the steps every engine shares, whoever adds the users up.
@@ -9,6 +11,8 @@ the steps every engine shares, whoever adds the users up.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -17,7 +21,7 @@ import duckdb
 from .. import means
 from ..evaluation import beyond, inputs
 from ..errors import InputError
-from ..options import USER_COL
+from ..options import USER_COL, COHORTS
 from ..outcome import not_in_segments
 from ..sqltext import ident, literal
 
@@ -25,10 +29,77 @@ ALL = "(all)"  # sql/ndcg_segments.sql's ndcg_all_segment()
 FORMATS = ("parquet", "csv", "json")
 
 
+RANGE = re.compile(r"(\d+)(?:-(\d+)|\+)?")  # a name of a range of counts: 1-4, 100+, 2
+
+
 def in_order(names, unknown: str) -> list:
-    """Segment names in the order every table shows them (by_segment's ORDER BY): by name,
-    the unknown segment last."""
-    return sorted(names, key=lambda name: (name == unknown, name.encode()))
+    """Segment names in the order every table shows them: names of ranges of counts (1-4,
+    5-19, 100+: activity cohorts) first, by their numbers, then the others by name, the
+    unknown (or cold) segment last."""
+    def key(name):
+        found = RANGE.fullmatch(name)
+        counts = (int(found.group(1)), int(found.group(2) or 0)) if found else ()
+        return (name == unknown, not found, counts, name.encode())
+    return sorted(names, key=key)
+
+
+@dataclass(frozen=True)
+class Cohorts:
+    """--by user-activity: users grouped by their number of train interactions (rows of
+    `train`, a path or a table in memory), by `cuts` (increasing counts >= 2, each the first of
+    a group) or in `groups` quantile groups; users absent from train are 'cold'. attach makes
+    the segment table from it (sql/ndcg_segments.sql ndcg_user_activity)."""
+
+    train: object
+    cuts: Optional[tuple] = None
+    groups: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Popularity:
+    """--by item-popularity: items grouped by their train popularity (train: a path or a table
+    in memory), head and tail (groups None) or `groups` quantile ranges. Not a segment table:
+    eval's DuckDBResult computes its rows (popularity.py)."""
+
+    train: object
+    groups: Optional[int] = None
+
+
+def source(segments, by, train=None, groups=None, activity_cuts=None):
+    """What `attach` reads for --segments FILE --by COLUMN, or for --by user-activity (with
+    --train, --groups N or --activity-cuts): the file as given, or a Cohorts; for --by
+    item-popularity, a Popularity (not a segment table: eval's DuckDBResult
+    computes its rows); None for none. Checked before any work (options.check_segments)."""
+    from ..options import BY_NAME, check_segments
+
+    check_segments(segments, by, train, groups, activity_cuts)
+    if segments is None and by == COHORTS[1]:
+        return Popularity(train, groups)
+    if segments is None and by in COHORTS:
+        return Cohorts(train, BY_NAME["activity_cuts"].checked(activity_cuts), groups)
+    return segments
+
+
+def refuse_popularity(segments, by) -> None:
+    """compare's check: --by item-popularity is eval's only (its groups restrict the judgments,
+    not the users that compare pairs)."""
+    if isinstance(segments, Popularity):
+        raise InputError(f"--by {by} is eval's: its groups restrict the judgments to their "
+                         f"items, and compare pairs users: run eval --by {by} on each run, or "
+                         f"compare --by user-activity", usage=True)
+
+
+def option(segments, by) -> str:
+    """How the command line names what breaks the results down: --segments, or --by
+    user-activity."""
+    return f"--by {by}" if isinstance(segments, Cohorts) else "--segments"
+
+
+def unplaced(con) -> str:
+    """The segment of the users that attach's table does not place: '(unknown)' for a segment
+    table, 'cold' for activity cohorts."""
+    (name,), = con.sql("FROM ndcg_segments_unplaced").fetchall()
+    return name
 
 
 def shown(segment: str) -> str:
@@ -44,7 +115,13 @@ def shown(segment: str) -> str:
 
 def attach(con, source, by: str, user_col: str = USER_COL, fmt=None) -> str:
     """Create ndcg_segments (user_id, segment) in `con` from `source`, whose columns `user_col`
-    and `by` give each user's segment. Returns how messages name the source."""
+    and `by` give each user's segment (a Cohorts: computed from its train data), and the
+    one-row table ndcg_segments_unplaced (unplaced's name). Returns how messages name the
+    source."""
+    if isinstance(source, Cohorts):
+        return _attach_cohorts(con, source, user_col)
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments_unplaced AS "
+                "SELECT ndcg_unknown_segment() AS segment")
     if isinstance(source, (str, Path)):
         path = str(source)
         if fmt is None:
@@ -70,6 +147,29 @@ def attach(con, source, by: str, user_col: str = USER_COL, fmt=None) -> str:
     return what
 
 
+def _attach_cohorts(con, cohorts: Cohorts, user_col: str) -> str:
+    """attach for --by user-activity: the train data's users (user_col, as beyond.load reads
+    them) and their activity group, by the cuts given or those of the quantile groups."""
+    what = inputs.attach_source(con, cohorts.train, "ndcg_segments_src", None, "train").what
+    schema = inputs.schema_of(con, "ndcg_segments_src", what)
+    inputs.need_column(schema, user_col, what, "--user-col")
+    inputs.need_id(schema[user_col], user_col, what)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_segments_in AS SELECT "
+                f"{inputs.id_column(user_col, schema[user_col], False)} AS user_id "
+                f"FROM ndcg_segments_src")
+    cuts = (f"(SELECT cuts FROM ndcg_activity_quantiles('ndcg_segments_in', {cohorts.groups}))"
+            if cohorts.cuts is None else f"{list(cohorts.cuts)}::BIGINT[]")
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_segments AS "
+                    f"FROM ndcg_user_activity('ndcg_segments_in', {cuts})")
+    except duckdb.Error as exc:
+        text = str(exc).strip().splitlines()[0]
+        raise InputError(f"{what}: {text.split('ndcg-duck: train: ', 1)[-1]}") from None
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments_unplaced AS "
+                "SELECT ndcg_cold_segment() AS segment")
+    return what
+
+
 def _type(con, relation: str) -> str:
     return {name: kind for name, kind, *_ in con.sql(f"DESCRIBE {relation}").fetchall()}["user_id"]
 
@@ -85,9 +185,10 @@ def join(con, per_user: str, into: str, what: str) -> None:
         ids = " REPLACE (user_id::VARCHAR AS user_id)"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_segments_users AS "
                 f"SELECT *{ids} FROM {per_user}")
+    none = literal(unplaced(con))
     con.execute(f"CREATE OR REPLACE TEMP TABLE {into} AS "
-                f"FROM ndcg_by_segment('ndcg_segments_users', 'ndcg_segments')")
-    (placed, users), = con.sql(f"SELECT count(*) FILTER (WHERE segment <> ndcg_unknown_segment()), "
+                f"FROM ndcg_by_segment('ndcg_segments_users', 'ndcg_segments', unplaced := {none})")
+    (placed, users), = con.sql(f"SELECT count(*) FILTER (WHERE segment <> {none}), "
                                f"count(*) FROM {into}").fetchall()
     check_placed(what, users, placed, example_id(con), lambda: con.sql(
         f"SELECT min(user_id)::VARCHAR FROM {into}").fetchall()[0][0])
@@ -98,7 +199,7 @@ def example_id(con, as_text: bool = False) -> Optional[str]:
     as_text, as when the ids are typed unlike the users'), as text, for check_placed's
     message; None when no row of it places a user in a segment."""
     lowest = "min(user_id::VARCHAR)" if as_text else "min(user_id)::VARCHAR"
-    (theirs,), = con.sql(f"SELECT CASE WHEN bool_or(segment <> ndcg_unknown_segment()) "
+    (theirs,), = con.sql(f"SELECT CASE WHEN bool_or(segment <> {literal(unplaced(con))}) "
                          f"THEN {lowest} END FROM ndcg_segments").fetchall()
     return theirs
 
@@ -140,8 +241,7 @@ def means_in(con, per_user: str, metrics: list, segments, by: str, user_col: str
     found = {(None, m): mean for (m,), mean in
              means.exact_means(con, "ndcg_seg_joined", columns).items()}
     found.update(means.exact_means(con, "ndcg_seg_joined", columns, groups=("segment",)))
-    (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
-    return rows(users, found, metrics, unknown)
+    return rows(users, found, metrics, unplaced(con))
 
 
 def by_segment(per_user, summary: dict, segments, by: str, user_col: str = USER_COL,

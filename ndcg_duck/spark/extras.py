@@ -97,9 +97,10 @@ def segment_table(spark, segments, by: str, user_col: str, examples: bool = Fals
         if examples:
             theirs = (segmenting.example_id(con), segmenting.example_id(con, as_text=True))
         else:
-            (theirs,), = con.sql("SELECT min(user_id)::VARCHAR FROM ndcg_segments "
-                                 "WHERE segment <> ndcg_unknown_segment()").fetchall()
-        (unknown,), = con.sql("SELECT ndcg_unknown_segment()").fetchall()
+            (theirs,), = con.sql(f"SELECT min(user_id)::VARCHAR FROM ndcg_segments WHERE "
+                                 f"segment <> {sqltext.literal(segmenting.unplaced(con))}"
+                                 ).fetchall()
+        unknown = segmenting.unplaced(con)
     finally:
         con.close()
     table = table.cast(pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)

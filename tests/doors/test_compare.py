@@ -489,6 +489,13 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
        "no user has recommendations in every run (a, c): there is no user to compare the runs "
        "on; check that the runs are for the same users, with the same ids")
       for missing in ("zero", "skip")],
+    (["--train", "listeners.csv", "--by", "item-popularity"], 2,
+     "--by item-popularity is eval's: its groups restrict the judgments to their items, and "
+     "compare pairs users: run eval --by item-popularity on each run, or compare --by "
+     "user-activity"),
+    (["--train", "listeners.csv", "--by", "user-activity"], 2,
+     "--by user-activity needs --groups N (N groups of about as many train users) or "
+     "--activity-cuts 5,20,100 (fixed ranges of counts)"),
     (["--plot", "out.jpg"], 2, "--plot out.jpg: the plot is a PNG image, name it with .png"),
     (["--plot", "nowhere/out.png"], 2,
      "the directory of plot file nowhere/out.png does not exist: create nowhere first"),

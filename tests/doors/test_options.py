@@ -93,6 +93,10 @@ def test_the_option_check_sees_an_option_outside_the_registry():
     ({"alpha": 1}, "alpha 1 is not a number between 0 and 1"),
     ({"ci": "0.9"}, "ci '0.9' is not a number between 0 and 1"),
     ({"segments": "listeners.csv"}, "--segments FILE and --by COLUMN go together: give both"),
+    ({"by": "user-activity", "train": "t.csv", "groups": 1}, "groups 1 is not an integer >= 2"),
+    ({"by": "user-activity", "train": "t.csv", "activity_cuts": [5, 5]},
+     "--activity-cuts 5,5: give increasing whole numbers >= 2, each the first count of a group, "
+     "as in 5,20,100 (groups 1-4, 5-19, 20-99, 100+)"),
 ])
 def test_compare_checks_its_options_by_the_registry(given, message):
     with pytest.raises(ndcg_duck.InputError) as raised:

@@ -194,6 +194,81 @@ ERRORS = {
          "{d}/groups.csv", "--by", "group"], 2,
         USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
         "or csv with --segments\n"),
+    # issue 33: activity cohorts (--by user-activity; tests/oracles/test_reference_cohorts.py)
+    "--by user-activity without --train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--by", "user-activity", "--groups", "2"], 2,
+        USAGE + "Error: --by user-activity groups users by their number of train interactions: "
+        "give --train FILE\n"),
+    "--by user-activity without groups or cuts": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity"], 2,
+        USAGE + "Error: --by user-activity needs --groups N (N groups of about as many train "
+        "users) or --activity-cuts 5,20,100 (fixed ranges of counts)\n"),
+    "--groups and --activity-cuts": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity", "--groups", "2", "--activity-cuts", "5"], 2,
+        USAGE + "Error: --groups and --activity-cuts do not go together: give one\n"),
+    "--activity-cuts not increasing": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity", "--activity-cuts", "20,5"], 2,
+        USAGE + "Error: Invalid value for '--activity-cuts': 20,5: give increasing whole numbers "
+        ">= 2, each the first count of a group, as in 5,20,100 (groups 1-4, 5-19, 20-99, "
+        "100+)\n"),
+    "--groups below 2": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity", "--groups", "1"], 2,
+        USAGE + "Error: Invalid value for '--groups': 1 is not in the range x>=2.\n"),
+    "--groups without --by user-activity": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--groups", "3"], 2,
+        USAGE + "Error: --groups groups users by their train interactions: it goes with --by "
+        "user-activity (and --train), without --segments\n"),
+    "--by a column without --segments": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--by", "group"], 2,
+        USAGE + "Error: --by group names a column of --segments FILE: give --segments, or --by "
+        "user-activity (with --train) to group users by their train interactions\n"),
+    "--format markdown with --by user-activity": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity", "--groups", "2", "--format", "markdown"], 2,
+        USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
+        "or csv with --by user-activity\n"),
+    "--by item-popularity without --train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--by", "item-popularity"], 2,
+        USAGE + "Error: --by item-popularity groups items by their number of train users: give "
+        "--train FILE\n"),
+    "--by item-popularity with --activity-cuts": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "item-popularity", "--activity-cuts", "5"], 2,
+        USAGE + "Error: --activity-cuts groups users by their train interactions: with --by "
+        "item-popularity, give --groups N, or nothing for head and tail (--head-share)\n"),
+    "--by item-popularity on Spark": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "item-popularity", "--engine", "spark"], 2,
+        USAGE + "Error: --by item-popularity runs on the default engine only (each group is "
+        "scored again in the run's own connection): leave out --engine spark\n"),
+    "train rows without a user": (
+        {"recs.parquet": NESTED, "rels.csv": RELS,
+         "train.csv": "user_id,item_id\nu1,a\n,b\n,c\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity", "--groups", "2"], 1,
+        "Error: train file {d}/train.csv: 2 row(s) have no user id (NULL): fill it in or drop "
+        "the rows\n"),
+    "no evaluated user in train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nU1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "user-activity", "--activity-cuts", "2"], 1,
+        "Error: no evaluated user is in the train file {d}/train.csv (user ids there look like "
+        "'U1', here like 'u1'): check --user-col and that the files use the same ids\n"),
     # 17: a truncated Parquet file
     "truncated parquet": (
         {"recs.parquet": truncated_parquet(), "rels.csv": RELS},

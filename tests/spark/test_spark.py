@@ -334,6 +334,29 @@ def test_cli_segments_and_plot_as_the_default_engine(spark, files):
     assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
+def test_cli_user_activity_as_the_default_engine(spark, files, runs):
+    # --by user-activity: the groups made on the driver from --train by the same macros, then
+    # every row as a segments file's; users absent from train are cold
+    users = sorted({row["user_id"] for part in (files / "recs").iterdir()
+                    for row in pq.read_table(part).to_pylist()})
+    train = files / "train.csv"
+    train.write_text("user_id,item_id\n" + "".join(
+        f"{u},i{j}\n" for n, u in enumerate(users) if n % 6 for j in range(n % 9 + 1)))
+    for choice in (["--groups", "3"], ["--activity-cuts", "2,4,8"]):
+        args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,recall", "--train", train,
+                "--by", "user-activity", *choice, "--ci", "0.9"]
+        want = invoke("eval", files / "recs/*.parquet", *args)
+        got = invoke("eval", files / "recs", *args, "--engine", "spark")
+        assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+        assert "\ncold " in want.output
+    two = runs[:6] + ["-k", "10", "-m", "ndcg", "--format", "json", "--train",
+                      runs[1].parent / "segments.csv", "--by", "user-activity",
+                      "--activity-cuts", "2"]
+    want, got = invoke(*two), invoke(*two, "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    assert_same_rows(json.loads(got.output), json.loads(want.output))
+
+
 def test_cli_intervals_as_the_default_engine(spark, files):
     # --ci's t intervals from exact sums of values and squares on the workers: the default
     # engine's (var_samp in DuckDB) to rounding, per segment too; the bootstrap is refused

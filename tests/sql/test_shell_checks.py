@@ -93,6 +93,9 @@ def test_shell_wrappers_refuse_nan_and_infinite_ranks(rank, shown):
      "ks must list at least one cutoff (an integer >= 1, or NULL for no cutoff), not []"),
     ("ndcg_scores('ranked', 'judged', ks := [5, 0])",
      "ks: each cutoff must be an integer >= 1 or NULL (no cutoff), not 0"),
+    ("ndcg_user_activity('rels', [20, 5])",
+     "cuts must be increasing integers >= 2, as in [5, 20, 100], not [20, 5]"),
+    ("ndcg_activity_quantiles('rels', 1)", "groups must be an integer >= 2, not 1"),
     ("ndcg_judgments('rels', ideal_depth := 0)",
      "ideal_depth must be an integer >= 1 or NULL (every gain), not 0"),
     # judgments whose ideal gains were cut below a cutoff would give too small an ideal DCG

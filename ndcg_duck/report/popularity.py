@@ -1,0 +1,152 @@
+"""--by item-popularity: each accuracy metric computed again over the judgments of one popularity
+group's items only, one row per group, plus each group's share of what the users were shown.
+
+Not a segment of users: a group restricts the judgments to its items, so recall within a group
+is its relevant items found / its relevant items, precision its relevant items in the top k / k,
+NDCG the DCG of its relevant items over their ideal DCG. The groups (sql/ndcg_segments.sql):
+head and tail by tail@K's rule (--head-share of the catalogue, the most popular items in
+--train), or --groups N ranges of train popularity (items no train user has: 'cold'). Each
+group is scored by the run's own statement (evaluate.score_users) over the judgments of its
+items, in the run's cursor; a user counts in a group when at least one of their relevant items
+is in it (users with nothing relevant there are left out, as with --empty skip).
+"""
+
+from __future__ import annotations
+
+from .. import means, metrics as metric_names, outcome
+from ..evaluation import evaluate, inputs, intervals as ci
+from ..sqltext import ident, literal
+from . import segments as segmenting
+from .segments import Popularity
+
+WHAT = ("relevant items of each group only: precision, recall and NDCG count the group's "
+        "relevant items; users with one in the group; exposure: the group's share of the top k")
+
+
+def _item_groups(con, popularity: Popularity, settings: dict) -> tuple:
+    """The table ndcg_item_groups (item_id, segment) in the run's cursor, ids as text when the
+    judgments' item ids are of the other kind (integers, text). Returns the group of items it
+    does not list ('tail' for head and tail, 'cold' for ranges: items no train user has) and
+    whether ids are compared as text."""
+    cols = inputs.Columns.given(**settings)
+    user, item = cols.user, cols.item
+    what = inputs.attach_source(con, popularity.train, "ndcg_popt_src", None, "train").what
+    schema = inputs.schema_of(con, "ndcg_popt_src", what)
+    for column, flag in ((user, "--user-col"), (item, "--item-col")):
+        inputs.need_column(schema, column, what, flag)
+        inputs.need_id(schema[column], column, what)
+    rels_type = {name: kind for name, kind, *_ in con.sql("DESCRIBE ndcg_rels").fetchall()}
+    as_text = inputs.ids_as_text(rels_type["item_id"], schema[item])
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_popt AS SELECT "
+                f"{inputs.id_column(user, schema[user], False)} AS user_id, "
+                f"{inputs.id_column(item, schema[item], as_text)} AS item_id FROM ndcg_popt_src")
+    catalogue = "NULL"
+    if settings.get("items") is not None:
+        items_what = inputs.attach_source(con, settings["items"], "ndcg_popi_src", None,
+                                          "items").what
+        kinds = inputs.schema_of(con, "ndcg_popi_src", items_what)
+        inputs.need_column(kinds, item, items_what, "--item-col")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_popi AS SELECT "
+                    f"{inputs.id_column(item, kinds[item], as_text)} AS item_id "
+                    f"FROM ndcg_popi_src")
+        catalogue = "'ndcg_popi'"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popc AS "
+                f"FROM ndcg_beyond_catalogue({catalogue}, 'ndcg_popt')")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popp AS FROM ndcg_beyond_popularity("
+                f"'ndcg_popt', 'ndcg_popc', head_share := {settings['head_share']!r})")
+    if popularity.groups is None:
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_item_groups AS "
+                    "FROM ndcg_head_tail('ndcg_popp')")
+        return "tail", as_text
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_groups AS FROM ndcg_popularity_groups("
+                f"'ndcg_popp', (SELECT cuts FROM ndcg_popularity_quantiles('ndcg_popp', "
+                f"{int(popularity.groups)})))")
+    (cold,), = con.sql("SELECT ndcg_cold_segment()").fetchall()
+    return cold, as_text
+
+
+def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
+    """The rows of --by item-popularity for the run `ran` (evaluate.running's, its cursor open):
+    as segments.rows' ('(all)': the run's summary, with exposure 1), each group's metrics over
+    the judgments of its items and its exposure@K, with spec (--ci) each row's intervals.
+    Returns (rows, what the intervals said)."""
+    con = ran.cursor
+    options, measures, _ = outcome.plan(settings["k"], {n: v for n, v in settings.items()
+                                                        if n != "k"})
+    measures = metric_names.accuracy(measures)
+    unplaced, as_text = _item_groups(con, popularity, settings)
+    layout = ran.loaded.layout
+    item = "r.item_id::VARCHAR" if as_text else "r.item_id"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_pop_rels_all AS SELECT r.*, "
+                f"coalesce(g.segment, {literal(unplaced)}) AS ndcg_group_ FROM ndcg_rels AS r "
+                f"LEFT JOIN ndcg_item_groups AS g ON g.item_id = {item}")
+    found = [name for (name,) in con.sql("SELECT DISTINCT ndcg_group_ FROM ndcg_pop_rels_all"
+                                         ).fetchall()]
+    con.execute("DROP TABLE IF EXISTS ndcg_pop_scores")
+    evaluated = evaluate.macros_of(measures)[0]
+    for number, group in enumerate(found):
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_pop_rels AS SELECT * EXCLUDE "
+                    f"(ndcg_group_) FROM ndcg_pop_rels_all WHERE ndcg_group_ = {literal(group)}")
+        evaluate.score_users(con, options, layout, "ndcg_recs", "ndcg_pop_rels", "ndcg_pop_all",
+                             measures=measures)
+        into = "INSERT INTO ndcg_pop_scores" if number else \
+            "CREATE TEMP TABLE ndcg_pop_scores AS"
+        con.execute(f"{into} SELECT {literal(group)} AS segment, * FROM {evaluated}("
+                    f"'ndcg_pop_all', missing := {literal(options.missing)}, empty := 'skip')")
+    names = [m.name for m in measures if not metric_names.per_run(m.metric)]
+    if found:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS "
+                    f"{evaluate.wide_sql(measures, 'user_id', 'ndcg_pop_scores', 'segment')}")
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS SELECT NULL AS user_id, "
+                    "NULL::VARCHAR AS segment WHERE false")
+    # every group is listed, those without a user with a relevant item in them too (0 users)
+    users = dict.fromkeys(name for (name,) in con.sql(
+        "SELECT DISTINCT segment FROM ndcg_item_groups").fetchall())
+    users.update(dict.fromkeys(found))
+    users.update(con.sql("SELECT segment, count(*) FROM ndcg_pop_wide GROUP BY segment"
+                         ).fetchall())
+    users = {name: n or 0 for name, n in users.items()}
+    summary = ran.evaluation.summary
+    users[None] = summary["users"]
+    centres = {(None, m): summary.get(m) for m in names}
+    if found:
+        centres.update(means.exact_means(con, "ndcg_pop_wide", {m: ident(m) for m in names},
+                                         groups=("segment",)))
+    out = segmenting.rows(users, centres, names, unplaced)
+    told = ci.said()
+    if spec is not None and found:
+        averaged = ci.averaged(names)
+        intervals, told = ci.intervals_in(con, "ndcg_pop_wide", averaged, centres, spec,
+                                          group="segment")
+        for row in out:
+            key = None if row["segment"] == segmenting.ALL else row["segment"]
+            row["intervals"] = {m: intervals.get((key, m), (None, None)) for m in averaged}
+    _exposure(con, options, layout, out, unplaced, as_text)
+    return out, told
+
+
+def _exposure(con, options, layout: str, out: list, unplaced: str, as_text: bool) -> None:
+    """Add exposure@K to each row: the group's share of the top-k places of the evaluated users
+    (1 on the row of every item; 0 for a group never shown); as_text: the recommended ids
+    compared as text."""
+    from .. import statements
+
+    top = "list_transform(top, lambda i: i::VARCHAR)" if as_text else "top"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS "
+                f"WITH {statements.ranked_cte(options, layout)}, "
+                f"ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
+                f"{statements.judgments_args(options)})), "
+                f"ndcg_tops_pop_ AS (SELECT user_id, k, {top} AS top FROM ndcg_beyond_tops("
+                f"'ndcg_ranked_', 'ndcg_judgments_', {statements.ks(options)}, judged_only := "
+                f"{statements.value(options.judged_only)})) "
+                f"FROM ndcg_group_exposure('ndcg_tops_pop_', 'ndcg_item_groups', "
+                f"{literal(unplaced)})")
+    shares = {(k, segment): share for k, segment, _, share in
+              con.sql("FROM ndcg_pop_exposure").fetchall()}
+    for k in options.k:
+        name = f"exposure@{'all' if k is None else k}"
+        for row in out:
+            row[name] = 1.0 if row["segment"] == segmenting.ALL else \
+                float(shares.get((k, row["segment"]), 0.0))
+
