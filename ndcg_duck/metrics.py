@@ -28,7 +28,8 @@ class Metric:
     aliases: tuple
     cutoff: str
     summary: str = "mean"  # 'mean' over users, 'sum' (the counts, as trec_eval sums them), or
-    # 'run' (one value per run, from every user's list at once: coverage, gini, entropy)
+    # 'run' (one value per run, from every user's list at once: coverage, gini, entropy,
+    # coverage_count, personalization)
     needs: str = ""  # beyond accuracy (sql/ndcg_beyond.sql): the input it reads besides recs and
     # rels: 'catalogue' (items, else train), 'train' or 'items'
 
@@ -64,6 +65,12 @@ METRICS = (
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
     Metric("entropy", ("entropy", "shannon_entropy"), "k", summary="run", needs="catalogue"),
+    # how many catalogue items are shown (Elliot's ItemCoverage, RecTools' CatalogCoverage), and
+    # 1 - the mean overlap of two users' lists (Evidently's PersonalizationMetric)
+    Metric("coverage_count", ("coverage_count", "item_count"), "k", summary="run",
+           needs="catalogue"),
+    Metric("personalization", ("personalization", "personalisation"), "k", summary="run",
+           needs="catalogue"),
     Metric("novelty", ("novelty",), "k", needs="train"),
     Metric("popularity", ("popularity", "arp"), "k", needs="train"),
     Metric("tail", ("tail", "tail_share"), "k", needs="train"),

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from reference import beyond as ref
 from ndcg_duck import InputError, NdcgWarning, evaluate
+from conftest import ROOT
 from test_cli import run
 
 EX = "examples/beyond/"
@@ -301,6 +302,8 @@ def test_readme_table_has_a_row_per_beyond_metric():
     from ndcg_duck.metrics import METRICS
     from test_readme import README
     text = README.split("## Beyond accuracy", 1)[1]
+    # and the page of the peers' definitions, which has the ones added with them
+    text += (ROOT / "docs" / "beyond-peers.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| `") and "@k`" in line]
     named = {line.split("|")[1].strip(" `").split("@")[0] for line in rows}
     assert named == {metric.name for metric in METRICS if metric.needs}

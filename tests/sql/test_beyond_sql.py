@@ -56,7 +56,9 @@ def test_hand_worked(con):
     u3: x has pop 0: novelty -log2(1/4) = 2, popularity 0, tail 1, no ild."""
     setup(con, RECS, RELS, TRAIN, ITEMS)
     run = con.sql("FROM ndcg_beyond_run('tops', 'cat') WHERE k = 2").fetchall()
-    assert run == [(2, 0.6, 0.5, 1.5, 3)]
+    # users 3, coverage_count 3 (a, b, d); personalization: the ordered pairs (u1, u2) and
+    # (u2, u1) share a, the others nothing: mean overlap 2/6 over a mean length 5/3: 1 - 1/5
+    assert run == [(2, 0.6, 0.5, 1.5, 3, 3, pytest.approx(0.8))]
     assert con.sql("FROM ndcg_beyond_outside('tops', 'cat')").fetchall() == [(1, "x")]
     users = con.sql("SELECT user_id, novelty, popularity, tail FROM ndcg_beyond_user('tops', 'pop')"
                     " WHERE k = 2 ORDER BY user_id").fetchall()
