@@ -480,3 +480,19 @@ def test_compare_segments_give_per_run_metrics_per_segment(tmp_path):
     assert rows[("x", "b")]["diff"] == pytest.approx(1 / 15)
     assert rows[("x", "b")]["users"] == 2 and rows[("y", "b")]["users"] == 1
     assert [r["segment"] for r in result.rows if r["run"] == "a"] == ["(all)", "x", "y"]
+
+
+def test_the_peers_page_prints_what_it_shows():
+    """docs/beyond-peers.md: each ```sh command (run from the repository root) prints the
+    ```text block after it."""
+    import re
+    from click.testing import CliRunner
+    from ndcg_duck.cli import cli
+    page = (ROOT / "docs" / "beyond-peers.md").read_text(encoding="utf-8")
+    pairs = re.findall(r"```sh\n(ndcg-duck [^\n]*)\n```\n\n```text\n(.*?)```", page, re.S)
+    assert len(pairs) == 2
+    for command, printed in pairs:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(ROOT)
+            result = CliRunner().invoke(cli, command.split()[1:])
+        assert (result.exit_code, result.output) == (0, printed), command

@@ -3,13 +3,13 @@ small example. The peers' sources (read, not run: the formulas, their code stays
 RecBole recbole/evaluator/metrics.py (ItemCoverage, AveragePopularity, ShannonEntropy,
 GiniIndex, TailPercentage); Elliot elliot/evaluation/metrics/ (coverage/item_coverage
 ItemCoverage, diversity/gini_index GiniIndex, diversity/shannon_entropy SEntropy, bias/arp ARP,
-bias/aplt APLT with the short head of elliot/evaluation/popularity_utils.py
+bias/aplt APLT with the short head of its popularity utilities,
 Popularity.get_short_head); RecTools rectools/metrics/ (novelty.py MeanInvUserFreq,
 popularity.py AvgRecPopularity, catalog.py CatalogCoverage, diversity.py IntraListDiversity);
 Evidently src/evidently/metrics/recsys/ (novelty.py NoveltyMetric.get_miuf, popularity_bias.py
 PopularityBias.get_apr and get_gini, personalisation.py PersonalizationMetric.get_diversity,
 diversity.py DiversityMetric.get_ild, train_stats.py TrainStats); LensKit
-lenskit/metrics/ranking/_gini.py ListGini; Microsoft recommenders
+src/lenskit/metrics/ranking/_gini.py ListGini; Microsoft recommenders
 recommenders/evaluation/python_evaluation.py (historical_item_novelty, novelty,
 distributional_coverage).
 
