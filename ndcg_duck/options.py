@@ -248,8 +248,8 @@ def beyond_settings(given: Mapping) -> dict:
                 preset.get(name, default) for name, default in BEYOND_DEFAULTS.items()}
     if settings["novelty_unseen"] == "count" and settings["novelty_smoothing"] != "add_one":
         raise InputError("--novelty-unseen count needs --novelty-smoothing add_one: an item "
-                         "unseen in train would score -log2(0), infinite; choose "
-                         "--novelty-unseen one, skip or zero", usage=True)
+                         "unseen in train would score -log2(0), infinite; choose another "
+                         "--novelty-unseen (one, skip or zero)", usage=True)
     return settings
 
 

@@ -110,6 +110,14 @@ CASES = [
      "Error: ild@10 needs --items, the catalogue (rows of item, and embedding or category)\n"),
     (["-m", "gini@5"], 2, "Error: gini@5 needs --items (the catalogue) or --train (its items are "
                           "then the catalogue)\n"),
+    (["-m", "novelty", "--train", EX + "train.csv", "--beyond-as", "rectools",
+      "--novelty-smoothing", "add_one", "--novelty-unseen", "count", "--novelty-smoothing",
+      "none"], 2,
+     "Error: --novelty-unseen count needs --novelty-smoothing add_one: an item unseen in train "
+     "would score -log2(0), infinite; choose another --novelty-unseen (one, skip or zero)\n"),
+    (["-m", "gini", "--train", EX + "train.csv", "--beyond-as", "recbol"], 2,
+     "Error: Invalid value for '--beyond-as': 'recbol' is not one of 'elliot', 'evidently', "
+     "'lenskit', 'msrec', 'recbole', 'rectools'.\n"),
     (["-m", "tail", "--train", EX + "train.csv", "--head-share", "1.5"], 2,
      "Error: Invalid value for '--head-share': head_share 1.5 is not a number between 0 and 1\n"),
     (["-m", "coverage", "--items", "{tmp}/items.txt"], 2,
@@ -496,3 +504,18 @@ def test_the_peers_page_prints_what_it_shows():
             patch.chdir(ROOT)
             result = CliRunner().invoke(cli, command.split()[1:])
         assert (result.exit_code, result.output) == (0, printed), command
+
+
+@pytest.mark.parametrize("keywords, message", [
+    (dict(novelty_smoothing="none"),
+     "novelty_unseen='count' needs novelty_smoothing='add_one': an item unseen in train would "
+     "score -log2(0), infinite; choose another novelty_unseen= (one, skip or zero)"),
+    (dict(beyond_as="recbol"),
+     "beyond_as 'recbol' is not one of: elliot, evidently, lenskit, msrec, recbole, rectools"),
+    (dict(gini_items="all"), "gini_items 'all' is not one of: catalogue, shown"),
+])
+def test_beyond_options_in_python_words(keywords, message):
+    with pytest.raises(InputError) as raised:
+        evaluate(EX + "recs.json", EX + "rels.csv", 2, metrics="novelty,gini",
+                 train=EX + "train.csv", **keywords)
+    assert str(raised.value) == message and raised.value.usage

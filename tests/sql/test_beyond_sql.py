@@ -201,3 +201,24 @@ def test_tops_follow_judged_only_and_max_depth(con):
     con.execute("CREATE TABLE shallow AS FROM ndcg_ranked_lists('recs', depth := 1)")
     got = con.sql("SELECT top FROM ndcg_beyond_tops('shallow', 'judg', ks := [2])").fetchall()
     assert got == [(["a"],)]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("FROM ndcg_beyond_run_of('ex', 'cat', gini_items := 'all')",
+     "gini_items must be one of catalogue, shown, not all"),
+    ("FROM ndcg_beyond_run_of('ex', 'cat', entropy_base := '10')",
+     "entropy_base must be one of 2, e, not 10"),
+    ("FROM ndcg_beyond_popularity('train', 'cat', tail_rule := 'head')",
+     "tail_rule must be one of catalogue, short_head, train_tail, not head"),
+    ("FROM ndcg_beyond_user('tops', 'pop', novelty_smoothing := 'none')",
+     "novelty_unseen 'count' needs novelty_smoothing 'add_one': an item unseen in train would "
+     "score -log2(0), infinite; choose novelty_unseen 'one', 'skip' or 'zero'"),
+    ("FROM ndcg_beyond_user('tops', 'pop', novelty_unseen := 'drop')",
+     "novelty_unseen must be one of count, one, skip, zero, not drop"),
+])
+def test_the_peer_options_are_checked_where_they_are_used(con, query, message):
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    con.execute("CREATE TABLE ex AS FROM ndcg_beyond_exposure('tops')")
+    with pytest.raises(duckdb.Error, match="ndcg-duck: " + message.replace("(", r"\(")
+                       .replace(")", r"\)")):
+        con.sql(query).fetchall()
