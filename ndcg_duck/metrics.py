@@ -65,16 +65,16 @@ METRICS = (
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
     Metric("entropy", ("entropy", "shannon_entropy"), "k", summary="run", needs="catalogue"),
+    Metric("novelty", ("novelty",), "k", needs="train"),
+    Metric("popularity", ("popularity", "arp"), "k", needs="train"),
+    Metric("tail", ("tail", "tail_share"), "k", needs="train"),
+    Metric("ild", ("ild", "diversity"), "k", needs="items"),
     # how many catalogue items are shown (Elliot's ItemCoverage, RecTools' CatalogCoverage), and
     # 1 - the mean overlap of two users' lists (Evidently's PersonalizationMetric)
     Metric("coverage_count", ("coverage_count", "item_count"), "k", summary="run",
            needs="catalogue"),
     Metric("personalization", ("personalization", "personalisation"), "k", summary="run",
            needs="catalogue"),
-    Metric("novelty", ("novelty",), "k", needs="train"),
-    Metric("popularity", ("popularity", "arp"), "k", needs="train"),
-    Metric("tail", ("tail", "tail_share"), "k", needs="train"),
-    Metric("ild", ("ild", "diversity"), "k", needs="items"),
 )
 # trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
 # computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all
