@@ -202,7 +202,7 @@ def _text(name: str):
     return check
 
 
-# --- the beyond-accuracy metrics as each peer defines them (docs/beyond-peers.md) ---------------
+# --- the beyond-accuracy metrics as each peer defines them (docs/beyond-peers.md) ----------------
 # One table: ndcg-duck's definitions (BEYOND_DEFAULTS), and what --beyond-as PEER changes. An
 # option given beside --beyond-as wins over the preset's value.
 BEYOND_DEFAULTS = {"head_share": 0.2, "popularity_by": "users", "popularity_unseen": "zero",
