@@ -1345,7 +1345,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share
                                   WHERE place <= greatest(1, m - ceil(head_share * m)))
            END AS tail,
            (SELECT count(DISTINCT user_id) FROM query_table(train)) AS users,
-           (SELECT count(*) FROM query_table(train)) AS interactions
+           (SELECT sum(by_rows) FROM pop_) AS interactions
     FROM items_ AS i
     WHERE ndcg_require(head_share >= 0 AND head_share <= 1,
                        'head_share must be between 0 and 1, not ' || ndcg_show(head_share))
