@@ -6,6 +6,7 @@ import json
 import math
 import warnings
 
+import duckdb
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -504,6 +505,16 @@ def test_the_peers_page_prints_what_it_shows():
             patch.chdir(ROOT)
             result = CliRunner().invoke(cli, command.split()[1:])
         assert (result.exit_code, result.output) == (0, printed), command
+    block, = re.findall(r"```sql\n(.*?)```", page, re.S)
+    con = duckdb.connect()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        con.execute((ROOT / "sql" / "ndcg.sql").read_text(encoding="utf-8"))
+        statements = [part for part in block.split(";") if part.strip()]
+        for statement in statements[:-1]:
+            con.execute(statement)
+        assert con.sql(statements[-1]).fetchall() == [("a", 4, False), ("b", 2, False),
+                                                      ("c", 1, True), ("d", 1, False)]
 
 
 @pytest.mark.parametrize("keywords, message", [

@@ -158,9 +158,12 @@ def test_against_reference(shared, lists, train, catalogue, vectors, k, share):
     setup(con, recs, rels, train, items, ks=f"[{k}]", share=share)
     tops = {u: t[:k] for u, t in recs}
     pop, users = ref.popularity(train)
-    got = con.sql("SELECT coverage, gini, entropy FROM ndcg_beyond_run('tops', 'cat')").fetchall()
+    got = con.sql("SELECT coverage, gini, entropy, personalization "
+                  "FROM ndcg_beyond_run('tops', 'cat')").fetchall()
     want = ref.run_metrics(tops, catalogue)
     assert got[0][:3] == pytest.approx(want)
+    # personalization from the exposure counts: the pair-by-pair mean (none for one user)
+    assert got[0][3] == (pytest.approx(ref.personalization(tops)) if len(tops) > 1 else None)
     heads = ref.head(pop, catalogue, share)
     got = dict(((u, (n, p, t)) for u, n, p, t in con.sql(
         "SELECT user_id, novelty, popularity, tail FROM ndcg_beyond_user('tops', 'pop')"
