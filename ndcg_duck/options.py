@@ -338,8 +338,10 @@ PARAMS = (
                "11pt_avg "
                "too; any case), "
                "and beyond "
-               "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
-               "tail (with --train) and ild (with --items). A name without @K takes the -k "
+               "accuracy coverage, gini, entropy, coverage_count, personalization (with --items "
+               "or --train), novelty, popularity, tail (with --train) and ild (with --items); "
+               "--beyond-as PEER computes them as RecBole, Elliot, ... do. A name without @K "
+               "takes the -k "
                "cutoffs; mrr and map without @K have none. all_trec: trec_eval's all_trec "
                "measures that ndcg-duck has, at trec_eval's cutoffs. Repeat or use commas. "
                "Default ndcg. "
@@ -388,8 +390,10 @@ PARAMS = (
     # the beyond-accuracy metrics as each peer defines them (docs/beyond-peers.md): None is 'not
     # given', then --beyond-as's value (BEYOND_PRESETS), else BEYOND_DEFAULTS'
     Param("beyond_as", "metric", choices=(None,) + tuple(sorted(BEYOND_PEERS)), metavar="PEER",
-          help="Compute the beyond-accuracy metrics as this library does: sets the options "
-               "below (an option given beside it wins). lenskit: ndcg-duck's own definitions."),
+          help="Compute the beyond-accuracy metrics as recbole, elliot, rectools, evidently, "
+               "lenskit or msrec (Microsoft recommenders) does: sets the options below (an "
+               "option given beside it wins; docs/beyond-peers.md). lenskit: ndcg-duck's own "
+               "definitions."),
     Param("popularity_by", "metric", choices=(None, "users", "interactions"), shown="users",
           help="popularity@K and --tail-rule's ranking: an item's count of distinct train users "
                "or of train rows (RecBole, RecTools)."),
