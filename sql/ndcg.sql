@@ -1242,8 +1242,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
 --                  1 - cosine(embedding_a, embedding_b) when items have embeddings, else
 --                  1 - |C_a intersect C_b| / |C_a union C_b| of their category sets
 --                  (intra-list diversity, Ziegler et al. 2005, WWW)
--- coverage, gini and entropy are one value per run (per cutoff); the others one value per user,
--- averaged over the users that have one (ild needs two items). Recommended items outside the
+--   coverage_count@k = the number of catalogue items shown (coverage@k * n)
+--   personalization@k = 1 - the mean over ordered pairs of users of |top_k(u) & top_k(v)| / L,
+--                  L the mean list length: 1 - sum_i c(i) (c(i) - 1) / (U (U - 1) L), U users
+-- coverage, gini, entropy, coverage_count and personalization are one value per run (per
+-- cutoff); the others one value per user, averaged over the users that have one (ild needs two
+-- items). These are the defaults: each macro's named options (popularity_by, tail_rule,
+-- novelty_smoothing, gini_items, entropy_base, ild_divisor, ...) give the definitions of
+-- RecBole, Elliot, RecTools, Evidently and Microsoft recommenders instead
+-- (docs/beyond-peers.md; ndcg_duck/options.py's BEYOND_PEERS names them per peer). Recommended items outside the
 -- catalogue count in no c(i) (they are reported by ndcg_beyond_outside) and are never in the
 -- head; their pop is train's (0 when train lacks them too).
 
