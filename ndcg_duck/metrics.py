@@ -28,7 +28,8 @@ class Metric:
     aliases: tuple
     cutoff: str
     summary: str = "mean"  # 'mean' over users, 'sum' (the counts, as trec_eval sums them), or
-    # 'run' (one value per run, from every user's list at once: coverage, gini, entropy)
+    # 'run' (one value per run, from every user's list at once: coverage, gini, entropy,
+    # coverage_count, personalization)
     needs: str = ""  # beyond accuracy (sql/ndcg_beyond.sql): the input it reads besides recs and
     # rels: 'catalogue' (items, else train), 'train' or 'items'
 
@@ -68,6 +69,12 @@ METRICS = (
     Metric("popularity", ("popularity", "arp"), "k", needs="train"),
     Metric("tail", ("tail", "tail_share"), "k", needs="train"),
     Metric("ild", ("ild", "diversity"), "k", needs="items"),
+    # how many catalogue items are shown (Elliot's ItemCoverage, RecTools' CatalogCoverage), and
+    # 1 - the mean overlap of two users' lists (Evidently's PersonalizationMetric)
+    Metric("coverage_count", ("coverage_count", "item_count"), "k", summary="run",
+           needs="catalogue"),
+    Metric("personalization", ("personalization", "personalisation"), "k", summary="run",
+           needs="catalogue"),
 )
 # trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
 # computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all

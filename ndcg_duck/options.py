@@ -124,6 +124,8 @@ def _relevance_level(value):
 
 
 def _share(value):
+    if value is None:  # not given: --beyond-as's, else BEYOND_DEFAULTS' (Options)
+        return None
     try:
         share = _number(value)
     except (TypeError, ValueError):
@@ -225,6 +227,57 @@ def _text(name: str):
     return check
 
 
+# --- the beyond-accuracy metrics as each peer defines them (docs/beyond-peers.md) ----------------
+# One table: ndcg-duck's definitions (BEYOND_DEFAULTS), and what --beyond-as PEER changes. An
+# option given beside --beyond-as wins over the preset's value.
+BEYOND_DEFAULTS = {"head_share": 0.2, "popularity_by": "users", "popularity_unseen": "zero",
+                   "tail_rule": "catalogue", "novelty_by": "users",
+                   "novelty_smoothing": "add_one", "novelty_unseen": "count",
+                   "catalogue_size": "items", "gini_items": "catalogue", "gini_divisor": "n",
+                   "gini_orientation": "inequality", "entropy_base": "2",
+                   "entropy_divisor": "none", "ild_divisor": "pairs", "ild_short": "skip"}
+BEYOND_PEERS = {
+    # RecBole's recbole/evaluator/metrics.py: AveragePopularity and TailPercentage count
+    # interactions, TailPercentage's tail_ratio 0.1, ItemCoverage and GiniIndex's num_items
+    # has the padding item, ShannonEntropy in nats over the items shown
+    "recbole": {"popularity_by": "interactions", "tail_rule": "train_tail", "head_share": 0.9,
+                "catalogue_size": "items_plus_one", "entropy_base": "e",
+                "entropy_divisor": "shown"},
+    # Elliot's ARP, APLT (Popularity.get_short_head: 80% of the interactions), GiniIndex
+    # (1 - over n - 1)
+    "elliot": {"tail_rule": "short_head", "head_share": 0.8, "gini_divisor": "n_minus_1",
+               "gini_orientation": "equality"},
+    # RecTools' MeanInvUserFreq (cold items as one user), AvgRecPopularity (interactions),
+    # IntraListDiversity (0 for a one-item list)
+    "rectools": {"novelty_smoothing": "none", "novelty_unseen": "one",
+                 "popularity_by": "interactions", "ild_short": "zero"},
+    # Evidently's NoveltyMetric and PopularityBias (unseen items dropped), get_gini (shown items,
+    # n - 1), DiversityMetric (the pairs' sum over the list's items)
+    "evidently": {"novelty_smoothing": "none", "novelty_unseen": "skip",
+                  "popularity_unseen": "skip", "gini_items": "shown",
+                  "gini_divisor": "n_minus_1", "ild_divisor": "items", "ild_short": "zero"},
+    # LensKit's ListGini is ndcg-duck's gini
+    "lenskit": {},
+    # Microsoft recommenders' novelty (interactions, unseen items 0)
+    "msrec": {"novelty_by": "interactions", "novelty_smoothing": "none",
+              "novelty_unseen": "zero"},
+}
+
+
+def beyond_settings(given: Mapping) -> dict:
+    """The beyond-accuracy options from `given` (each None when not given, and beyond_as): an
+    option given wins, then beyond_as's preset, then BEYOND_DEFAULTS. A usage error for
+    --novelty-unseen count without --novelty-smoothing add_one."""
+    preset = BEYOND_PEERS.get(given.get("beyond_as")) or {}
+    settings = {name: given.get(name) if given.get(name) is not None else
+                preset.get(name, default) for name, default in BEYOND_DEFAULTS.items()}
+    if settings["novelty_unseen"] == "count" and settings["novelty_smoothing"] != "add_one":
+        raise InputError("--novelty-unseen count needs --novelty-smoothing add_one: an item "
+                         "unseen in train would score -log2(0), infinite; choose another "
+                         "--novelty-unseen (one, skip or zero)", usage=True)
+    return settings
+
+
 # --- the registry --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -310,8 +363,10 @@ PARAMS = (
                "11pt_avg "
                "too; any case), "
                "and beyond "
-               "accuracy coverage, gini, entropy (with --items or --train), novelty, popularity, "
-               "tail (with --train) and ild (with --items). A name without @K takes the -k "
+               "accuracy coverage, gini, entropy, coverage_count, personalization (with --items "
+               "or --train), novelty, popularity, tail (with --train) and ild (with --items); "
+               "--beyond-as PEER computes them as RecBole, Elliot, ... do. A name without @K "
+               "takes the -k "
                "cutoffs; mrr and map without @K have none. all_trec: trec_eval's all_trec "
                "measures that ndcg-duck has, at trec_eval's cutoffs. Repeat or use commas. "
                "Default ndcg. "
@@ -353,9 +408,61 @@ PARAMS = (
     Param("unique_judgments", "metric", default=False, kind="flag", sql="judgments",
           help="The relevance file has at most one row per (user, item): skip the check for "
                "repeated judgments (faster on large files; a repeat would count twice)."),
-    Param("head_share", "metric", default=0.2, kind="float", check=_share, metavar="SHARE",
-          help="tail@K: the head is this share of the catalogue, its most popular items in "
-               "--train (ties by item id as text); tail@K is the share of each top K outside it."),
+    Param("head_share", "metric", kind="float", check=_share, metavar="SHARE", shown="0.2",
+          help="tail@K: the head's share (--tail-rule: of the catalogue's items, of train's "
+               "interactions, or of train's items); tail@K is the share of each top K in the "
+               "tail. Default 0.2 (--beyond-as may set another)."),
+    # the beyond-accuracy metrics as each peer defines them (docs/beyond-peers.md): None is 'not
+    # given', then --beyond-as's value (BEYOND_PRESETS), else BEYOND_DEFAULTS'
+    Param("beyond_as", "metric", choices=(None,) + tuple(sorted(BEYOND_PEERS)), metavar="PEER",
+          help="Compute the beyond-accuracy metrics as recbole, elliot, rectools, evidently, "
+               "lenskit or msrec (Microsoft recommenders) does: sets the options below (an "
+               "option given beside it wins; docs/beyond-peers.md). lenskit: ndcg-duck's own "
+               "definitions."),
+    Param("popularity_by", "metric", choices=(None, "users", "interactions"), shown="users",
+          help="popularity@K and --tail-rule's ranking: an item's count of distinct train users "
+               "or of train rows (RecBole, RecTools)."),
+    Param("popularity_unseen", "metric", choices=(None, "zero", "skip"), shown="zero",
+          help="popularity@K: an item unseen in train counts 0, or is left out of the mean "
+               "(Evidently)."),
+    Param("tail_rule", "metric", choices=(None, "catalogue", "short_head", "train_tail"),
+          shown="catalogue",
+          help="tail@K's tail: the catalogue items outside the --head-share most popular; the "
+               "train items outside the most popular that hold --head-share of the "
+               "interactions (Elliot's short head); or the 1 - --head-share least popular train "
+               "items (RecBole's tail_ratio). Under the last two an item unseen in train is not "
+               "tail."),
+    Param("novelty_by", "metric", choices=(None, "users", "interactions"), shown="users",
+          help="novelty@K: an item's share of the distinct train users, or of the train rows "
+               "(Microsoft recommenders)."),
+    Param("novelty_smoothing", "metric", choices=(None, "add_one", "none"), shown="add_one",
+          help="novelty@K: -log2((pop + 1) / (U + 1)), or -log2(pop / U) (RecTools, Evidently, "
+               "Microsoft recommenders)."),
+    Param("novelty_unseen", "metric", choices=(None, "count", "one", "skip", "zero"),
+          shown="count",
+          help="novelty@K of an item unseen in train: pop 0 in the formula (with add_one only), "
+               "pop 1 (RecTools), left out of the mean (Evidently), or 0 (Microsoft "
+               "recommenders)."),
+    Param("catalogue_size", "metric", choices=(None, "items", "items_plus_one"), shown="items",
+          help="coverage@K and gini@K's n: the catalogue's items, or one more (RecBole's padding "
+               "item)."),
+    Param("gini_items", "metric", choices=(None, "catalogue", "shown"), shown="catalogue",
+          help="gini@K over every catalogue item (never-shown ones as zeros), or over the shown "
+               "items only (Evidently)."),
+    Param("gini_divisor", "metric", choices=(None, "n", "n_minus_1"), shown="n",
+          help="gini@K's sum over n, or over n - 1 (Elliot, Evidently)."),
+    Param("gini_orientation", "metric", choices=(None, "inequality", "equality"),
+          shown="inequality",
+          help="gini@K: 0 when every item is shown equally often, or 1 - that (Elliot)."),
+    Param("entropy_base", "metric", choices=(None, "2", "e"), shown="2",
+          help="entropy@K in bits, or in nats (RecBole)."),
+    Param("entropy_divisor", "metric", choices=(None, "none", "shown"), shown="none",
+          help="entropy@K as it is, or divided by the number of items shown (RecBole)."),
+    Param("ild_divisor", "metric", choices=(None, "pairs", "items"), shown="pairs",
+          help="ild@K: the mean over a list's pairs, or their sum over its items (Evidently)."),
+    Param("ild_short", "metric", choices=(None, "skip", "zero"), shown="skip",
+          help="ild@K of a one-item list: none, or 0, counted in the mean (RecTools, "
+               "Evidently)."),
     Param("rbp_p", "metric", default=0.9, kind="float", check=_persistence, sql="metrics",
           metavar="P",
           help="rbp: the persistence, the chance of going on to the next item (trec_eval's "
@@ -625,6 +732,7 @@ class Options:
         # -m may name the measures of --metrics-sql, checked first
         own = values["metrics_sql"].names() if values["metrics_sql"] is not None else ()
         values["metrics"] = check_names(given.get("metrics", metric["metrics"].default), own)
+        values.update(beyond_settings(values))  # the beyond options not given: --beyond-as's
         object.__setattr__(self, "_values", values)
 
     def __getattr__(self, name):

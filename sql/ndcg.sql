@@ -1242,8 +1242,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
 --                  1 - cosine(embedding_a, embedding_b) when items have embeddings, else
 --                  1 - |C_a intersect C_b| / |C_a union C_b| of their category sets
 --                  (intra-list diversity, Ziegler et al. 2005, WWW)
--- coverage, gini and entropy are one value per run (per cutoff); the others one value per user,
--- averaged over the users that have one (ild needs two items). Recommended items outside the
+--   coverage_count@k = the number of catalogue items shown (coverage@k * n)
+--   personalization@k = 1 - the mean over ordered pairs of users of |top_k(u) & top_k(v)| / L,
+--                  L the mean list length: 1 - sum_i c(i) (c(i) - 1) / (U (U - 1) L), U users
+-- coverage, gini, entropy, coverage_count and personalization are one value per run (per
+-- cutoff); the others one value per user, averaged over the users that have one (ild needs two
+-- items). These are the defaults: each macro's named options (popularity_by, tail_rule,
+-- novelty_smoothing, gini_items, entropy_base, ild_divisor, ...) give the definitions of
+-- RecBole, Elliot, RecTools, Evidently and Microsoft recommenders instead
+-- (docs/beyond-peers.md; ndcg_duck/options.py's BEYOND_PEERS names them per peer). Recommended items outside the
 -- catalogue count in no c(i) (they are reported by ndcg_beyond_outside) and are never in the
 -- head; their pop is train's (0 when train lacks them too).
 
@@ -1277,41 +1284,80 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
                         'items: item ' || ndcg_show(item_id) || ' has ' || count(*)
                         || ' rows: give each item one row');
 
--- ndcg_beyond_popularity(train, catalogue, head_share): every catalogue item and every train
--- item with item_id, pop (distinct train users; 0 for none), head (true for the floor(head_share
--- * n) most popular catalogue items, ties by item id ascending as text) and users (U, the same
--- on every row). catalogue as ndcg_beyond_catalogue returns it. The head is found without
--- sorting the catalogue: the pop level where it ends (edge) comes from the count of items per
--- pop level, and only that level's items are ordered by id to fill its remaining places (quota).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2) AS TABLE
-    -- pop: the distinct (user, item) pairs counted per item (faster than count(DISTINCT))
-    WITH pop_ AS (SELECT item_id, count(user_id) AS pop
-                  FROM (SELECT DISTINCT user_id, item_id FROM query_table(train))
+-- ndcg_beyond_popularity(train, catalogue, head_share, popularity_by, tail_rule): every catalogue
+-- item and every train item with item_id, pop (popularity@k's count of the item in train:
+-- distinct users when popularity_by is 'users', interaction rows when 'interactions'; 0 for
+-- none), by_users and by_rows (both counts), tail (whether the item is in the long tail, by
+-- tail_rule, ranking items by pop), users (U, the distinct train users) and interactions (the
+-- train rows), the last two the same on every row. catalogue as ndcg_beyond_catalogue returns
+-- it. tail_rule:
+--   'catalogue'  the head is the floor(head_share * n) most popular catalogue items (ties by item
+--                id ascending as text); every other item is tail, unseen in train or not
+--   'short_head' the head is the most popular train items (ties as above) down to the first
+--                whose running sum of pop reaches head_share of the sum over train items
+--                (Elliot's Popularity.get_short_head, head_share 0.8); tail the other train items
+--   'train_tail' the tail is the max(1, m - ceil(head_share * m)) least popular of the m train
+--                items (ties by item id ascending as text; RecBole's TailPercentage, tail_ratio
+--                1 - head_share)
+-- Under the last two an item never seen in train is not tail. The catalogue's head is found
+-- without sorting the catalogue: the pop level where it ends (edge) comes from the count of
+-- items per pop level, and only that level's items are ordered by id to fill its remaining places
+-- (quota). The other rules sort the train items; each rule's steps read nothing unless chosen.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2,
+        popularity_by := 'users', tail_rule := 'catalogue') AS TABLE
+    -- the (user, item) pairs and their rows, counted per item (faster than count(DISTINCT))
+    WITH pop_ AS (SELECT item_id, count(user_id) AS by_users, sum(n) AS by_rows
+                  FROM (SELECT user_id, item_id, count(*) AS n FROM query_table(train)
+                        GROUP BY user_id, item_id)
                   GROUP BY item_id
                   HAVING ndcg_require(item_id IS NOT NULL, 'train: rows have no item id (NULL)')
                      AND ndcg_require(count(*) = count(user_id),
                                       'train: item ' || ndcg_show(item_id)
                                       || ' has rows without a user id (NULL)')),
-    items_ AS (SELECT coalesce(c.item_id, p.item_id) AS item_id, coalesce(p.pop, 0) AS pop,
-                      c.item_id IS NOT NULL AS listed
+    items_ AS (SELECT coalesce(c.item_id, p.item_id) AS item_id,
+                      coalesce(CASE WHEN popularity_by = 'users' THEN p.by_users
+                                    ELSE p.by_rows END, 0) AS pop,
+                      coalesce(p.by_users, 0) AS by_users, coalesce(p.by_rows, 0) AS by_rows,
+                      c.item_id IS NOT NULL AS listed, p.item_id IS NOT NULL AS seen
                FROM query_table(catalogue) AS c FULL OUTER JOIN pop_ AS p ON p.item_id = c.item_id),
     levels_ AS (SELECT pop, count(*) AS items,
                        sum(count(*)) OVER (ORDER BY pop DESC) AS through
-                FROM items_ WHERE listed GROUP BY pop),
+                FROM items_ WHERE listed AND tail_rule = 'catalogue' GROUP BY pop),
     size_ AS (SELECT floor(head_share * coalesce(sum(items), 0)) AS size FROM levels_),
     edge_ AS (SELECT l.pop AS edge, s.size - (l.through - l.items) AS quota
               FROM levels_ AS l CROSS JOIN size_ AS s
               WHERE l.through >= s.size AND l.through - l.items < s.size),
     ties_ AS (SELECT item_id FROM items_
               WHERE listed AND pop = (SELECT edge FROM edge_)
-              QUALIFY row_number() OVER (ORDER BY item_id::VARCHAR) <= (SELECT quota FROM edge_))
-    SELECT i.item_id, i.pop,
-           (i.listed AND coalesce(i.pop > (SELECT edge FROM edge_), false))
-           OR i.item_id IN (SELECT item_id FROM ties_) AS head,
-           (SELECT count(DISTINCT user_id) FROM query_table(train)) AS users
+              QUALIFY row_number() OVER (ORDER BY item_id::VARCHAR) <= (SELECT quota FROM edge_)),
+    -- short_head: the train items by pop descending, with the pop of the items before each
+    short_ AS (SELECT item_id, row_number() OVER w AS place,
+                      coalesce(sum(pop) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                               0) AS before,
+                      sum(pop) OVER () AS total
+               FROM items_ WHERE seen AND tail_rule = 'short_head'
+               WINDOW w AS (ORDER BY pop DESC, item_id::VARCHAR)),
+    -- train_tail: the train items by pop ascending, and how many there are
+    least_ AS (SELECT item_id, row_number() OVER (ORDER BY pop, item_id::VARCHAR) AS place,
+                      count(*) OVER () AS m
+               FROM items_ WHERE seen AND tail_rule = 'train_tail')
+    SELECT i.item_id, i.pop, i.by_users, i.by_rows,
+           CASE tail_rule
+               WHEN 'catalogue' THEN NOT ((i.listed AND coalesce(i.pop > (SELECT edge FROM edge_),
+                                                                 false))
+                                          OR i.item_id IN (SELECT item_id FROM ties_))
+               WHEN 'short_head' THEN i.item_id IN (SELECT item_id FROM short_
+                                                    WHERE place > 1 AND before >= head_share * total)
+               ELSE i.item_id IN (SELECT item_id FROM least_
+                                  WHERE place <= greatest(1, m - ceil(head_share * m)))
+           END AS tail,
+           (SELECT count(DISTINCT user_id) FROM query_table(train)) AS users,
+           (SELECT sum(by_rows) FROM pop_) AS interactions
     FROM items_ AS i
     WHERE ndcg_require(head_share >= 0 AND head_share <= 1,
-                       'head_share must be between 0 and 1, not ' || ndcg_show(head_share));
+                       'head_share must be between 0 and 1, not ' || ndcg_show(head_share))
+      AND ndcg_option('popularity_by', popularity_by, ['users', 'interactions'])
+      AND ndcg_option('tail_rule', tail_rule, ['catalogue', 'short_head', 'train_tail']);
 
 -- ndcg_beyond_entries(tops): the items of each user's deepest top_k, one row each: user_id,
 -- position (1 for the first) and item_id. Every user of tops has a list at every cutoff, and a
@@ -1347,14 +1393,29 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_exposure(tops) AS TABLE
     FROM (SELECT k, unnest(top) AS item_id FROM query_table(tops))
     GROUP BY k, item_id;
 
--- ndcg_beyond_run_of(exposure, catalogue): the per-run metrics from ndcg_beyond_exposure and
--- ndcg_beyond_catalogue: per cutoff k that shows a catalogue item, coverage, gini and entropy
--- (DOUBLEs). They read how many catalogue items share each count c (items), not each item: the
--- t items of count c that follow b items of smaller counts hold places j = n - m + b + 1 ..
--- n - m + b + t of gini's sum, whose (2j - n - 1) c terms add up to t (n - 2m + 2b + t) c, an
--- integer summed exactly.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue) AS TABLE
-    WITH n_ AS (SELECT count(*) AS n FROM query_table(catalogue)),
+-- ndcg_beyond_run_of(exposure, catalogue, gini_items, gini_divisor, gini_orientation,
+-- catalogue_size, entropy_base, entropy_divisor): the per-run metrics from ndcg_beyond_exposure
+-- and ndcg_beyond_catalogue: per cutoff k that shows a catalogue item, coverage, gini, entropy
+-- (DOUBLEs) and coverage_count (m, how many catalogue items are shown). They read how many
+-- catalogue items share each count c (items), not each item: the t items of count c that
+-- follow b items of smaller counts hold places j = N - m + b + 1 .. N - m + b + t of gini's sum,
+-- whose (2j - N - 1) c terms add up to t (N - 2m + 2b + t) c, an integer summed exactly.
+-- The options (each peer's definition; the defaults are the ones above):
+--   catalogue_size    'items': n is the catalogue's size; 'items_plus_one': one more (RecBole's
+--                     padding item, in its ItemCoverage and GiniIndex)
+--   gini_items        'catalogue': N = n, never-shown items in the sum as zeros; 'shown': N = m,
+--                     the shown items only (Evidently's PopularityBias.get_gini)
+--   gini_divisor      'n': the sum over N sum c; 'n_minus_1': over (N - 1) sum c (Elliot's
+--                     GiniIndex, Evidently), NULL when N = 1
+--   gini_orientation  'inequality': 0 when every item is shown equally often; 'equality':
+--                     1 - that (Elliot's GiniIndex: higher is more equal)
+--   entropy_base      '2' (bits) or 'e' (nats: RecBole's ShannonEntropy)
+--   entropy_divisor   'none', or 'shown': divided by m (RecBole's ShannonEntropy)
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue, gini_items := 'catalogue',
+        gini_divisor := 'n', gini_orientation := 'inequality', catalogue_size := 'items',
+        entropy_base := '2', entropy_divisor := 'none') AS TABLE
+    WITH n_ AS (SELECT count(*) + CASE WHEN catalogue_size = 'items' THEN 0 ELSE 1 END AS n
+                FROM query_table(catalogue)),
     counts_ AS (SELECT e.k, e.c, count(*) AS items
                 FROM query_table(exposure) AS e
                 SEMI JOIN query_table(catalogue) AS c ON c.item_id = e.item_id
@@ -1364,29 +1425,75 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_of(exposure, catalogue) AS TABLE
                                                  UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS b,
                        sum(items) OVER (PARTITION BY k) AS m,
                        sum(items * c) OVER (PARTITION BY k) AS total
-                FROM counts_ CROSS JOIN n_)
-    SELECT k, any_value(m) / any_value(n) AS coverage,
-           sum(items::HUGEINT * (n - 2 * m + 2 * b + items) * c)::DOUBLE / any_value(n * total)
-               AS gini,
-           -fsum(items * (c / total * log2(c / total))) AS entropy
-    FROM ranked_ GROUP BY k;
+                FROM counts_ CROSS JOIN n_),
+    sized_ AS (SELECT *, CASE WHEN gini_items = 'catalogue' THEN n ELSE m END AS size
+               FROM ranked_),
+    run_ AS (SELECT k, any_value(m) AS m, any_value(m) / any_value(n) AS coverage,
+                    sum(items::HUGEINT * (size - 2 * m + 2 * b + items) * c)::DOUBLE
+                        / any_value(CASE WHEN gini_divisor = 'n' THEN size
+                                         ELSE nullif(size - 1, 0) END * total) AS gini,
+                    -fsum(items * (c / total * CASE WHEN entropy_base = '2' THEN log2(c / total)
+                                                    ELSE ln(c / total) END)) AS entropy
+             FROM sized_ GROUP BY k)
+    SELECT k, coverage,
+           CASE WHEN gini_orientation = 'inequality' THEN gini ELSE 1 - gini END AS gini,
+           entropy / CASE WHEN entropy_divisor = 'none' THEN 1 ELSE m END AS entropy,
+           m AS coverage_count
+    FROM run_
+    WHERE ndcg_option('gini_items', gini_items, ['catalogue', 'shown'])
+      AND ndcg_option('gini_divisor', gini_divisor, ['n', 'n_minus_1'])
+      AND ndcg_option('gini_orientation', gini_orientation, ['inequality', 'equality'])
+      AND ndcg_option('entropy_base', entropy_base, ['2', 'e'])
+      AND ndcg_option('entropy_divisor', entropy_divisor, ['none', 'shown'])
+      AND ndcg_option('catalogue_size', catalogue_size, ['items', 'items_plus_one']);
 
--- ndcg_beyond_run_at(exposure, keys, catalogue): ndcg_beyond_run_of at every k of `keys` (a
--- relation with k and users: the cutoffs, or groups, whose lists were read, and how many users'
--- lists): k, coverage, gini, entropy (0 when no catalogue item is shown) and users.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_at(exposure, keys, catalogue) AS TABLE
-    WITH run_ AS (FROM ndcg_beyond_run_of(exposure, catalogue))
-    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage, coalesce(r.gini, 0.0) AS gini,
-           coalesce(r.entropy, 0.0) AS entropy, u.users
-    FROM query_table(keys) AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k;
+-- ndcg_beyond_personalization_of(exposure, keys): per key k of `keys` (k and users, U: how many
+-- users' lists were read), personalization = 1 - the mean over ordered pairs of users u != v of
+-- |top_k(u) intersect top_k(v)| / L, L the mean list length (k when every list is full). An
+-- item shown to c users is in c (c - 1) ordered pairs' overlaps, so the mean overlap is
+-- sum c (c - 1) / (U (U - 1)) over every shown item, inside the catalogue or not; L = sum c / U.
+-- NULL with fewer than two users or no item shown (Evidently's PersonalizationMetric).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_personalization_of(exposure, keys) AS TABLE
+    SELECT u.k, 1 - sum(e.c * (e.c - 1))::DOUBLE
+                    / nullif(any_value(u.users - 1) * sum(e.c), 0) AS personalization
+    FROM query_table(keys) AS u
+    LEFT JOIN query_table(exposure) AS e ON e.k IS NOT DISTINCT FROM u.k
+    GROUP BY u.k;
 
--- ndcg_beyond_run(tops, catalogue): ndcg_beyond_run_at over the lists of ndcg_beyond_tops: per
--- cutoff k, coverage, gini, entropy (0 when no catalogue item is shown) and users (how many
--- users' lists were read).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue) AS TABLE
+-- ndcg_beyond_run_at(exposure, keys, catalogue, ...): ndcg_beyond_run_of (its options passed on)
+-- at every k of `keys` (a relation with k and users: the cutoffs, or groups, whose lists were
+-- read, and how many users' lists): k, coverage, gini, entropy (0 when no catalogue item is
+-- shown), users, coverage_count and personalization (ndcg_beyond_personalization_of).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_at(exposure, keys, catalogue,
+        gini_items := 'catalogue', gini_divisor := 'n', gini_orientation := 'inequality',
+        catalogue_size := 'items', entropy_base := '2', entropy_divisor := 'none') AS TABLE
+    WITH run_ AS (SELECT *, true AS found
+                  FROM ndcg_beyond_run_of(exposure, catalogue, gini_items := gini_items,
+                                          gini_divisor := gini_divisor,
+                                          gini_orientation := gini_orientation,
+                                          catalogue_size := catalogue_size,
+                                          entropy_base := entropy_base,
+                                          entropy_divisor := entropy_divisor)),
+    personal_ AS (FROM ndcg_beyond_personalization_of(exposure, keys))
+    SELECT u.k, coalesce(r.coverage, 0.0) AS coverage,
+           CASE WHEN r.found THEN r.gini ELSE 0.0 END AS gini,
+           coalesce(r.entropy, 0.0) AS entropy, u.users,
+           coalesce(r.coverage_count, 0) AS coverage_count, p.personalization
+    FROM query_table(keys) AS u LEFT JOIN run_ AS r ON r.k IS NOT DISTINCT FROM u.k
+    LEFT JOIN personal_ AS p ON p.k IS NOT DISTINCT FROM u.k;
+
+-- ndcg_beyond_run(tops, catalogue, ...): ndcg_beyond_run_at (its options passed on) over the
+-- lists of ndcg_beyond_tops: per cutoff k, coverage, gini, entropy (0 when no catalogue item is
+-- shown), users (how many users' lists were read), coverage_count and personalization.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue, gini_items := 'catalogue',
+        gini_divisor := 'n', gini_orientation := 'inequality', catalogue_size := 'items',
+        entropy_base := '2', entropy_divisor := 'none') AS TABLE
     WITH exposure_ AS (FROM ndcg_beyond_exposure(tops)),
     users_ AS (SELECT k, count(DISTINCT user_id) AS users FROM query_table(tops) GROUP BY k)
-    FROM ndcg_beyond_run_at('exposure_', 'users_', catalogue);
+    FROM ndcg_beyond_run_at('exposure_', 'users_', catalogue, gini_items := gini_items,
+                            gini_divisor := gini_divisor, gini_orientation := gini_orientation,
+                            catalogue_size := catalogue_size, entropy_base := entropy_base,
+                            entropy_divisor := entropy_divisor);
 
 -- ndcg_beyond_poisson(u): a Poisson(1) draw from u, uniform in [0, 1): the smallest m with
 -- P(X <= m) > u, P(X <= m) = e^-1 sum_{i <= m} 1 / i!; 8 stands for 8 or more (P(X > 8) < 1e-6).
@@ -1440,29 +1547,74 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_outside(tops, catalogue) AS TABLE
     WITH exposure_ AS (FROM ndcg_beyond_exposure(tops))
     FROM ndcg_beyond_outside_of('exposure_', catalogue);
 
--- ndcg_beyond_user_of(entries, tops, popularity): the per-user metrics that read pop: per user
--- and cutoff, user_id, k, novelty, popularity and tail (DOUBLEs; no row for an empty list).
--- entries as ndcg_beyond_entries returns it for tops; popularity as ndcg_beyond_popularity
--- returns it: an item it lacks has pop 0 and is not in the head. Each item's three values are
+-- ndcg_beyond_novelty(p, n, smoothing, unseen): the self-information of an item that p of n train
+-- users (or interaction rows) hold: -log2((p + 1) / (n + 1)) with smoothing 'add_one', -log2(p /
+-- n) with 'none'. An item unseen in train (p = 0) by unseen: 'count' takes p = 0 as it is (with
+-- add_one only: -log2(0) is infinite), 'one' as p = 1 (RecTools' MeanInvUserFreq), 'skip' gives
+-- NULL, left out of the mean (Evidently's NoveltyMetric), 'zero' gives 0, still counted in the
+-- mean (Microsoft recommenders' novelty).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_novelty(p, n, smoothing, unseen) AS
+    CASE WHEN p = 0 AND unseen = 'skip' THEN NULL
+         WHEN p = 0 AND unseen = 'zero' THEN 0.0
+         ELSE -log2((CASE WHEN p = 0 AND unseen = 'one' THEN 1 ELSE p END
+                     + CASE WHEN smoothing = 'add_one' THEN 1 ELSE 0 END)
+                    / (n + CASE WHEN smoothing = 'add_one' THEN 1 ELSE 0 END)) END;
+
+-- ndcg_beyond_user_of(entries, tops, popularity, novelty_by, novelty_smoothing, novelty_unseen,
+-- tail_rule, popularity_unseen): the per-user metrics that read pop: per user and cutoff, user_id, k, novelty,
+-- popularity and tail (DOUBLEs; no row for an empty list; novelty NULL when every item is
+-- skipped). entries as ndcg_beyond_entries returns it for tops; popularity as
+-- ndcg_beyond_popularity returns it (with the same tail_rule): an item it lacks has pop 0 and is
+-- tail under the rule 'catalogue' only. novelty reads each item's count of distinct train users
+-- over U (novelty_by 'users') or of interaction rows over the train rows ('interactions', as
+-- Microsoft recommenders' novelty does), by ndcg_beyond_novelty. popularity_unseen 'zero'
+-- counts an item unseen in train (pop 0) as 0, 'skip' leaves it out of popularity's mean
+-- (Evidently's PopularityBias.get_apr; NULL when every item is). Each item's three values are
 -- computed once, joined to the entries once, then averaged per cutoff.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_user_of(entries, tops, popularity) AS TABLE
-    WITH users_ AS (SELECT any_value(users) AS users FROM query_table(popularity)),
-    values_ AS (SELECT item_id, -log2((pop + 1) / (users + 1)) AS novelty,
-                       pop::DOUBLE AS popularity, CASE WHEN head THEN 0.0 ELSE 1.0 END AS tail
-                FROM query_table(popularity))
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_user_of(entries, tops, popularity, novelty_by := 'users',
+        novelty_smoothing := 'add_one', novelty_unseen := 'count',
+        tail_rule := 'catalogue', popularity_unseen := 'zero') AS TABLE
+    WITH totals_ AS (SELECT CASE WHEN novelty_by = 'users' THEN any_value(users)
+                                 ELSE any_value(interactions) END AS n
+                     FROM query_table(popularity)
+                     WHERE ndcg_option('novelty_by', novelty_by, ['users', 'interactions'])
+                       AND ndcg_option('novelty_smoothing', novelty_smoothing, ['add_one', 'none'])
+                       AND ndcg_option('novelty_unseen', novelty_unseen,
+                                       ['count', 'one', 'skip', 'zero'])
+                       AND ndcg_option('popularity_unseen', popularity_unseen, ['zero', 'skip'])
+                       AND ndcg_require(novelty_smoothing = 'add_one' OR novelty_unseen <> 'count',
+                               'novelty_unseen ''count'' needs novelty_smoothing ''add_one'': an '
+                               || 'item unseen in train would score -log2(0), infinite; choose '
+                               || 'novelty_unseen ''one'', ''skip'' or ''zero''')),
+    values_ AS (SELECT item_id,
+                       ndcg_beyond_novelty(CASE WHEN novelty_by = 'users' THEN by_users
+                                                ELSE by_rows END, totals_.n, novelty_smoothing,
+                                           novelty_unseen) AS novelty,
+                       pop::DOUBLE AS popularity, CASE WHEN tail THEN 1.0 ELSE 0.0 END AS tail
+                FROM query_table(popularity) CROSS JOIN totals_)
     SELECT e.user_id, c.k,
-           avg(coalesce(v.novelty, -log2(1 / (users_.users + 1)))) AS novelty,
-           avg(coalesce(v.popularity, 0.0)) AS popularity, avg(coalesce(v.tail, 1.0)) AS tail
+           avg(CASE WHEN v.item_id IS NULL
+                    THEN ndcg_beyond_novelty(0, totals_.n, novelty_smoothing, novelty_unseen)
+                    ELSE v.novelty END) AS novelty,
+           avg(CASE WHEN coalesce(v.popularity, 0.0) > 0 OR popularity_unseen = 'zero'
+                    THEN coalesce(v.popularity, 0.0) END) AS popularity,
+           avg(coalesce(v.tail, CASE WHEN tail_rule = 'catalogue' THEN 1.0 ELSE 0.0 END)) AS tail
     FROM query_table(entries) AS e
     LEFT JOIN values_ AS v ON v.item_id = e.item_id
     JOIN ndcg_beyond_cutoffs_of(tops) AS c ON e.position <= c.depth
-    CROSS JOIN users_
+    CROSS JOIN totals_
     GROUP BY e.user_id, c.k;
 
--- ndcg_beyond_user(tops, popularity): ndcg_beyond_user_of over the entries of tops.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity) AS TABLE
+-- ndcg_beyond_user(tops, popularity, ...): ndcg_beyond_user_of over the entries of tops (its
+-- options passed on).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity, novelty_by := 'users',
+        novelty_smoothing := 'add_one', novelty_unseen := 'count',
+        tail_rule := 'catalogue', popularity_unseen := 'zero') AS TABLE
     WITH entries_ AS (FROM ndcg_beyond_entries(tops))
-    FROM ndcg_beyond_user_of('entries_', tops, popularity);
+    FROM ndcg_beyond_user_of('entries_', tops, popularity, novelty_by := novelty_by,
+                             novelty_smoothing := novelty_smoothing,
+                             novelty_unseen := novelty_unseen, tail_rule := tail_rule,
+                             popularity_unseen := popularity_unseen);
 
 -- ndcg_beyond_unit(embedding, scale, squared): the embedding divided by its length, given its
 -- largest absolute number (scale) and the squared length of embedding / scale (the sum of its
@@ -1612,6 +1764,24 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild(tops, features) AS TABLE
     FROM ndcg_beyond_ild_cosine(tops, features)
     UNION ALL
     FROM ndcg_beyond_ild_jaccard(tops, features);
+
+-- ndcg_beyond_ild_as(ild, tops, ild_divisor, ild_short): ild per user and cutoff (user_id, k,
+-- ild) from ndcg_beyond_ild's rows (the mean over pairs) as a peer defines it. ild_divisor
+-- 'pairs' keeps the mean over the n (n - 1) / 2 pairs; 'items' divides the pairs' sum by the n
+-- items instead, (n - 1) / 2 times the mean (Evidently's DiversityMetric.get_ild). ild_short
+-- 'skip' gives a one-item list no value; 'zero' gives it 0, counted in the mean (RecTools'
+-- IntraListDiversity, Evidently). tops (the same lists) gives each list's length.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_as(ild, tops, ild_divisor := 'pairs',
+        ild_short := 'skip') AS TABLE
+    SELECT i.user_id, i.k,
+           i.ild * CASE WHEN ild_divisor = 'pairs' THEN 1 ELSE (len(t.top) - 1) / 2 END AS ild
+    FROM query_table(ild) AS i
+    JOIN query_table(tops) AS t ON t.user_id = i.user_id AND t.k IS NOT DISTINCT FROM i.k
+    WHERE ndcg_option('ild_divisor', ild_divisor, ['pairs', 'items'])
+      AND ndcg_option('ild_short', ild_short, ['skip', 'zero'])
+    UNION ALL
+    SELECT user_id, k, 0.0 AS ild FROM query_table(tops)
+    WHERE len(top) = 1 AND ild_short = 'zero';
 
 -- For the shell: the beyond-accuracy metrics at one cutoff k, with train and items passed by
 -- name as recs and rels are (items may be NULL: the catalogue is then train's items).

@@ -21,11 +21,25 @@ from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
 from ..options import Options
 
-PER_RUN = ("coverage", "gini", "entropy")
+PER_RUN = ("coverage", "gini", "entropy", "coverage_count", "personalization")
 POPULAR = ("novelty", "popularity", "tail")  # the per-user metrics that read pop
+# the options of each macro (options.BEYOND_DEFAULTS: what --beyond-as sets), passed by name
+POPULARITY_OPTIONS = ("head_share", "popularity_by", "tail_rule")
+USER_OPTIONS = ("novelty_by", "novelty_smoothing", "novelty_unseen", "tail_rule",
+                "popularity_unseen")
+RUN_OPTIONS = ("gini_items", "gini_divisor", "gini_orientation", "catalogue_size",
+               "entropy_base", "entropy_divisor")
+ILD_OPTIONS = ("ild_divisor", "ild_short")
 NEEDS = {"train": "--train, the interactions the system learned from (rows of user and item)",
          "items": "--items, the catalogue (rows of item, and embedding or category)",
          "catalogue": "--items (the catalogue) or --train (its items are then the catalogue)"}
+
+
+def sql_args(options: Options, names: tuple) -> str:
+    """The options `names` as a macro's named arguments: "name := value, ..."."""
+    def value(v):
+        return repr(float(v)) if isinstance(v, (int, float)) else sqltext.literal(v)
+    return ", ".join(f"{name} := {value(getattr(options, name))}" for name in names)
 
 
 class Inputs(NamedTuple):
@@ -157,9 +171,11 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
         if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
                         "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
+            con.execute("CREATE OR REPLACE TEMP VIEW ndcg_keys_ AS "
+                        "SELECT k, count(*) AS users FROM ndcg_tops_ GROUP BY k")
             shown = "ndcg_exposure_"
         summary, notes = per_run(con, measures, given, shown)
-        columns = per_user(con, measures)
+        columns = per_user(con, options, measures)
     except duckdb.Error as exc:
         raise InputError(check_message(exc, given)) from None
     return Results(summary, columns, notes)
@@ -179,7 +195,9 @@ def evaluated_tops(con, evaluated: str) -> None:
 def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
     """The per-item tables the measures read, from ndcg_train and ndcg_items (load's views),
     with their checks: ndcg_catalogue_ (item_id), and as the measures need them
-    ndcg_popularity_ (ndcg_beyond_popularity) and ndcg_features_ (ndcg_beyond_features)."""
+    ndcg_popularity_ (ndcg_beyond_popularity) and ndcg_features_ (ndcg_beyond_features); and the
+    macro ndcg_beyond_run_as_(exposure, keys), ndcg_beyond_run_at over ndcg_catalogue_ with the
+    run's options (--beyond-as and the rest), which every per-run step of the run reads."""
     metrics = {m.metric for m in wanted(measures)}
     catalogue = "'ndcg_items'" if given.items else "NULL"
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
@@ -190,41 +208,49 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
     if metrics & set(POPULAR):
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
                     f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
-                    f"head_share := {options.head_share!r})")
+                    f"{sql_args(options, POPULARITY_OPTIONS)})")
+    con.execute(f"CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_as_(exposure, keys) AS TABLE "
+                f"FROM ndcg_beyond_run_at(exposure, keys, 'ndcg_catalogue_', "
+                f"{sql_args(options, RUN_OPTIONS)})")
     if "ild" in metrics:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
                     "FROM ndcg_beyond_features('ndcg_items')")
 
 
-def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_"
-            ) -> tuple[dict, list]:
+def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_",
+            keys: str = "ndcg_keys_") -> tuple[dict, list]:
     """The per-run measures from the relation `exposure` (ndcg_beyond_exposure's rows over the
     evaluated users' lists; when no per-run measure is asked, any relation of the shown items'
-    item_id) and ndcg_catalogue_: ({'coverage@10': value, ...}, the notes: item ids compared as
-    text, recommended items outside the catalogue)."""
+    item_id), `keys` (k and users: how many users' lists each cutoff read) and ndcg_catalogue_,
+    by prepare's ndcg_beyond_run_as_: ({'coverage@10': value, ...}, the notes: item ids compared
+    as text, recommended items outside the catalogue)."""
     summary = {}
     chosen = [m for m in wanted(measures) if m.metric in PER_RUN]
     if chosen:
-        rows = con.sql(f"FROM ndcg_beyond_run_of('{exposure}', 'ndcg_catalogue_')").fetchall()
+        rows = con.sql(f"SELECT k, {', '.join(PER_RUN)} "
+                       f"FROM ndcg_beyond_run_as_('{exposure}', '{keys}')").fetchall()
         found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
-        for m in chosen:  # a cutoff that shows no catalogue item: 0
+        for m in chosen:  # a cutoff without lists (no users): 0
             summary[m.name] = found.get(m.k, dict.fromkeys(PER_RUN, 0.0))[m.metric]
     return summary, ([given.as_text] if given.as_text else []) + _outside(con, given, exposure)
 
 
-def per_user(con, measures: tuple) -> tuple:
+def per_user(con, options: Options, measures: tuple) -> tuple:
     """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops)
     and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics among `measures`, in
     the order of their columns."""
     metrics = {m.metric for m in wanted(measures)}
     columns = []
     if metrics & set(POPULAR):
-        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                    "FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
-                    "'ndcg_popularity_')")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
+                    f"FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
+                    f"'ndcg_popularity_', {sql_args(options, USER_OPTIONS)})")
         columns += [m for m in POPULAR if m in metrics]
     if "ild" in metrics:
         _ild(con)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_users AS "
+                    f"FROM ndcg_beyond_ild_as('ndcg_beyond_ild_pairs', 'ndcg_tops_', "
+                    f"{sql_args(options, ILD_OPTIONS)})")
         columns.append("ild")
     _per_user_table(con, columns)
     return tuple(columns)
@@ -237,7 +263,8 @@ BYTES_PER_NUMBER = 25
 
 
 def _ild(con) -> None:
-    """ndcg_beyond_ild_users: ild per user and cutoff, chunk by chunk of users (ndcg_tops_). With
+    """ndcg_beyond_ild_pairs: ild per user and cutoff (the mean over pairs), chunk by chunk of
+    users (ndcg_tops_). With
     embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
     statement written per embedding length) for ndcg_beyond_ild_vectors; else categories."""
     (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
@@ -252,8 +279,8 @@ def _ild(con) -> None:
     ranges = batches.user_ranges(con, "ndcg_tops_", size)
     for number, users in enumerate(ranges):
         interrupts.check()
-        into = ("INSERT INTO ndcg_beyond_ild_users" if number else
-                "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_users AS")
+        into = ("INSERT INTO ndcg_beyond_ild_pairs" if number else
+                "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_pairs AS")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_chunk AS FROM ndcg_tops_ "
                     f"WHERE {users}")
         con.execute(f"{into} " + (
@@ -311,10 +338,14 @@ def kept_lists(con) -> bool:
 
 def per_run_values(con, tops: str) -> dict:
     """{'coverage@10': value, ...}: the per-run metrics of the lists `tops` (a relation like
-    ndcg_tops_) over the run's catalogue."""
-    rows = con.sql(f"FROM ndcg_beyond_run('{tops}', 'ndcg_catalogue_')").fetchall()
-    return {at_k(name, k): value for k, *values, _ in rows
-            for name, value in zip(PER_RUN, values)}
+    ndcg_tops_) over the run's catalogue, with the run's options (ndcg_beyond_run_as_)."""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_exposure_of_ AS "
+                f"FROM ndcg_beyond_exposure('{tops}')")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_keys_of_ AS "
+                f"SELECT k, count(DISTINCT user_id) AS users FROM {tops} GROUP BY k")
+    rows = con.sql(f"SELECT k, {', '.join(PER_RUN)} "
+                   f"FROM ndcg_beyond_run_as_('ndcg_exposure_of_', 'ndcg_keys_of_')").fetchall()
+    return {at_k(name, k): value for k, *values in rows for name, value in zip(PER_RUN, values)}
 
 
 def resampled_values(con, tops: str, n_resamples: int, seed: int, budget: int) -> dict:

@@ -45,10 +45,12 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     the column names user_col, item_col, items_col, rank_col, score_col, relevance_col (a
     column named must exist), recs_format, rels_format, and threads, memory_limit (e.g. '4GB'),
     temp_dir (an existing directory) and batch_users for DuckDB. The beyond-accuracy metrics
-    (metrics='coverage', 'gini', 'entropy', 'novelty', 'popularity', 'tail', 'ild') read
+    (metrics='coverage', 'gini', 'entropy', 'novelty', 'popularity', 'tail', 'ild',
+    'coverage_count', 'personalization') read
     train= (user and item rows the system learned from) and items= (the catalogue: item_id,
     optionally category and embedding), paths or tables as recs; head_share= sets tail's head
-    (default 0.2). per_user=False skips the
+    (default 0.2), beyond_as= ('recbole', 'elliot', ...) and the options of docs/beyond-peers.md
+    (novelty_smoothing=, gini_items=, ...) each peer's definitions. per_user=False skips the
     per-user table. ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
     whose interval was clipped to [0, 1] (and those not clipped, their values leaving it), and
     [low, high] for each mean over users, as `ndcg-duck eval --ci --format json`; ci_method=

@@ -185,8 +185,12 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero",
         lines.append(f"ideal DCG 0 (nothing relevant): {_users(nothing)}, {fate}")
     for name, count in summary.items():  # the beyond-accuracy metrics' users without a value
         if name.startswith(WITHOUT) and is_metric(name[len(WITHOUT):]) and count:
-            why = " (no recommendations, or fewer than two items)" if \
-                name.startswith(WITHOUT + "ild") else " (no recommendations)"
+            metric = name[len(WITHOUT):].partition("@")[0]
+            why = {"ild": " (no recommendations, or fewer than two items)",
+                   "novelty": " (no recommendations, or with --novelty-unseen skip only items "
+                              "unseen in train)",
+                   "popularity": " (no recommendations, or with --popularity-unseen skip only "
+                                 "items unseen in train)"}.get(metric, " (no recommendations)")
             lines.append(f"{name[len(WITHOUT):]} without a value: {_users(count)}{why}, "
                          f"left out of its mean")
     counted = outcome.beyond_counted(summary, missing, empty)

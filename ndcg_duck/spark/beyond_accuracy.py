@@ -76,7 +76,7 @@ def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
     beyond.add_tops(con, options, layout, "ndcg_recs", "ndcg_rels", measures)
     beyond.evaluated_tops(con, "ndcg_result")
     if not any(m.metric == "ild" for m in measures):
-        return with_beyond(con, beyond.per_user(con, measures))
+        return with_beyond(con, beyond.per_user(con, options, measures))
     # ild's check counts the shown items without features over every bucket (the driver's
     # check_lacking): a bucket that has some leaves ild out
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_lacking_ AS "
@@ -87,8 +87,8 @@ def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
                 "SELECT item_id::VARCHAR FROM ndcg_beyond_missing('false_', 'ndcg_features_', "
                 "false)")
     if not con.sql("SELECT 1 FROM ndcg_lacking_ LIMIT 1").fetchall():
-        return with_beyond(con, beyond.per_user(con, measures))
-    columns = beyond.per_user(con, tuple(m for m in measures if m.metric != "ild"))
+        return with_beyond(con, beyond.per_user(con, options, measures))
+    columns = beyond.per_user(con, options, tuple(m for m in measures if m.metric != "ild"))
     con.execute("ALTER TABLE ndcg_beyond_users ADD COLUMN ild DOUBLE")
     return with_beyond(con, columns + ("ild",))
 
@@ -168,6 +168,9 @@ class Driver:
         self.con.execute("CREATE OR REPLACE TEMP VIEW ndcg_exposure_ AS "
                          "SELECT k.k AS k, item_id, c FROM ndcg_exposure_in "
                          "WHERE item_id IS NOT NULL")
+        self.con.execute("CREATE OR REPLACE TEMP VIEW ndcg_keys_ AS "
+                         "SELECT k.k AS k, c AS users FROM ndcg_exposure_in "
+                         "WHERE item_id IS NULL")
         return beyond.per_run(self.con, self.measures, self.given)
 
     def per_run_found(self, tops, segment: Optional[str] = None, user: Optional[str] = None,
@@ -187,11 +190,11 @@ class Driver:
         if segment is not None and everyone:
             self._add_everyone()
         for group, k, *values, users in self.con.sql(
-                "WITH exposure_ AS (SELECT k, item_id, c FROM ndcg_exposure_in "
+                f"WITH exposure_ AS (SELECT k, item_id, c FROM ndcg_exposure_in "
                 "                   WHERE item_id IS NOT NULL), "
-                "keys_ AS (SELECT k, c AS users FROM ndcg_exposure_in WHERE item_id IS NULL) "
-                "SELECT k.segment, k.k, coverage, gini, entropy, users "
-                "FROM ndcg_beyond_run_at('exposure_', 'keys_', 'ndcg_catalogue_')").fetchall():
+                f"keys_ AS (SELECT k, c AS users FROM ndcg_exposure_in WHERE item_id IS NULL) "
+                f"SELECT k.segment, k.k, {', '.join(beyond.PER_RUN)}, users "
+                f"FROM ndcg_beyond_run_as_('exposure_', 'keys_')").fetchall():
             into = found.setdefault(group, {"users": 0, "values": {}, "resampled": {}})
             into["users"] = max(into["users"], users)  # every user has a list at every k
             for metric, value in zip(beyond.PER_RUN, values):

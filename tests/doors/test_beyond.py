@@ -6,12 +6,14 @@ import json
 import math
 import warnings
 
+import duckdb
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from reference import beyond as ref
 from ndcg_duck import InputError, NdcgWarning, evaluate
+from conftest import ROOT
 from test_cli import run
 
 EX = "examples/beyond/"
@@ -109,6 +111,14 @@ CASES = [
      "Error: ild@10 needs --items, the catalogue (rows of item, and embedding or category)\n"),
     (["-m", "gini@5"], 2, "Error: gini@5 needs --items (the catalogue) or --train (its items are "
                           "then the catalogue)\n"),
+    (["-m", "novelty", "--train", EX + "train.csv", "--beyond-as", "rectools",
+      "--novelty-smoothing", "add_one", "--novelty-unseen", "count", "--novelty-smoothing",
+      "none"], 2,
+     "Error: --novelty-unseen count needs --novelty-smoothing add_one: an item unseen in train "
+     "would score -log2(0), infinite; choose another --novelty-unseen (one, skip or zero)\n"),
+    (["-m", "gini", "--train", EX + "train.csv", "--beyond-as", "recbol"], 2,
+     "Error: Invalid value for '--beyond-as': 'recbol' is not one of 'elliot', 'evidently', "
+     "'lenskit', 'msrec', 'recbole', 'rectools'.\n"),
     (["-m", "tail", "--train", EX + "train.csv", "--head-share", "1.5"], 2,
      "Error: Invalid value for '--head-share': head_share 1.5 is not a number between 0 and 1\n"),
     (["-m", "coverage", "--items", "{tmp}/items.txt"], 2,
@@ -301,6 +311,8 @@ def test_readme_table_has_a_row_per_beyond_metric():
     from ndcg_duck.metrics import METRICS
     from test_readme import README
     text = README.split("## Beyond accuracy", 1)[1]
+    # and the page of the peers' definitions, which has the ones added with them
+    text += (ROOT / "docs" / "beyond-peers.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| `") and "@k`" in line]
     named = {line.split("|")[1].strip(" `").split("@")[0] for line in rows}
     assert named == {metric.name for metric in METRICS if metric.needs}
@@ -477,3 +489,44 @@ def test_compare_segments_give_per_run_metrics_per_segment(tmp_path):
     assert rows[("x", "b")]["diff"] == pytest.approx(1 / 15)
     assert rows[("x", "b")]["users"] == 2 and rows[("y", "b")]["users"] == 1
     assert [r["segment"] for r in result.rows if r["run"] == "a"] == ["(all)", "x", "y"]
+
+
+def test_the_peers_page_prints_what_it_shows():
+    """docs/beyond-peers.md: each ```sh command (run from the repository root) prints the
+    ```text block after it."""
+    import re
+    from click.testing import CliRunner
+    from ndcg_duck.cli import cli
+    page = (ROOT / "docs" / "beyond-peers.md").read_text(encoding="utf-8")
+    pairs = re.findall(r"```sh\n(ndcg-duck [^\n]*)\n```\n\n```text\n(.*?)```", page, re.S)
+    assert len(pairs) == 2
+    for command, printed in pairs:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(ROOT)
+            result = CliRunner().invoke(cli, command.split()[1:])
+        assert (result.exit_code, result.output) == (0, printed), command
+    block, = re.findall(r"```sql\n(.*?)```", page, re.S)
+    con = duckdb.connect()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        con.execute((ROOT / "sql" / "ndcg.sql").read_text(encoding="utf-8"))
+        statements = [part for part in block.split(";") if part.strip()]
+        for statement in statements[:-1]:
+            con.execute(statement)
+        assert con.sql(statements[-1]).fetchall() == [("a", 4, False), ("b", 2, False),
+                                                      ("c", 1, True), ("d", 1, False)]
+
+
+@pytest.mark.parametrize("keywords, message", [
+    (dict(novelty_smoothing="none"),
+     "novelty_unseen='count' needs novelty_smoothing='add_one': an item unseen in train would "
+     "score -log2(0), infinite; choose another novelty_unseen= (one, skip or zero)"),
+    (dict(beyond_as="recbol"),
+     "beyond_as 'recbol' is not one of: elliot, evidently, lenskit, msrec, recbole, rectools"),
+    (dict(gini_items="all"), "gini_items 'all' is not one of: catalogue, shown"),
+])
+def test_beyond_options_in_python_words(keywords, message):
+    with pytest.raises(InputError) as raised:
+        evaluate(EX + "recs.json", EX + "rels.csv", 2, metrics="novelty,gini",
+                 train=EX + "train.csv", **keywords)
+    assert str(raised.value) == message and raised.value.usage

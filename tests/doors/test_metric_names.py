@@ -74,7 +74,8 @@ def test_every_metric_has_its_name_as_an_input():
                        "judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret, "
                        "set_precision, set_relative_precision, set_map, set_f, "
                        "relative_precision, iprec_11pt_avg, coverage, gini, entropy, novelty, "
-                       "popularity, tail, ild (with @K for a cutoff)"),
+                       "popularity, tail, ild, coverage_count, personalization (with @K for a "
+                       "cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),

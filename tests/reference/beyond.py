@@ -61,3 +61,12 @@ def ild(top, embedding=None, category=None):
         return 1 - len(ca & cb) / len(ca | cb)
     pairs = list(combinations(top, 2))
     return sum(distance(a, b) for a, b in pairs) / len(pairs)
+
+
+def personalization(tops):
+    """1 - the mean over ordered pairs of distinct users of |top(u) & top(v)| / L, L the mean
+    list length: pair by pair, for the tests to check ndcg_beyond_personalization_of's algebra."""
+    users = list(tops)
+    length = sum(len(top) for top in tops.values()) / len(users)
+    overlaps = [len(set(tops[u]) & set(tops[v])) for u in users for v in users if u != v]
+    return 1 - sum(overlaps) / len(overlaps) / length

@@ -906,6 +906,29 @@ def test_beyond_accuracy_matches_the_default_engine(spark):
     assert_same(want, summary, rows)
 
 
+def test_beyond_peer_options_match_the_default_engine(spark):
+    """--beyond-as and every option it sets (docs/beyond-peers.md), each away from its default,
+    with coverage_count and personalization, per user and per run: the default engine's values
+    on random data (train lacks some recommended items; one-item lists for ild_short)."""
+    rankings, judgments = dataset(22, users=60)
+    rng = random.Random(22)
+    train = [(f"t{rng.randrange(30)}", f"doc-{rng.randrange(12)}") for _ in range(120)]
+    train = pa.table({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
+    items = pa.table({"item_id": [f"doc-{n}" for n in range(18)],
+                      "embedding": [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(18)]})
+    options = dict(k=[1, 3], metrics=BEYOND + ",coverage_count,personalization", train=train,
+                   items=items, beyond_as="recbole", head_share=0.5, popularity_by="users",
+                   popularity_unseen="skip", tail_rule="short_head", novelty_by="interactions",
+                   novelty_smoothing="none", novelty_unseen="one",
+                   catalogue_size="items_plus_one", gini_items="shown",
+                   gini_divisor="n_minus_1", gini_orientation="equality", entropy_base="e",
+                   entropy_divisor="shown", ild_divisor="items", ild_short="zero")
+    recs, rels = recs_table(rankings, "ranks"), rels_table(judgments)
+    want, summary, rows = both_engines(spark, recs, rels, **options)
+    assert 0 < summary["personalization@3"] < 1 and summary["coverage_count@3"] > 3
+    assert_same(want, summary, rows)
+
+
 def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
     """The README's worked example (examples/beyond) on Spark: the same summary, per-user file,
     warning (an item outside the catalogue), per-user and per-run metrics per segment; a

@@ -56,7 +56,9 @@ def test_hand_worked(con):
     u3: x has pop 0: novelty -log2(1/4) = 2, popularity 0, tail 1, no ild."""
     setup(con, RECS, RELS, TRAIN, ITEMS)
     run = con.sql("FROM ndcg_beyond_run('tops', 'cat') WHERE k = 2").fetchall()
-    assert run == [(2, 0.6, 0.5, 1.5, 3)]
+    # users 3, coverage_count 3 (a, b, d); personalization: the ordered pairs (u1, u2) and
+    # (u2, u1) share a, the others nothing: mean overlap 2/6 over a mean length 5/3: 1 - 1/5
+    assert run == [(2, 0.6, 0.5, 1.5, 3, 3, pytest.approx(0.8))]
     assert con.sql("FROM ndcg_beyond_outside('tops', 'cat')").fetchall() == [(1, "x")]
     users = con.sql("SELECT user_id, novelty, popularity, tail FROM ndcg_beyond_user('tops', 'pop')"
                     " WHERE k = 2 ORDER BY user_id").fetchall()
@@ -156,9 +158,12 @@ def test_against_reference(shared, lists, train, catalogue, vectors, k, share):
     setup(con, recs, rels, train, items, ks=f"[{k}]", share=share)
     tops = {u: t[:k] for u, t in recs}
     pop, users = ref.popularity(train)
-    got = con.sql("SELECT coverage, gini, entropy FROM ndcg_beyond_run('tops', 'cat')").fetchall()
+    got = con.sql("SELECT coverage, gini, entropy, personalization "
+                  "FROM ndcg_beyond_run('tops', 'cat')").fetchall()
     want = ref.run_metrics(tops, catalogue)
     assert got[0][:3] == pytest.approx(want)
+    # personalization from the exposure counts: the pair-by-pair mean (none for one user)
+    assert got[0][3] == (pytest.approx(ref.personalization(tops)) if len(tops) > 1 else None)
     heads = ref.head(pop, catalogue, share)
     got = dict(((u, (n, p, t)) for u, n, p, t in con.sql(
         "SELECT user_id, novelty, popularity, tail FROM ndcg_beyond_user('tops', 'pop')"
@@ -199,3 +204,24 @@ def test_tops_follow_judged_only_and_max_depth(con):
     con.execute("CREATE TABLE shallow AS FROM ndcg_ranked_lists('recs', depth := 1)")
     got = con.sql("SELECT top FROM ndcg_beyond_tops('shallow', 'judg', ks := [2])").fetchall()
     assert got == [(["a"],)]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("FROM ndcg_beyond_run_of('ex', 'cat', gini_items := 'all')",
+     "gini_items must be one of catalogue, shown, not all"),
+    ("FROM ndcg_beyond_run_of('ex', 'cat', entropy_base := '10')",
+     "entropy_base must be one of 2, e, not 10"),
+    ("FROM ndcg_beyond_popularity('train', 'cat', tail_rule := 'head')",
+     "tail_rule must be one of catalogue, short_head, train_tail, not head"),
+    ("FROM ndcg_beyond_user('tops', 'pop', novelty_smoothing := 'none')",
+     "novelty_unseen 'count' needs novelty_smoothing 'add_one': an item unseen in train would "
+     "score -log2(0), infinite; choose novelty_unseen 'one', 'skip' or 'zero'"),
+    ("FROM ndcg_beyond_user('tops', 'pop', novelty_unseen := 'drop')",
+     "novelty_unseen must be one of count, one, skip, zero, not drop"),
+])
+def test_the_peer_options_are_checked_where_they_are_used(con, query, message):
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    con.execute("CREATE TABLE ex AS FROM ndcg_beyond_exposure('tops')")
+    with pytest.raises(duckdb.Error, match="ndcg-duck: " + message.replace("(", r"\(")
+                       .replace(")", r"\)")):
+        con.sql(query).fetchall()
