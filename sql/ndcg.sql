@@ -2565,10 +2565,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_activity(train, cuts) AS TABLE
 -- precision, recall and NDCG say how well a run finds that group's relevant items. popularity
 -- is ndcg_beyond_popularity's result (item_id, pop: distinct train users, head).
 
--- ndcg_head_tail(popularity): item_id, segment: 'head' for the items of tail@K's head
--- (ndcg_beyond_popularity's head, --head-share), 'tail' for the others.
+-- ndcg_head_tail(popularity): item_id, segment: 'tail' for the items of tail@K's tail
+-- (ndcg_beyond_popularity's tail: --head-share, --tail-rule), 'head' for the others.
 CREATE OR REPLACE TEMP MACRO ndcg_head_tail(popularity) AS TABLE
-    SELECT item_id, CASE WHEN head THEN 'head' ELSE 'tail' END AS segment
+    SELECT item_id, CASE WHEN tail THEN 'tail' ELSE 'head' END AS segment
     FROM query_table(popularity);
 
 -- ndcg_popularity_quantiles(popularity, groups): the cuts (ndcg_count_quantiles) of `groups`

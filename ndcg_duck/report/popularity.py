@@ -14,7 +14,7 @@ is in it (users with nothing relevant there are left out, as with --empty skip).
 from __future__ import annotations
 
 from .. import means, metrics as metric_names, outcome
-from ..evaluation import evaluate, inputs, intervals as ci
+from ..evaluation import beyond, evaluate, inputs, intervals as ci
 from ..sqltext import ident, literal
 from . import segments as segmenting
 from .segments import Popularity
@@ -23,11 +23,12 @@ WHAT = ("relevant items of each group only: precision, recall and NDCG count the
         "relevant items; users with one in the group; exposure: the group's share of the top k")
 
 
-def _item_groups(con, popularity: Popularity, settings: dict) -> tuple:
+def _item_groups(con, popularity: Popularity, settings: dict, options) -> tuple:
     """The table ndcg_item_groups (item_id, segment) in the run's cursor, ids as text when the
     judgments' item ids are of the other kind (integers, text). Returns the group of items it
     does not list ('tail' for head and tail, 'cold' for ranges: items no train user has) and
-    whether ids are compared as text."""
+    whether ids are compared as text. Head and tail are tail@k's (options' --head-share,
+    --tail-rule and --popularity-by, or --beyond-as's)."""
     cols = inputs.Columns.given(**settings)
     user, item = cols.user, cols.item
     what = inputs.attach_source(con, popularity.train, "ndcg_popt_src", None, "train").what
@@ -53,7 +54,7 @@ def _item_groups(con, popularity: Popularity, settings: dict) -> tuple:
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popc AS "
                 f"FROM ndcg_beyond_catalogue({catalogue}, 'ndcg_popt')")
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popp AS FROM ndcg_beyond_popularity("
-                f"'ndcg_popt', 'ndcg_popc', head_share := {settings['head_share']!r})")
+                f"'ndcg_popt', 'ndcg_popc', {beyond.sql_args(options, beyond.POPULARITY_OPTIONS)})")
     if popularity.groups is None:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_item_groups AS "
                     "FROM ndcg_head_tail('ndcg_popp')")
@@ -74,7 +75,7 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
     options, measures, _ = outcome.plan(settings["k"], {n: v for n, v in settings.items()
                                                         if n != "k"})
     measures = metric_names.accuracy(measures)
-    unplaced, as_text = _item_groups(con, popularity, settings)
+    unplaced, as_text = _item_groups(con, popularity, settings, options)
     layout = ran.loaded.layout
     item = "r.item_id::VARCHAR" if as_text else "r.item_id"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_pop_rels_all AS SELECT r.*, "
