@@ -343,13 +343,13 @@ def test_no_output_carries_the_secret_key(aws, monkeypatch):
 # --- the README's examples -----------------------------------------------------------------------
 
 def test_the_readme_object_store_examples_run_as_on_disk(aws, tmp_path, monkeypatch):
-    """The commands of README's "Object stores (s3://)" block, against the local server (the
+    """The commands of docs/object-stores.md's first block, against the local server (the
     endpoint they name, or AWS_ENDPOINT_URL), print what the same commands print on the local
     files, and write the same per-user file."""
     pytest.importorskip("scipy")
     import shlex
 
-    section = (ROOT / "README.md").read_text().split("### Object stores (s3://)", 1)[1]
+    section = (ROOT / "docs" / "object-stores.md").read_text()
     block = section.split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line)[1:] for line in block.splitlines()
                 if line.startswith("ndcg-duck ")]

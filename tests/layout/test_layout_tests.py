@@ -15,7 +15,7 @@ TESTS = ROOT / "tests"
 SUBJECTS = {
     "sql": "the macros, in DuckDB and through the duckdb shell, and the plans DuckDB makes of them",
     "oracles": "the numbers against an independent source, the oracle that names the file",
-    "doors": "the ways in: the CLI, the Python API, compare, the options, packaging, the README",
+    "doors": "the ways in: the CLI, the Python API, compare, the options, packaging, the docs",
     "errors": "what a wrong input gets: bad input, traps, no-clobber, types, interrupts",
     "spark": "the Spark engine against the default one",
     "layout": "the package's layers and the tests' layout",
