@@ -67,6 +67,19 @@ def test_without_per_user_only_the_all_lines():
                     and name(line) in {name(line) for line in ours}]
 
 
+def test_a_compressed_run_keeps_its_tag_as_runid(tmp_path):
+    """runid is the run's tag whether the run is compressed or not (gzip's bytes are no line):
+    the same lines as trec_eval's output for the plain file."""
+    import gzip
+
+    run, qrels, flags = SCENARIOS["out.test.aq"]
+    packed = tmp_path / "results.test.gz"
+    packed.write_bytes(gzip.compress((DATA / run).read_bytes()))
+    plain = trec_format(run, qrels, flags, per_user=False)
+    assert trec_format(packed, qrels, flags, per_user=False) == plain
+    assert plain[0] == "runid                 \tall\tSTANDARD"
+
+
 def test_measures_trec_eval_computes_otherwise_keep_their_names(tmp_path):
     # with --gain exponential trec_eval's ndcg_cut_10 is not ndcg@10; err has no trec_eval name:
     # both follow trec_eval's measures, under ndcg-duck's names, in the order asked
