@@ -158,10 +158,16 @@ def test_the_readme_shows_the_two_set_up_commands():
 
 
 def test_the_readme_links_lead_to_files():
-    """The README is not built by mkdocs: its relative links are checked here."""
-    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page("README.md"))
+    """The README is not built by mkdocs: its relative links and its own anchors are checked
+    here, and its contents link every page of docs/."""
+    text = page("README.md")
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
     assert len(links) >= 10
     assert not [link for link in links if "://" not in link and not (ROOT / link).exists()]
+    headings = {re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+                for line in text.splitlines() if line.startswith("#")}
+    assert not [anchor for anchor in re.findall(r"\]\(#([^)]+)\)", text) if anchor not in headings]
+    assert not [name for name in pages()[1:] if f"]({name})" not in text]
 
 
 def test_the_readme_states_the_defaults_and_gain_maps_as_checked():
