@@ -162,13 +162,13 @@ def test_eval_reads_s3_as_the_same_files_on_disk(aws, recs, rels, args):
     # told by their first lines (no known extension), trec_eval's lines per query (-q) and all
     ("trec/results.test", "trec/qrels.test", ["-k", "trec,all", "--missing", "skip",
                                               "--format", "trec", "--per-user", "-"]),
-    # named by the format options; the qrels gzip-compressed
-    ("trec/run.trec", "trec/qrels.gz", ["--recs-format", "trec", "--rels-format", "trec",
-                                        "-m", "P@10,map,recip_rank,Rprec", "--format", "json"]),
+    # the run named by --recs-format; the qrels gzip-compressed, told by its first lines
+    ("trec/run.trec", "trec/qrels.gz", ["--recs-format", "trec", "-m",
+                                        "P@10,map,recip_rank,Rprec", "--format", "json"]),
 ])
 def test_eval_reads_trec_runs_and_qrels_on_s3(aws, run, qrels, args):
     """A TREC run and qrels on S3 give what the same files on disk give: trec_eval's measures, its
-    runid (the run's tag) and per-query lines; a compressed qrels is read as on disk."""
+    runid (the run's tag) and per-query lines; a compressed qrels is told and read as on disk."""
     expected = ndcg(["eval", str(TREC / "results.test"), str(TREC / "qrels.test"), *args])
     assert expected.exit_code == 0, expected.output
     result = ndcg(["eval", url(run), url(qrels), *args], aws)
