@@ -1,5 +1,5 @@
 -- Two measures of one's own for `ndcg-duck eval --metrics-sql examples/my_metrics.sql`
--- (README, "Your own measure, in SQL").
+-- (docs/own-measures.md).
 
 -- prec@k: precision@k again, from the ranks of the relevant items (the built-in `precision`).
 CREATE MACRO ndcg_metric_prec(relevant_ranks, k) AS

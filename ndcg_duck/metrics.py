@@ -18,7 +18,7 @@ from .cutoffs import Cutoff, at_k, parse_cutoffs
 class Metric:
     """One metric: its output name, the spellings accepted as input (lowercase), whether it takes
     a cutoff, and how its per-user values combine into the summary. Its formula is in the header
-    of sql/ndcg_metrics.sql (DCG's in sql/ndcg_core.sql) and in the README.
+    of sql/ndcg_metrics.sql (DCG's in sql/ndcg_core.sql) and in docs/metrics.md.
 
     cutoff: 'k' (always has one: a name without @k takes the -k cutoffs, 'all' meaning none),
     'finite' (as 'k', but 'all' has no meaning), 'optional' (without @k: no cutoff) or 'none'.

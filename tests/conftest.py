@@ -32,7 +32,7 @@ JAVA = shutil.which("java") or (os.environ.get("JAVA_HOME") and
 
 @pytest.fixture(scope="session")
 def spark():
-    """One local Spark session for every test that needs one (spark/, doors/test_readme.py);
+    """One local Spark session for every test that needs one (spark/, doors/test_docs_examples.py);
     skips where no Java runtime is installed."""
     if not JAVA:
         pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")

@@ -1,4 +1,4 @@
--- The beyond-accuracy worked example of the README; from the repository root:
+-- The beyond-accuracy worked example of docs/beyond-accuracy.md; from the repository root:
 --   duckdb < examples/beyond/beyond.sql
 .read sql/ndcg.sql
 CREATE TABLE recs AS FROM 'examples/beyond/recs.json';

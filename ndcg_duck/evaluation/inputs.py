@@ -141,9 +141,23 @@ def _extension_format(path: str):
     return EXTENSIONS.get(suffixes[-1] if suffixes else "")
 
 
-def _trec_kind(path: str):
-    """'run' or 'qrels' when most of the first 20 lines of the text file at `path` have that
-    shape: a run `query Q0 doc rank score tag`, qrels `query iteration doc relevance`."""
+def _head_lines(path: str) -> Optional[list]:
+    """The first lines of the text file at `path` (whole lines, from its first 64 KiB); a
+    compressed one (.gz, .zst) decompressed by DuckDB's reader, as the run reads it. None when it
+    cannot be read or is not text."""
+    if Path(path).suffix.lower() in COMPRESSED:
+        con = duckdb.connect()
+        try:
+            rows = con.execute(
+                f"SELECT line FROM read_csv({literal(path)}, columns = {{'line': 'VARCHAR'}}, "
+                f"header = false, delim = chr(31), quote = '', escape = '', auto_detect = false) "
+                f"LIMIT 64").fetchall()
+        except duckdb.Error:
+            return None
+        finally:
+            con.close()
+        lines = [row[0] or "" for row in rows]
+        return None if any("\0" in line for line in lines) else lines
     try:
         with open(path, "rb") as handle:
             head = handle.read(65536)
@@ -152,8 +166,16 @@ def _trec_kind(path: str):
     if b"\0" in head:
         return None
     lines = head.decode("utf-8", "replace").splitlines()
-    if len(head) == 65536:
-        lines = lines[:-1]  # the last line may be cut
+    return lines[:-1] if len(head) == 65536 else lines  # the last line may be cut
+
+
+def _trec_kind(path: str):
+    """'run' or 'qrels' when most of the first 20 lines of the text file at `path` (compressed
+    or not) have that shape: a run `query Q0 doc rank score tag`, qrels `query iteration doc
+    relevance`."""
+    lines = _head_lines(path)
+    if lines is None:
+        return None
     lines = [words for words in (line.split() for line in lines) if words][:20]
     if not lines:
         return None

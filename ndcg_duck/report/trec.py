@@ -17,8 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Optional
 
+import duckdb
+
+from .. import objectstore
 from ..errors import InputError
-from ..evaluation.inputs import format_of
+from ..evaluation.inputs import COMPRESSED, format_of
+from ..sqltext import literal
 from ..metrics import counts, is_metric
 
 # trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
@@ -156,20 +160,56 @@ def summary_lines(summary: dict, settings: dict, run_id: str) -> str:
 
 def run_id(recs, recs_format: Optional[str]) -> str:
     """The runid trec_eval prints: the tag (6th word) of the run's last line when RECS is one
-    TREC run file (trec_eval keeps the last line's); else RECS as given (a path), or 'ndcg-duck'."""
+    TREC run file (trec_eval keeps the last line's), on disk or on S3, compressed or not; else
+    RECS as given (a path), or 'ndcg-duck'."""
     if not isinstance(recs, (str, Path)):
         return "ndcg-duck"
-    path = Path(recs)
     try:
-        if not path.is_file() or format_of(str(path), recs_format, "recommendations") != "trec":
+        path = _one_file(str(recs), recs_format)
+        if path is None or format_of(str(path), recs_format, "recommendations") != "trec":
             return str(recs)
-        with open(path, "rb") as handle:
-            handle.seek(max(0, path.stat().st_size - 65536))
-            tail = handle.read().decode("utf-8", "replace").splitlines()
-    except (InputError, OSError):  # cannot be told or read: the run itself reports it
+        last = _last_line(path)
+    except (InputError, OSError, duckdb.Error):  # cannot be told or read: the run reports it
         return str(recs)
-    for text in reversed(tail):
-        words = text.split()
-        if len(words) >= 6:
-            return words[5]
-    return str(recs)
+    words = last.split()
+    return words[5] if len(words) >= 6 else str(recs)
+
+
+def _one_file(recs: str, recs_format: Optional[str]) -> Optional[Path]:
+    """The local file RECS names: itself, or the copy of its s3:// object (the run made it when
+    it read a TREC run: objectstore.local_copies keeps one per object and run); None when RECS
+    names several files, or an object that is not a TREC run by its name (no copy is made)."""
+    if not objectstore.is_url(recs):
+        path = Path(recs)
+        return path if path.is_file() else None
+    kind, urls = objectstore.listing(recs, "recommendations")
+    if kind != "file":
+        return None
+    try:
+        if format_of(recs, recs_format, "recommendations") != "trec":
+            return None
+    except InputError:  # no extension that says: the copy's content tells
+        pass
+    return Path(objectstore.local_copies(urls, "recommendations")[0])
+
+
+def _last_line(path: Path) -> str:
+    """The last line with a word of the text file at `path`. A compressed one (.gz, .zst) is read
+    by DuckDB, as the run read it; another, only its last 64 KiB."""
+    if path.suffix.lower() in COMPRESSED:
+        con = duckdb.connect()
+        try:
+            cursor = con.execute(
+                f"SELECT line FROM read_csv({literal(path)}, columns = {{'line': 'VARCHAR'}}, "
+                f"header = false, delim = chr(31), quote = '', escape = '', auto_detect = false) "
+                f"WHERE regexp_matches(line, '\\S')")
+            last = ""
+            while rows := cursor.fetchmany(65536):
+                last = rows[-1][0]
+            return last
+        finally:
+            con.close()
+    with open(path, "rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 65536))
+        tail = handle.read().decode("utf-8", "replace").splitlines()
+    return next((text for text in reversed(tail) if text.split()), "")

@@ -300,8 +300,9 @@ def test_against_reference(lists, judged, train, vectors, k, share, layout, judg
 
 
 def test_readme_example_prints_what_the_readme_shows():
-    from test_readme import example
-    args, printed = example("## Beyond accuracy", "prints (the warning on stderr)")
+    from test_docs_examples import example
+    args, printed = example("# Beyond accuracy", "docs/beyond-accuracy.md",
+                            "prints (the warning on stderr)")
     result = run(*args)
     assert result.exit_code == 0
     assert result.stdout + result.stderr == printed
@@ -309,10 +310,10 @@ def test_readme_example_prints_what_the_readme_shows():
 
 def test_readme_table_has_a_row_per_beyond_metric():
     from ndcg_duck.metrics import METRICS
-    from test_readme import README
-    text = README.split("## Beyond accuracy", 1)[1]
+    from test_docs_examples import page
+    text = page("docs/beyond-accuracy.md")
     # and the page of the peers' definitions, which has the ones added with them
-    text += (ROOT / "docs" / "beyond-peers.md").read_text(encoding="utf-8")
+    text += page("docs/beyond-peers.md")
     rows = [line for line in text.splitlines() if line.startswith("| `") and "@k`" in line]
     named = {line.split("|")[1].strip(" `").split("@")[0] for line in rows}
     assert named == {metric.name for metric in METRICS if metric.needs}
@@ -420,7 +421,7 @@ def _random_runs(tmp_path, users=300, seed=3):
 
 def test_compare_bootstrap_gives_per_run_metrics_no_interval(tmp_path):
     """--test bootstrap prints no interval for coverage, gini or entropy (their resamples can only
-    lose items: README, Beyond accuracy) and says so, on the row and in the notes."""
+    lose items: docs/beyond-accuracy.md) and says so, on the row and in the notes."""
     _random_runs(tmp_path, users=40)
     args = ["compare", str(tmp_path / "rels.csv"), "--run", f"a={tmp_path / 'a.json'}", "--run",
             f"b={tmp_path / 'b.json'}", "-k", "5", "-m", "coverage,gini",

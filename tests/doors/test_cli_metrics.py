@@ -120,8 +120,8 @@ def test_help_says_which_options_each_metric_honours():
 
 
 def test_readme_metrics_example_prints_what_the_readme_shows():
-    from test_readme import example
-    args, printed = example("## Metrics beside NDCG")
+    from test_docs_examples import example
+    args, printed = example("# Metrics beside NDCG", "docs/metrics.md")
     result = run(*args)
     assert result.exit_code == 0
     assert result.output == printed
@@ -129,8 +129,8 @@ def test_readme_metrics_example_prints_what_the_readme_shows():
 
 def test_readme_table_has_a_row_per_metric():
     from ndcg_duck.metrics import METRICS
-    from test_readme import README
-    table = README.split("## Metrics beside NDCG", 1)[1].split("\n\n- ", 1)[0]
+    from test_docs_examples import page
+    table = page("docs/metrics.md").split("\n\n- ", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     named = [name.strip() for line in rows for name in line.split("|")[1].replace("`", "").split(",")]
     assert {name.split("@")[0] for name in named} == {metric.name for metric in METRICS

@@ -67,6 +67,31 @@ def test_without_per_user_only_the_all_lines():
                     and name(line) in {name(line) for line in ours}]
 
 
+def test_a_compressed_run_keeps_its_tag_as_runid(tmp_path):
+    """runid is the run's tag whether the run is compressed or not (gzip's bytes are no line),
+    and a compressed run or qrels is told by its first lines as a plain one: the same lines as
+    for the plain files."""
+    import gzip
+    import shutil
+    import subprocess
+
+    run, qrels, flags = SCENARIOS["out.test.aq"]
+    packed = tmp_path / "results.test.gz"
+    packed.write_bytes(gzip.compress((DATA / run).read_bytes()))
+    plain = trec_format(run, qrels, flags, per_user=False)
+    assert trec_format(packed, qrels, flags, per_user=False) == plain
+    assert plain[0] == "runid                 \tall\tSTANDARD"
+    # and told by their first lines, without --recs-format and --rels-format, as the plain files
+    judged = tmp_path / "qrels.zst"
+    done = subprocess.run(["zstd", "-q", "-o", str(judged), str(DATA / qrels)]) \
+        if shutil.which("zstd") else None
+    if not done or done.returncode:
+        judged = tmp_path / "qrels.gz"
+        judged.write_bytes(gzip.compress((DATA / qrels).read_bytes()))
+    result = CliRunner().invoke(cli, ["eval", str(packed), str(judged), *flags, "--format", "trec"])
+    assert (result.exit_code, result.stdout.splitlines()) == (0, plain), result.output
+
+
 def test_measures_trec_eval_computes_otherwise_keep_their_names(tmp_path):
     # with --gain exponential trec_eval's ndcg_cut_10 is not ndcg@10; err has no trec_eval name:
     # both follow trec_eval's measures, under ndcg-duck's names, in the order asked

@@ -522,17 +522,19 @@ def test_compare_errors(tmp_path, monkeypatch, args, code, message):
 
 
 def test_the_readme_compare_example_prints_what_the_readme_shows(tmp_path, monkeypatch):
-    from test_readme import blocks
+    from test_docs_examples import blocks
 
-    command = next(block for block in blocks("sh") if block.startswith("ndcg-duck compare"))
-    printed = next(block for block in blocks("") if block.startswith("compare: "))
+    command = next(block for block in blocks("sh", "docs/compare.md")
+                   if block.startswith("ndcg-duck compare"))
+    printed = next(block for block in blocks("text", "docs/compare.md")
+                   if block.startswith("compare: "))
     args = command.split("ndcg-duck ", 1)[1].split()
     args[args.index("--plot") + 1] = str(tmp_path / "compare.png")  # not the committed picture
     monkeypatch.chdir(ROOT)
     result = run(*args)
     assert result.exit_code == 0
     assert result.output == printed
-    assert png_size(tmp_path / "compare.png") == png_size(ROOT / "examples" / "compare.png")
+    assert png_size(tmp_path / "compare.png") == png_size(ROOT / "docs" / "compare.png")
 
 
 def test_segments_from_memory_with_ids_typed_differently(tmp_path):

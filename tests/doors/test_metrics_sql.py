@@ -93,8 +93,8 @@ def test_own_measure_in_compare(macros):
 
 
 def test_readme_example_prints_what_the_readme_shows():
-    from test_readme import example
-    args, printed = example("### Your own measure, in SQL")
+    from test_docs_examples import example
+    args, printed = example("# Your own measure, in SQL", "docs/own-measures.md")
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0 and result.output == printed
     # by hand (examples/): the largest gain in each top 5 over the user's largest: ana 3/3, ben

@@ -2,6 +2,7 @@
 same numbers as the same files read locally, outputs put whole, one-line errors naming the URL,
 and no secret in anything the run prints or writes."""
 
+import gzip
 import io
 import json
 import os
@@ -25,6 +26,7 @@ boto3 = pytest.importorskip("boto3")
 pytest.importorskip("moto.server")
 
 EXAMPLES = ROOT / "examples"
+TREC = ROOT / "tests" / "data" / "trec_eval"
 BUCKET = "recs"
 
 
@@ -69,6 +71,12 @@ def store(tmp_path_factory):
             client.upload_file(str(EXAMPLES / name), BUCKET, f"ex/{name}")
         for name in ("train.csv", "items.json"):
             client.upload_file(str(EXAMPLES / "beyond" / name), BUCKET, f"beyond/{name}")
+        # trec_eval's test run and qrels, as named there (no extension) and as run.trec, qrels.gz
+        for name, stored in (("results.test", "results.test"), ("qrels.test", "qrels.test"),
+                             ("results.test", "run.trec"), ("qrels.test", "qrels.gz")):
+            data = (TREC / name).read_bytes()
+            client.put_object(Bucket=BUCKET, Key=f"trec/{stored}", Body=gzip.compress(
+                data, mtime=0) if stored.endswith(".gz") else data)
         # the recommendations split by user into two part files, as Spark writes a directory
         table = pq.read_table(EXAMPLES / "recs.parquet")
         half = table.num_rows // 2
@@ -146,6 +154,24 @@ def test_eval_reads_s3_as_the_same_files_on_disk(aws, recs, rels, args):
     expected = ndcg(["eval", local(names.get(recs, recs.split("/")[-1])),
                      local(rels.split("/")[-1]), *args])
     result = ndcg(["eval", url(recs), url(rels), *args], aws)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == expected.stdout
+
+
+@pytest.mark.parametrize("run, qrels, args", [
+    # told by their first lines (no known extension), trec_eval's lines per query (-q) and all
+    ("trec/results.test", "trec/qrels.test", ["-k", "trec,all", "--missing", "skip",
+                                              "--format", "trec", "--per-user", "-"]),
+    # the run named by --recs-format; the qrels gzip-compressed, told by its first lines
+    ("trec/run.trec", "trec/qrels.gz", ["--recs-format", "trec", "-m",
+                                        "P@10,map,recip_rank,Rprec", "--format", "json"]),
+])
+def test_eval_reads_trec_runs_and_qrels_on_s3(aws, run, qrels, args):
+    """A TREC run and qrels on S3 give what the same files on disk give: trec_eval's measures, its
+    runid (the run's tag) and per-query lines; a compressed qrels is told and read as on disk."""
+    expected = ndcg(["eval", str(TREC / "results.test"), str(TREC / "qrels.test"), *args])
+    assert expected.exit_code == 0, expected.output
+    result = ndcg(["eval", url(run), url(qrels), *args], aws)
     assert result.exit_code == 0, result.output
     assert result.stdout == expected.stdout
 
@@ -340,28 +366,31 @@ def test_no_output_carries_the_secret_key(aws, monkeypatch):
         assert aws["secret"] not in text and aws["secret"][::-1] not in text
 
 
-# --- the README's examples -----------------------------------------------------------------------
+# --- the examples of docs/object-stores.md -----------------------------------------------
 
 def test_the_readme_object_store_examples_run_as_on_disk(aws, tmp_path, monkeypatch):
-    """The commands of README's "Object stores (s3://)" block, against the local server (the
+    """The commands of docs/object-stores.md's blocks, against the local server (the
     endpoint they name, or AWS_ENDPOINT_URL), print what the same commands print on the local
     files, and write the same per-user file."""
     pytest.importorskip("scipy")
     import shlex
 
-    section = (ROOT / "README.md").read_text().split("### Object stores (s3://)", 1)[1]
-    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
-    commands = [shlex.split(line)[1:] for line in block.splitlines()
-                if line.startswith("ndcg-duck ")]
-    assert len(commands) == 2, block
+    from test_docs_examples import blocks
+
+    commands = [shlex.split(line)[1:] for block in blocks("sh", "docs/object-stores.md")
+                for line in block.splitlines() if line.startswith("ndcg-duck ")]
+    assert len(commands) == 3, commands
     client = aws["client"]
     client.create_bucket(Bucket="my-bucket")
     for name in ("recs.parquet", "recs_new.parquet", "relevance.csv"):
         client.upload_file(str(EXAMPLES / name), "my-bucket", f"examples/{name}")
+    for name in ("results.test", "qrels.test"):  # tests/data/trec_eval's, as the TREC example's
+        client.upload_file(str(TREC / name), "my-bucket", f"trec/{name}")
     monkeypatch.setenv("AWS_ENDPOINT_URL", aws["endpoint"])
     for args in commands:
         on_s3 = [aws["endpoint"] if a == "http://localhost:9000" else a for a in args]
         on_disk = [a.replace("s3://my-bucket/examples/", f"{EXAMPLES}/")
+                   .replace("s3://my-bucket/trec/", f"{TREC}/")
                    .replace("s3://my-bucket/scores/", f"{tmp_path}/") for a in args]
         if "--s3-endpoint" in on_disk:
             at = on_disk.index("--s3-endpoint")

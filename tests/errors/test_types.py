@@ -1,5 +1,5 @@
-"""Every type a user can hand over gets a value or a named error, one table per door (README,
-"Errors": which types are accepted and how). Values are checked against plain Python."""
+"""Every type a user can hand over gets a value or a named error, one table per door
+(docs/errors.md: which types are accepted and how). Values are checked against plain Python."""
 
 import math
 

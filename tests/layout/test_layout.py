@@ -1,4 +1,4 @@
-"""The package's layout (README, "For developers: the package's layout"): imports run one way,
+"""The package's layout (docs/developers.md, "The package's layout"): imports run one way,
 from the command line down to the SQL files, and no two modules import each other, even inside
 a function."""
 
@@ -199,8 +199,8 @@ def test_no_module_uses_another_modules_private_names(name):
 
 
 def test_every_engine_gives_eval_one_result_interface():
-    """cli/eval.py has one path for every engine: each engine's result object (README, "For
-    developers") has the same public methods, taking the same arguments."""
+    """cli/eval.py has one path for every engine: each engine's result object (docs/developers.md)
+    has the same public methods, taking the same arguments."""
     from ndcg_duck.report.result import DuckDBResult, Result
     from ndcg_duck.spark import SparkResult
 

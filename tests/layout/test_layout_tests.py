@@ -1,4 +1,4 @@
-"""The tests' own layout (README, "For developers: the tests"): one folder per subject, one
+"""The tests' own layout (docs/developers.md, "The tests"): one folder per subject, one
 naming rule, every folder on pytest's path; every test path the repository names exists, and
 nothing in the repository points outside it. (The package's layout is test_layout.py's.)"""
 
@@ -15,7 +15,7 @@ TESTS = ROOT / "tests"
 SUBJECTS = {
     "sql": "the macros, in DuckDB and through the duckdb shell, and the plans DuckDB makes of them",
     "oracles": "the numbers against an independent source, the oracle that names the file",
-    "doors": "the ways in: the CLI, the Python API, compare, the options, packaging, the README",
+    "doors": "the ways in: the CLI, the Python API, compare, the options, packaging, the docs",
     "errors": "what a wrong input gets: bad input, traps, no-clobber, types, interrupts",
     "spark": "the Spark engine against the default one",
     "layout": "the package's layers and the tests' layout",
@@ -80,14 +80,16 @@ def test_every_subject_folder_is_on_pytests_path(pytestconfig):
 
 
 def tracked_text() -> dict:
-    """{path relative to the repository: text} of every tracked text file; skips outside git."""
+    """{path relative to the repository: text} of every tracked text file, and of every page of
+    the docs (docs/*.md, committed or not yet); skips outside git."""
     try:
         listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
                                 check=True).stdout.decode().split("\0")
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout (an sdist): no list of tracked files")
+    pages = [p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")]
     texts = {}
-    for name in filter(None, listed):
+    for name in dict.fromkeys(filter(None, listed + pages)):
         try:
             texts[name] = (ROOT / name).read_text(encoding="utf-8")
         except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
@@ -117,7 +119,7 @@ def test_the_outside_check_sees_each_kind():
 
 
 def test_every_test_file_the_repository_names_exists():
-    """Paths such as tests/doors/test_cli.py (and ::test_name) in the README, the code's comments,
+    """Paths such as tests/doors/test_cli.py (and ::test_name) in the docs, the code's comments,
     CI and the tests follow the files when they move; benchmarks/reports are records of past runs,
     named as they were."""
     named = re.compile(r"tests/[\w/]+\.py(?:::(\w+))?")

@@ -50,7 +50,7 @@ def theirs(qrels, run, measures):
 
 def test_judged_matches_ir_measures():
     # distinct scores: ir_measures' judged provider orders tied scores by document id ascending,
-    # trec_eval (and ndcg-duck) descending (README, Judged)
+    # trec_eval (and ndcg-duck) descending (docs/metrics.md, judged@k)
     qrels, run = random_data(7, ties=False)
     got = ours(qrels, run, ["judged@1", "judged@5", "judged@10", "judged@20"])
     want = theirs(qrels, run, [ir_measures.Judged @ k for k in (1, 5, 10, 20)])

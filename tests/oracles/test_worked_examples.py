@@ -1,4 +1,4 @@
-"""Test vectors (TV1 to TV14: the README's "Coming from another tool" cites them by number) and
+"""Test vectors (TV1 to TV14: docs/from-other-tools.md cites them by number) and
 examples, pinned to values printed by other programs: trec_eval (9.0.8 and 10.0),
 pytrec_eval-terrier 0.5.11, ir_measures 0.4.3, ranx 0.3.21, scikit-learn 1.9.1 and torchmetrics
 1.9.0 run on the same tiny inputs (each test holds its input and says which tool prints what), and
@@ -153,7 +153,7 @@ def _judged(judgments):
 def test_tv1_ties(relevant, trec_eval, ranx):
     # d1, d2, d3 all score 1.0. trec_eval/pytrec_eval: ties by doc id descending (d3, d2, d1);
     # ranx gives 0.5 here: on this run its sort keeps the run's order (d1, d2, d3), which the
-    # list layout gives as is (on larger runs it reorders ties: the README says break them first)
+    # list layout gives as is (it reorders ties on larger runs: docs/from-other-tools.md)
     recs, rels = _scored(["d1", "d2", "d3"], [1.0] * 3), _judged({relevant: 1})
     assert ndcg_duck.evaluate(recs, rels, k="all").summary["ndcg@all"] == pytest.approx(
         trec_eval, abs=5e-5)

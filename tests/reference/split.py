@@ -1,6 +1,6 @@
-"""The split protocols in plain Python, from their descriptions (README, "Splitting
-interactions"), for the tests to compare sql/ndcg_split.sql with. rows: dicts with 'user_id',
-'item_id' and whatever else; key(row): the order of a user's rows, the last ones going to test."""
+"""The split protocols in plain Python, from their descriptions (docs/splitting.md), for the
+tests to compare sql/ndcg_split.sql with. rows: dicts with 'user_id', 'item_id' and whatever
+else; key(row): the order of a user's rows, the last ones going to test."""
 
 from __future__ import annotations
 

@@ -981,26 +981,38 @@ def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
                 assert got_row[name] == want_row[name], (name, want_row)
 
 
-# --- the README's Spark examples run as written -------------------------------------------------
+# --- the Spark examples of the docs run as written -----------------------------------------------
 
-def readme_blocks(language):
-    from test_readme import blocks
+def spark_examples():
+    """{sh spark command: the text spark block after it} over every page (README.md, docs/*.md):
+    each command once."""
+    from test_docs_examples import fenced, page, pages
 
-    return blocks(language)
+    found = {}
+    for name in pages():
+        seen = fenced(page(name))
+        for (info, body), (next_info, printed) in zip(seen, seen[1:]):
+            if info == "sh spark" and next_info == "text spark":
+                assert found.setdefault(body, printed) == printed, (name, body)
+    return found
 
 
 def test_readme_spark_command_prints_what_the_readme_shows(spark):
-    (command,), (printed,) = readme_blocks("sh spark"), readme_blocks("text spark")
-    args = shlex.split(command.split("ndcg-duck ", 1)[1])
-    result = invoke(*args)
-    assert result.exit_code == 0 and result.output == printed
+    shown = spark_examples()
+    assert len(shown) == 1, shown  # the README's and docs/spark.md's, one command
+    for command, printed in shown.items():
+        args = shlex.split(command.split("ndcg-duck ", 1)[1])
+        result = invoke(*args)
+        assert result.exit_code == 0 and result.output == printed
 
 
 def test_readme_spark_python_example(spark, monkeypatch, capsys):
+    from test_docs_examples import blocks
+
     monkeypatch.chdir(ROOT)
-    (block,) = readme_blocks("python spark")
+    (block,) = blocks("python spark")
     names = {}
-    exec(compile(block, "README.md", "exec"), names)
+    exec(compile(block, "docs/spark.md", "exec"), names)
     want = ndcg_duck.evaluate("examples/recs.parquet", "examples/relevance.csv", k=[5, 10])
     assert names["summary"] == pytest.approx(want.summary)
     assert "ndcg@10" in capsys.readouterr().out  # show() printed the per-user rows
