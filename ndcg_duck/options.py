@@ -183,7 +183,8 @@ def _utility_weights(value):
         weights = ()
     if len(weights) != 4:
         raise InputError(f"utility_weights {value!r} is not 4 numbers W1,W2,W3,W4 (the worth of a "
-                         f"relevant and of a nonrelevant item ranked, then not ranked)", usage=True)
+                         f"relevant and of a nonrelevant item ranked, then not ranked)",
+                         usage=True)
     return weights
 
 

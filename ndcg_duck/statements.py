@@ -18,7 +18,8 @@ RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
 def value(checked) -> str:
     """A checked option value as a SQL literal: None is NULL, a bool true or false, a number
     itself, a tuple of (level, gain) pairs a MAP(DOUBLE, DOUBLE) (gain_map), a tuple of floats a
-    DOUBLE[] (utility_weights), another tuple a BIGINT[] (k's cutoffs, None for 'all'), anything else a string literal."""
+    DOUBLE[] (utility_weights), another tuple a BIGINT[] (k's cutoffs, None for 'all'), anything
+    else a string literal."""
     if checked is None:
         return "NULL"
     if isinstance(checked, bool):

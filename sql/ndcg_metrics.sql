@@ -271,7 +271,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_infap_epsilon() AS 0.00001;
 -- R: at the j-th relevant item, at rank p, the precision expected from the judged items above it
 -- (J - 1 of them, m judged nonrelevant), 1 / p + ((p - 1) / p) (J - 1) / (p - 1) (j - 1 + e) /
 -- (j - 1 + m + 2e), summed in rank order, over R. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks, num_rel) AS
+CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks,
+        num_rel) AS
     ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
         lambda rel_at, j: (1.0 + (ndcg_found(judged_ranks, rel_at) - 1)
                                  * (j - 1 + ndcg_infap_epsilon())
@@ -297,7 +298,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_level_changes(ideal) AS
 CREATE OR REPLACE TEMP MACRO ndcg_rndcg(gains, ideal, num_rel) AS
     CASE WHEN num_rel > 0 AND len(ideal) > 0
          THEN list_avg(list_transform(ndcg_level_changes(ideal),
-                                      lambda b: ndcg_prefix_dcg(gains, b) / ndcg_prefix_dcg(ideal, b))
+                                      lambda b: ndcg_prefix_dcg(gains, b)
+                                                / ndcg_prefix_dcg(ideal, b))
                        || CASE WHEN len(gains) >= len(ideal) + 2
                                THEN [ndcg_dcg_all(gains) / ndcg_dcg_all(ideal)]
                                ELSE []::DOUBLE[] END)

@@ -89,13 +89,15 @@ def test_per_user_columns(tmp_path):
                      "of ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                      "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                      "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
-                     "set_f, relative_precision, iprec_11pt_avg, coverage, gini, entropy, "
+                     "set_f, relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
+                     "rbp_resid, utility, unj, g, bing, coverage, gini, entropy, "
                      "novelty, popularity, tail, ild (with @K for a cutoff)\n"),
     (["-m", "ndcg,"], "Error: Invalid value for '-m' / '--metric': unknown metric '': use one of "
                       "ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                       "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                       "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
-                      "set_f, relative_precision, iprec_11pt_avg, coverage, gini, "
+                      "set_f, relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
+                      "rbp_resid, utility, unj, g, bing, coverage, gini, "
                       "entropy, novelty, popularity, tail, ild (with @K for a cutoff)\n"),
     (["-m", "P@0"], "Error: Invalid value for '-m' / '--metric': metric 'P@0': the cutoff after @ "
                     "is not an integer >= 1 or 'all'\n"),
