@@ -2273,7 +2273,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
             AND ndcg_require(set_f_beta >= 0, 'set_f_beta must be a number >= 0, not '
                              || ndcg_show(set_f_beta))
             AND ndcg_utility_weights_ok(utility_weights)
-            AND ndcg_require(coalesce(num_docs >= 0, false), 'num_docs must be a whole number '
+            AND ndcg_require(coalesce(TRY_CAST(num_docs::VARCHAR AS BIGINT) >= 0, false),
+                             'num_docs must be a whole number '
                              || '>= 0, not ' || ndcg_show(num_docs)))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
