@@ -9,6 +9,7 @@ import pytest
 
 import reference
 from reference import metrics as reference_metrics
+from conftest import ROOT
 from test_cli import RECS, RELS, example_truth, run
 
 
@@ -131,6 +132,9 @@ def test_readme_table_has_a_row_per_metric():
     from ndcg_duck.metrics import METRICS
     from test_readme import README
     table = README.split("## Metrics beside NDCG", 1)[1].split("\n\n- ", 1)[0]
+    # trec_eval's other measures have their table on their docs page (docs/trec-b.md)
+    page = (ROOT / "docs" / "trec-b.md").read_text(encoding="utf-8")
+    table += page.split("## The measures", 1)[1].split("\n\n", 2)[2]
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     named = [name.strip() for line in rows for name in line.split("|")[1].replace("`", "").split(",")]
     assert {name.split("@")[0] for name in named} == {metric.name for metric in METRICS

@@ -109,3 +109,29 @@ def test_all_trec_prints_trec_eval_lines(out_file):
     missed = {name(line) for line in theirs} - printed
     assert {measure.rstrip("_0123456789.") for measure in missed} == NOT_YET | {
         "iprec_at_recall", "Rprec_mult"}
+
+
+def test_the_trec_b_docs_page_runs_as_shown(monkeypatch):
+    # docs/trec-b.md: each sh command prints the text block after it; its python and sql blocks
+    # run (the python block asserts the worked example by hand)
+    import re
+    import subprocess
+
+    from conftest import ROOT
+    from test_shell import duckdb_binary
+
+    page = (ROOT / "docs" / "trec-b.md").read_text(encoding="utf-8")
+    shown = re.findall(r"```sh\n(ndcg-duck [^\n]*)\n```\n\n```text\n(.*?)```", page, re.S)
+    assert len(shown) == 2
+    monkeypatch.chdir(ROOT)
+    for command, text in shown:
+        result = CliRunner().invoke(cli, command.split()[1:], catch_exceptions=False)
+        assert result.exit_code == 0 and result.output == text, command
+    for block in re.findall(r"```python\n(.*?)```", page, re.S):
+        exec(compile(block, "docs/trec-b.md", "exec"), {})
+    for block in re.findall(r"```sql\n(.*?)```", page, re.S):
+        done = subprocess.run([duckdb_binary(), "-csv"], input=".read sql/ndcg.sql\n" + block,
+                              text=True, cwd=ROOT, capture_output=True, timeout=60)
+        assert done.returncode == 0 and not done.stderr, done.stderr
+        assert [line.split(",")[0] for line in done.stdout.splitlines()] == [
+            "metric", "infap", "unj@5", "utility"]
