@@ -280,8 +280,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judge
                                     + 2 * ndcg_infap_epsilon())) / rel_at)), 0.0), num_rel);
 
 -- ndcg_prefix_dcg(gains, n): DCG of the first n of a list of gains (all of them when it is
--- shorter), each discounted at its position (ndcg_dcg_all). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_prefix_dcg(gains, n) AS ndcg_dcg_all(gains[1:n]);
+-- shorter), each discounted at its position (ndcg_dcg): the discounts computed here, as this
+-- runs inside lambdas, where ndcg_dcg_all's constant list of discounts would be made again at
+-- each call (5x slower). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_prefix_dcg(gains, n) AS
+    coalesce(list_sum(list_transform(gains[1:n], lambda g, i: ndcg_dcg(g, i))), 0.0);
 
 -- ndcg_level_changes(ideal): the positions b of an ideal list (positive gains, best first) after
 -- which its gain changes: ideal[b] != ideal[b + 1], the last position always. A BIGINT list.
@@ -328,14 +331,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_rel_walk(gains, ideal) AS
 -- ndcg_rel_total(walk, ideal): ndcg_rel's sum from a ndcg_rel_walk: the nDCG at each ranked item
 -- with a gain, and the whole ranking's nDCG once for each positive gain of the ideal not met.
 CREATE OR REPLACE TEMP MACRO ndcg_rel_total(walk, ideal) AS
-    walk.total + (len(ideal) - walk.found) * walk.dcg / ndcg_dcg_all(ideal);
+    walk.total + (len(ideal) - walk.found) * walk.dcg / ndcg_prefix_dcg(ideal, len(ideal));
 
 -- ndcg_ndcg_rel(gains, ideal): ndcg_rel from the gain at each position of the whole ranking and
 -- every positive gain best first (ranked_gains and every_ideal): ndcg_rel_total over the ideal's
--- length, 0 when that sum is not positive (or the ideal is empty). A DOUBLE.
+-- length, 0 when that sum is not positive (or the ideal is empty). The walk is made once, as
+-- the one item of a list (a macro's argument is copied wherever it is read). A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(gains, ideal) AS
-    CASE WHEN len(ideal) > 0 AND ndcg_rel_total(ndcg_rel_walk(gains, ideal), ideal) > 0
-         THEN ndcg_rel_total(ndcg_rel_walk(gains, ideal), ideal) / len(ideal) ELSE 0.0 END;
+    CASE WHEN len(ideal) > 0
+         THEN greatest(list_transform([ndcg_rel_walk(gains, ideal)],
+                                      lambda walk: ndcg_rel_total(walk, ideal))[1], 0.0)
+              / len(ideal)
+         ELSE 0.0 END;
 
 -- ndcg_rbp_resid(unjudged_ranks, length, p): rbp_resid from the positions of the unjudged ranked
 -- items (ndcg_user_gains' unjudged_ranks), the ranking's length and the persistence p: p^n (the
