@@ -265,7 +265,8 @@ def counts(metric: str) -> bool:
 
 def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
-    num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret and the set measures)."""
+    num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret, the set measures and trec_eval's
+    other whole-ranking measures: infap, rndcg, ndcg_rel, rbp_resid, utility, g, bing)."""
     return _metric(metric).cutoff != "none"
 
 
