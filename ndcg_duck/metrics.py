@@ -61,6 +61,15 @@ METRICS = (
     Metric("set_f", ("set_f", "setf"), "none"),  # ir_measures SetF (--set-f-beta: its beta)
     Metric("relative_precision", ("relative_precision", "relative_p"), "finite"),
     Metric("iprec_11pt_avg", ("iprec_11pt_avg", "11pt_avg"), "none"),  # trec_eval 11pt_avg
+    # trec_eval's other per-query measures, by its names (sql/ndcg_metrics.sql)
+    Metric("infap", ("infap",), "none"),  # trec_eval and ir_measures infAP
+    Metric("rndcg", ("rndcg",), "none"),  # trec_eval Rndcg
+    Metric("ndcg_rel", ("ndcg_rel",), "none"),  # trec_eval ndcg_rel
+    Metric("rbp_resid", ("rbp_resid",), "none"),  # trec_eval rbp_resid (--rbp-p: its p)
+    Metric("utility", ("utility",), "none"),  # trec_eval utility (--utility-weights, --num-docs)
+    Metric("unj", ("unj",), "finite"),  # trec_eval unj_k
+    Metric("g", ("g",), "none"),  # trec_eval G
+    Metric("bing", ("bing",), "none"),  # trec_eval binG
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -79,19 +88,21 @@ METRICS = (
 # trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
 # computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all
 # its set_recall). Not yet here: gm_map, gm_bpref, iprec_at_recall, Rprec_mult,
-# infAP, utility, binG, G, ndcg_rel, Rndcg, relstring.
+# relstring.
 NICKNAMES = {
     "all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
                  "precision@trec", "recall@trec", "ndcg@all", "ndcg@trec", "map@trec",
                  "relative_precision@trec", "hit_rate@1,5,10", "set_precision",
                  "set_relative_precision", "recall@all", "set_map", "set_f",
-                 "num_nonrel_judged_ret", "rbp", "iprec_11pt_avg"),
+                 "num_nonrel_judged_ret", "rbp", "iprec_11pt_avg",
+                 "infap", "utility", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid", "unj@5,10,20"),
 }
 BY_NAME = {metric.name: metric for metric in METRICS}
 # The range of a metric's per-user values where it has one (none: dcg, idcg, cg, the counts,
 # novelty, popularity): a mean's interval stays inside it (bounds, means.within)
 RANGE = {**dict.fromkeys(("ndcg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
-                          "judged", "ncg", "err", "bpref", "rbp", "tail"), (0.0, 1.0)),
+                          "judged", "ncg", "err", "bpref", "rbp", "tail",
+                          "infap", "rbp_resid", "unj", "bing"), (0.0, 1.0)),
          "ild": (0.0, 2.0)}  # 1 - cosine in [0, 2] (1 - Jaccard in [0, 1])
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
 DEFAULT = ("ndcg",)
@@ -261,7 +272,8 @@ def counts(metric: str) -> bool:
 
 def has_cutoff(metric: str) -> bool:
     """Whether a metric's value depends on the cutoff (all but r_precision, num_rel,
-    num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret and the set measures)."""
+    num_rel_ret, bpref, rbp, num_ret, num_nonrel_judged_ret, the set measures and trec_eval's
+    other whole-ranking measures: infap, rndcg, ndcg_rel, rbp_resid, utility, g, bing)."""
     return _metric(metric).cutoff != "none"
 
 

@@ -200,6 +200,21 @@ def _activity_cuts(value):
     return cuts
 
 
+def _utility_weights(value):
+    """utility_weights (--utility-weights): 4 finite numbers, as text 'W1,W2,W3,W4' or a list,
+    as a tuple of floats."""
+    pieces = value.split(",") if isinstance(value, str) else value
+    try:
+        weights = tuple(_number(piece) for piece in pieces)
+    except (TypeError, ValueError):
+        weights = ()
+    if len(weights) != 4:
+        raise InputError(f"utility_weights {value!r} is not 4 numbers W1,W2,W3,W4 (the worth of a "
+                         f"relevant and of a nonrelevant item ranked, then not ranked)",
+                         usage=True)
+    return weights
+
+
 def _metric_names(value):
     """The metric names given (-m), checked: known, with a cutoff where one may be (metrics.py)."""
     return check_names(value)
@@ -361,7 +376,8 @@ PARAMS = (
                "relative_precision, iprec_11pt_avg (ir_measures' P, R, Success, RR, AP, nDCG, Rprec, Bpref, RBP, "
                "Judged, NCG, ERR, NumRet, SetP, SetAP, SetF and trec_eval's set_P, relative_P, "
                "11pt_avg "
-               "too; any case), "
+               "too; any case), trec_eval's infAP, Rndcg, ndcg_rel, rbp_resid, utility, unj, G, "
+               "binG (out as infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing), "
                "and beyond "
                "accuracy coverage, gini, entropy, coverage_count, personalization (with --items "
                "or --train), novelty, popularity, tail (with --train) and ild (with --items); "
@@ -471,6 +487,14 @@ PARAMS = (
           metavar="B",
           help="set_f: how much more recall weighs than precision (trec_eval's set_F.B, "
                "ir_measures' SetF(beta=B)). Default 1: their harmonic mean."),
+    Param("utility_weights", "metric", default="1,-1,0,0", check=_utility_weights,
+          sql="metrics", metavar="W1,W2,W3,W4",
+          help="utility: the worth of each relevant and each nonrelevant item ranked, then of "
+               "each relevant and each nonrelevant item not ranked (trec_eval's "
+               "utility.W1,W2,W3,W4). Default 1,-1,0,0."),
+    Param("num_docs", "metric", default=0, kind="int", minimum=0, sql="metrics", metavar="N",
+          help="utility: the documents in the collection, for its fourth weight (trec_eval's "
+               "-N). Default 0."),
     Param("duplicates", "metric", default="error", choices=("error", "first"),
           help="An item twice in one ranking: stop with an error, or keep its first occurrence "
                "(later items move up)."),

@@ -17,8 +17,9 @@ RANKED_MACROS = {"lists": "ndcg_ranked_lists", "ranks": "ndcg_ranked_ranks",
 
 def value(checked) -> str:
     """A checked option value as a SQL literal: None is NULL, a bool true or false, a number
-    itself, a tuple of (level, gain) pairs a MAP(DOUBLE, DOUBLE) (gain_map), another tuple a
-    BIGINT[] (k's cutoffs, None for 'all'), anything else a string literal."""
+    itself, a tuple of (level, gain) pairs a MAP(DOUBLE, DOUBLE) (gain_map), a tuple of floats a
+    DOUBLE[] (utility_weights), another tuple a BIGINT[] (k's cutoffs, None for 'all'), anything
+    else a string literal."""
     if checked is None:
         return "NULL"
     if isinstance(checked, bool):
@@ -30,6 +31,8 @@ def value(checked) -> str:
     if isinstance(checked, (tuple, list)):
         if checked and all(isinstance(piece, tuple) for piece in checked):
             return double_map(checked)
+        if checked and all(isinstance(piece, float) for piece in checked):  # utility_weights
+            return "[" + ", ".join(repr(piece) for piece in checked) + "]::DOUBLE[]"
         return bigint_list(checked)
     return literal(checked)
 

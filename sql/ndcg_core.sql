@@ -106,6 +106,20 @@ CREATE OR REPLACE TEMP MACRO ndcg_levels_at(found, relevances) AS
     coalesce(list_transform(found, lambda p: greatest(coalesce(relevances[p], 0), 0)::DOUBLE),
              []::DOUBLE[]);
 
+-- ndcg_unjudged_ranks(found, relevances): the positions (1-based, ascending) of the ranked items
+-- trec_eval counts as unjudged: not in the judgments, or judged below 0 (its "in the pool but not
+-- judged"; found: ndcg_judged_at, relevances: the judged items').
+CREATE OR REPLACE TEMP MACRO ndcg_unjudged_ranks(found, relevances) AS
+    coalesce(list_filter(range(1, len(found) + 1),
+                         lambda i: coalesce(relevances[found[i]] < 0, true)), []);
+
+-- ndcg_every_ideal(ideal, ideal_depth, gains): the user's positive gains, best first, all of them
+-- (what trec_eval's Rndcg, ndcg_rel and G read beyond any cutoff): the edge's ideal when it was
+-- not cut (ideal_depth NULL), else sorted again from the judged items' gains. A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_every_ideal(ideal, ideal_depth, gains) AS
+    coalesce(CASE WHEN ideal_depth IS NULL THEN ideal
+                  ELSE list_reverse_sort(list_filter(gains, lambda g: g > 0)) END, []::DOUBLE[]);
+
 -- ndcg_fit(numbers, width): a DOUBLE list cut or padded with zeros to width items (NULL width:
 -- as it is; a NULL list: all zeros). A list that has width items already is not copied.
 CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
@@ -149,7 +163,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- (ndcg_grades_at, every position, ties as ranked), levels (ndcg_levels_at, the same),
 -- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
 -- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
--- (the user's judged items and their relevances, for the checks of a metric that reads them).
+-- (the user's judged items and their relevances, for the checks of a metric that reads them);
+-- then ranked_gains (the gain at each position, every position, ties as ranked),
+-- unjudged_ranks (ndcg_unjudged_ranks) and every_ideal (ndcg_every_ideal: never cut).
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
     SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
@@ -165,7 +181,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
            ndcg_grades_at(found, relevances, relevant) AS grades,
            ndcg_levels_at(found, relevances) AS levels,
            coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
-           judged, relevances
+           judged, relevances,
+           coalesce(ndcg_gains_at(found, gains), []::DOUBLE[]) AS ranked_gains,
+           ndcg_unjudged_ranks(found, relevances) AS unjudged_ranks,
+           ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal
     FROM ndcg_ranked_judged(rankings, judgments, judged_only)
     WHERE ndcg_option('ties', ties, ['trec', 'average']);
 

@@ -61,6 +61,45 @@
 --                 m_iprec_at_recall.c): iprec(x), the interpolated precision at recall x, is the
 --                 largest j / p_j over j >= max(c, 1), c = round(x R) (halves away from 0), and 0
 --                 when c > F (fewer relevant items ranked than recall x needs)
+-- trec_eval's other per-query measures (its m_infap.c, m_Rndcg.c, m_ndcg_rel.c, m_rbp_resid.c,
+-- m_utility.c, m_unjudged.c, m_G.c, m_binG.c), over the whole ranking but unj@k. "Unjudged" is
+-- trec_eval's: an item not in the judgments, or judged below 0 (in its pool, not judged: how
+-- qrels mark a sampled pool's unjudged documents); u_i = 1 for such an item at rank i. g_i is the
+-- gain at rank i and I_1 >= I_2 >= ... >= I_G > 0 the user's positive gains (the ideal ranking,
+-- never cut), as for NDCG (gain, gain_map, min_relevance); D_i = sum_{j <= i} g_j / log2(j + 1)
+-- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G):
+--   infap       = sum_{j} (1 + (J_j - 1) (j - 1 + e) / (j - 1 + m_j + 2e)) / p_j / R
+--                 inferred AP (Yilmaz and Aslam, "Estimating average precision with incomplete
+--                 and imperfect judgments", CIKM 2006) as trec_eval's infAP computes it: over the
+--                 relevant ranked items j (at rank p_j), J_j the judged items (any relevance,
+--                 below 0 too) in the first p_j, m_j the judged nonrelevant ones (>= 0) above p_j,
+--                 e = 0.00001; items not in the judgments count only as ranks
+--   rndcg       = the mean of D_min(b, n) / ID_b over the ideal's level changes b (the b <= G
+--                 where I_b != I_(b+1), I_(G+1) = 0), and of D_n / ID_G when n >= G + 2
+--                 trec_eval Rndcg (nDCG averaged at the R-levels of each gain, Jarvelin and
+--                 Kekalainen 2002); 0 when R or G is 0
+--   ndcg_rel    = (sum_{i: g_i > 0} D_i / ID_i + (G - #{i : g_i > 0}) D_n / ID_G) / G
+--                 trec_eval ndcg_rel (nDCG averaged over the relevant items, those with a gain
+--                 > 0; one not ranked counts the whole ranking's nDCG); 0 when that sum is <= 0
+--   rbp_resid   = p^n + (1 - p) sum_i u_i p^(i - 1)      trec_eval rbp_resid (Moffat and Zobel
+--                 2008): what RBP could still gain if every unjudged ranked item were relevant,
+--                 with the persistence p of rbp (rbp_p); 0, as in trec_eval, when no ranked item
+--                 is unjudged
+--   utility     = w1 F + w2 (n - F) + w3 (R - F) + w4 (D + F - n - R)   trec_eval utility: the
+--                 weights w (utility_weights, trec_eval utility.w1,w2,w3,w4, default 1, -1, 0,
+--                 0) of the relevant and nonrelevant items ranked and not ranked, D the documents
+--                 in the collection (num_docs, trec_eval -N, default 0); 0 for a user without a
+--                 ranking (trec_eval -c scores such a query 0)
+--   unj@k       = #{i <= k : u_i} / k                  trec_eval unj_k: the unjudged share of the
+--                 first k ranks, the ranks past the ranking counting as judged
+--   g           = sum_i g_i / log2(2 + C_i - S_i) / sum_j I_j   trec_eval G: C_i = sum_{j <= i}
+--                 max(I_j, 1) (I_j = 0 beyond G), S_i = sum_{j <= i} g_j; 0 when G is 0
+--   bing        = sum_{j} 1 / log2(2 + p_j - j) / R    trec_eval binG: p_j - j, the items that
+--                 are not relevant above the j-th relevant ranked item
+-- infap, bing, unj and rbp_resid read relevance as the other counting measures (min_relevance);
+-- rndcg, ndcg_rel and g read the gains as NDCG does, where trec_eval's read the relevance levels
+-- (or its LEVEL=GAIN parameters, as --gain-map) whatever -l says: give those no min_relevance to
+-- match it.
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
 -- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
@@ -233,14 +272,161 @@ CREATE OR REPLACE TEMP MACRO ndcg_err_graded(user_id, judged, relevances) AS
         || '(2^grade - 1) / 2^' || ndcg_err_max_grade()
         || '): rescale the relevance to grades 0 to ' || ndcg_err_max_grade() || ' for err');
 
+-- trec_eval's other per-query measures (see the header), each over the whole ranking but unj.
+
+-- ndcg_infap_epsilon(): the small number trec_eval's infAP adds so that no ratio divides by 0
+-- (its INFAP_EPSILON).
+CREATE OR REPLACE TEMP MACRO ndcg_infap_epsilon() AS 0.00001;
+
+-- ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks, num_rel): infAP from the positions
+-- of the relevant, the judged nonrelevant and all the judged ranked items (ndcg_user_gains) and
+-- R: at the j-th relevant item, at rank p, the precision expected from the judged items above it
+-- (J - 1 of them, m judged nonrelevant), 1 / p + ((p - 1) / p) (J - 1) / (p - 1) (j - 1 + e) /
+-- (j - 1 + m + 2e), summed in rank order, over R. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks,
+        num_rel) AS
+    ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
+        lambda rel_at, j: (1.0 + (ndcg_found(judged_ranks, rel_at) - 1)
+                                 * (j - 1 + ndcg_infap_epsilon())
+                                 / (j - 1 + ndcg_found(nonrelevant_ranks, rel_at - 1)
+                                    + 2 * ndcg_infap_epsilon())) / rel_at)), 0.0), num_rel);
+
+-- ndcg_prefix_dcg(gains, n): DCG of the first n of a list of gains (all of them when it is
+-- shorter), each discounted at its position (ndcg_dcg): the discounts computed here, as this
+-- runs inside lambdas, where ndcg_dcg_all's constant list of discounts would be made again at
+-- each call (5x slower). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_prefix_dcg(gains, n) AS
+    coalesce(list_sum(list_transform(gains[1:n], lambda g, i: ndcg_dcg(g, i))), 0.0);
+
+-- ndcg_level_changes(ideal): the positions b of an ideal list (positive gains, best first) after
+-- which its gain changes: ideal[b] != ideal[b + 1], the last position always. A BIGINT list.
+CREATE OR REPLACE TEMP MACRO ndcg_level_changes(ideal) AS
+    list_filter(range(1, len(ideal) + 1),
+                lambda b: ideal[b] != coalesce(ideal[b + 1], 0.0));
+
+-- ndcg_rndcg(gains, ideal, num_rel): Rndcg from the gain at each position of the whole ranking,
+-- every positive gain best first (ndcg_user_gains' ranked_gains and every_ideal) and R: the mean
+-- of the nDCG at each level change b of the ideal (the ranking's DCG at b, or at its end when
+-- shorter, over the ideal DCG at b), and of the whole ranking's DCG over the whole ideal DCG
+-- when the ranking runs 2 or more past the ideal (trec_eval's last "implied R-level"); 0 when R
+-- or the ideal is empty. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rndcg(gains, ideal, num_rel) AS
+    CASE WHEN num_rel > 0 AND len(ideal) > 0
+         THEN list_avg(list_transform(ndcg_level_changes(ideal),
+                                      lambda b: ndcg_prefix_dcg(gains, b)
+                                                / ndcg_prefix_dcg(ideal, b))
+                       || CASE WHEN len(gains) >= len(ideal) + 2
+                               THEN [ndcg_dcg_all(gains) / ndcg_dcg_all(ideal)]
+                               ELSE []::DOUBLE[] END)
+         ELSE 0.0 END;
+
+-- ndcg_dcg_steps(gains, ideal): what each position i of a ranking adds to its DCG (dcg: g_i /
+-- log2(i + 1)) and to the ideal DCG (idcg: ideal[i] / log2(i + 1), 0 past the ideal), with its
+-- gain. A list of STRUCT(gain DOUBLE, dcg DOUBLE, idcg DOUBLE), one per position.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg_steps(gains, ideal) AS
+    list_transform(gains, lambda g, i: {'gain': g::DOUBLE, 'dcg': ndcg_dcg(g, i)::DOUBLE,
+                                        'idcg': ndcg_dcg(coalesce(ideal[i], 0.0), i)::DOUBLE});
+
+-- ndcg_rel_walk(gains, ideal): one pass down a ranking (ndcg_dcg_steps) carrying its DCG and the
+-- ideal DCG so far, the sum of the nDCG at each position with a gain > 0 and how many there are.
+-- A STRUCT(dcg, idcg, total DOUBLE, found BIGINT).
+CREATE OR REPLACE TEMP MACRO ndcg_rel_walk(gains, ideal) AS
+    list_reduce(ndcg_dcg_steps(gains, ideal),
+                lambda acc, step: {'dcg': acc.dcg + step.dcg, 'idcg': acc.idcg + step.idcg,
+                                   'total': acc.total + CASE WHEN step.gain > 0
+                                       THEN (acc.dcg + step.dcg) / (acc.idcg + step.idcg)
+                                       ELSE 0.0 END,
+                                   'found': acc.found + CASE WHEN step.gain > 0 THEN 1 ELSE 0 END},
+                {'dcg': 0.0::DOUBLE, 'idcg': 0.0::DOUBLE, 'total': 0.0::DOUBLE,
+                 'found': 0::BIGINT});
+
+-- ndcg_rel_total(walk, ideal): ndcg_rel's sum from a ndcg_rel_walk: the nDCG at each ranked item
+-- with a gain, and the whole ranking's nDCG once for each positive gain of the ideal not met.
+CREATE OR REPLACE TEMP MACRO ndcg_rel_total(walk, ideal) AS
+    walk.total + (len(ideal) - walk.found) * walk.dcg / ndcg_prefix_dcg(ideal, len(ideal));
+
+-- ndcg_ndcg_rel(gains, ideal): ndcg_rel from the gain at each position of the whole ranking and
+-- every positive gain best first (ranked_gains and every_ideal): ndcg_rel_total over the ideal's
+-- length, 0 when that sum is not positive (or the ideal is empty). The walk is made once, as
+-- the one item of a list (a macro's argument is copied wherever it is read). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(gains, ideal) AS
+    CASE WHEN len(ideal) > 0
+         THEN greatest(list_transform([ndcg_rel_walk(gains, ideal)],
+                                      lambda walk: ndcg_rel_total(walk, ideal))[1], 0.0)
+              / len(ideal)
+         ELSE 0.0 END;
+
+-- ndcg_rbp_resid(unjudged_ranks, length, p): rbp_resid from the positions of the unjudged ranked
+-- items (ndcg_user_gains' unjudged_ranks), the ranking's length and the persistence p: p^n (the
+-- ranks past the ranking) plus (1 - p) p^(i - 1) for each unjudged rank i; 0 when none is. A
+-- DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp_resid(unjudged_ranks, length, p) AS
+    CASE WHEN len(unjudged_ranks) > 0
+         THEN pow(p, length) + (1 - p) * list_sum(list_transform(unjudged_ranks,
+                                                                 lambda i: pow(p, i - 1)))
+         ELSE 0.0 END;
+
+-- ndcg_utility(num_rel_ret, num_ret, num_rel, weights, num_docs): trec_eval's utility from F, n,
+-- R, the four weights (a DOUBLE list: relevant ranked, nonrelevant ranked, relevant not ranked,
+-- nonrelevant not ranked) and the documents in the collection. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_utility(num_rel_ret, num_ret, num_rel, weights, num_docs) AS
+    (weights[1] * num_rel_ret + weights[2] * (num_ret - num_rel_ret)
+     + weights[3] * (num_rel - num_rel_ret)
+     + weights[4] * (num_docs + num_rel_ret - num_ret - num_rel))::DOUBLE;
+
+-- ndcg_utility_weights_ok(weights): true when weights is a list of 4 finite numbers; otherwise
+-- stops naming utility_weights and its value.
+CREATE OR REPLACE TEMP MACRO ndcg_utility_weights_ok(weights) AS
+    ndcg_require(coalesce(len(weights) = 4
+                          AND list_count(list_filter(weights, lambda w: isfinite(w))) = 4, false),
+                 'utility_weights must be a list of 4 finite numbers (relevant ranked, '
+                 || 'nonrelevant ranked, relevant not ranked, nonrelevant not ranked), not '
+                 || ndcg_show(weights));
+
+-- ndcg_unj(unjudged_ranks, k): unj@k from the positions of the unjudged ranked items: how many
+-- are in the first k, over k; NULL without a cutoff. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_unj(unjudged_ranks, k) AS
+    CASE WHEN k IS NOT NULL THEN ndcg_found(unjudged_ranks, k) / k END;
+
+-- ndcg_g_steps(gains, ideal): what each position i of a ranking brings to G: its gain and its
+-- cost, max(ideal[i], 1) (1 past the ideal). A list of STRUCT(gain DOUBLE, cost DOUBLE).
+CREATE OR REPLACE TEMP MACRO ndcg_g_steps(gains, ideal) AS
+    list_transform(gains, lambda g, i: {'gain': g::DOUBLE,
+                                        'cost': greatest(coalesce(ideal[i], 0.0), 1.0)::DOUBLE});
+
+-- ndcg_g(gains, ideal): G from the gain at each position of the whole ranking and every positive
+-- gain best first (ranked_gains and every_ideal): one pass down the ranking carrying the costs
+-- and the gains so far, each gain over log2(2 + costs - gains) at its rank, summed, over the
+-- ideal's total gain; 0 when the ideal is empty. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_g(gains, ideal) AS
+    CASE WHEN len(ideal) > 0
+         THEN list_reduce(ndcg_g_steps(gains, ideal),
+                  lambda acc, step: {'cost': acc.cost + step.cost, 'gain': acc.gain + step.gain,
+                                     'g': acc.g + CASE WHEN step.gain != 0
+                                         THEN step.gain / log2(2 + acc.cost + step.cost
+                                                               - acc.gain - step.gain)
+                                         ELSE 0.0 END},
+                  {'cost': 0.0::DOUBLE, 'gain': 0.0::DOUBLE, 'g': 0.0::DOUBLE}).g
+              / list_sum(ideal)
+         ELSE 0.0 END;
+
+-- ndcg_bin_g(relevant_ranks, num_rel): binG from the positions of the relevant ranked items and
+-- R: for the j-th of them, at rank p, 1 / log2(2 + p - j), summed in rank order, over R. A
+-- DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_bin_g(relevant_ranks, num_rel) AS
+    ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
+        lambda rel_at, j: 1.0 / log2(2 + rel_at - j))), 0.0), num_rel);
+
 -- ndcg_metric_name(metric, k): the name a metric goes by at cutoff k (NULL: none), as the CLI and
 -- Python write it: 'precision@10', 'ndcg@all', 'mrr' (mrr and map without a cutoff), and
 -- 'r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp' and trec_eval's num_ret,
--- num_nonrel_judged_ret and set measures (which have none).
+-- num_nonrel_judged_ret, set measures, infap, rndcg, ndcg_rel, rbp_resid, utility, g and bing
+-- (which have none).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
     CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp', 'num_ret',
                          'num_nonrel_judged_ret', 'set_precision', 'set_relative_precision',
                          'set_map', 'set_f', 'iprec_11pt_avg')
+              OR metric IN ('infap', 'rndcg', 'ndcg_rel', 'rbp_resid', 'utility', 'g', 'bing')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
@@ -252,7 +438,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- and on the row of the first cutoff in ks only (NULL on the others) r_precision, num_rel,
 -- num_rel_ret, bpref, rbp (with the persistence rbp_p, 0 < rbp_p < 1), num_ret,
 -- num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, set_f (with
--- set_f_beta >= 0) and iprec_11pt_avg, which have no cutoff. One row per user and
+-- set_f_beta >= 0), iprec_11pt_avg, infap, rndcg, ndcg_rel, rbp_resid, utility (with
+-- utility_weights, 4 numbers, and num_docs >= 0), g and bing, which have no cutoff, and unj
+-- (NULL without a cutoff). One row per user and
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
@@ -261,7 +449,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- (ndcg_user_gains) and the cutoff's k and depth.
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9,
-        set_f_beta := 1.0) AS TABLE
+        set_f_beta := 1.0, utility_weights := [1.0, -1.0, 0.0, 0.0], num_docs := 0) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
@@ -281,6 +469,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN ndcg_set_map(len(ranks), length, num_rel) END AS set_map,
            CASE WHEN first THEN ndcg_set_f(len(ranks), length, num_rel, set_f_beta) END AS set_f,
            CASE WHEN first THEN ndcg_iprec_11pt_avg(precisions, num_rel) END AS iprec_11pt_avg,
+           CASE WHEN first THEN ndcg_infap(ranks, nonrelevant_ranks, judged_ranks, num_rel) END
+               AS infap,
+           CASE WHEN first THEN ndcg_rndcg(ranked_gains, every_ideal, num_rel) END AS rndcg,
+           CASE WHEN first THEN ndcg_ndcg_rel(ranked_gains, every_ideal) END AS ndcg_rel,
+           CASE WHEN first THEN ndcg_rbp_resid(unjudged_ranks, length, rbp_p) END AS rbp_resid,
+           CASE WHEN first AND has_ranking
+                THEN ndcg_utility(len(ranks), length, num_rel, utility_weights, num_docs)
+                WHEN first THEN 0.0 END AS utility,
+           ndcg_unj(unjudged_ranks, k) AS unj,
+           CASE WHEN first THEN ndcg_g(ranked_gains, every_ideal) END AS g,
+           CASE WHEN first THEN ndcg_bin_g(ranks, num_rel) END AS bing,
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
@@ -292,6 +491,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                  u.gains AS edge_gains, u.ideal AS edge_ideal,
                  u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
                  u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
+                 u.ranked_gains, u.unjudged_ranks, u.every_ideal,
                  greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,
                  u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
@@ -310,7 +510,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
             AND ndcg_require(rbp_p > 0 AND rbp_p < 1, 'rbp_p must be a number between 0 and 1 '
                              || '(both left out), not ' || ndcg_show(rbp_p))
             AND ndcg_require(set_f_beta >= 0, 'set_f_beta must be a number >= 0, not '
-                             || ndcg_show(set_f_beta)))
+                             || ndcg_show(set_f_beta))
+            AND ndcg_utility_weights_ok(utility_weights)
+            AND ndcg_require(coalesce(TRY_CAST(num_docs::VARCHAR AS BIGINT) >= 0, false),
+                             'num_docs must be a whole number '
+                             || '>= 0, not ' || ndcg_show(num_docs)))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain)
@@ -351,6 +555,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            fsum(set_map) / count(set_map) AS set_map, fsum(set_f) / count(set_f) AS set_f,
            fsum(relative_precision) / count(relative_precision) AS relative_precision,
            fsum(iprec_11pt_avg) / count(iprec_11pt_avg) AS iprec_11pt_avg,
+           fsum(infap) / count(infap) AS infap, fsum(rndcg) / count(rndcg) AS rndcg,
+           fsum(ndcg_rel) / count(ndcg_rel) AS ndcg_rel,
+           fsum(rbp_resid) / count(rbp_resid) AS rbp_resid,
+           fsum(utility) / count(utility) AS utility, fsum(unj) / count(unj) AS unj,
+           fsum(g) / count(g) AS g, fsum(bing) / count(bing) AS bing,
            count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
@@ -363,7 +572,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
            CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp',
                                     'num_ret', 'num_nonrel_judged_ret', 'set_precision',
                                     'set_relative_precision', 'set_map', 'set_f',
-                                    'iprec_11pt_avg')
+                                    'iprec_11pt_avg', 'infap', 'rndcg', 'ndcg_rel',
+                                    'rbp_resid', 'utility', 'g', 'bing')
                 THEN k END AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
@@ -372,26 +582,30 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
                           num_ret::DOUBLE AS num_ret,
                           num_nonrel_judged_ret::DOUBLE AS num_nonrel_judged_ret, set_precision,
                           set_relative_precision, set_map, set_f, relative_precision,
-                          iprec_11pt_avg
+                          iprec_11pt_avg,
+                          infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
              num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret,
              set_precision, set_relative_precision, set_map, set_f, relative_precision,
-             iprec_11pt_avg
+             iprec_11pt_avg,
+             infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing
           INTO NAME metric VALUE value);
 
 -- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties,
--- rbp_p, set_f_beta):
+-- rbp_p, set_f_beta, utility_weights, num_docs):
 -- every metric of each evaluated user at each cutoff, as ndcg_scores does for NDCG: rankings as
 -- a ranking edge returns it, judgments as ndcg_judgments does. Returns user_id, metric, k, value
 -- (see ndcg_metric_values).
 CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
         missing := 'zero', idcg_cutoff := 'k', empty := 'zero', judged_only := false,
-        ties := 'trec', rbp_p := 0.9, set_f_beta := 1.0) AS TABLE
+        ties := 'trec', rbp_p := 0.9, set_f_beta := 1.0,
+        utility_weights := [1.0, -1.0, 0.0, 0.0], num_docs := 0) AS TABLE
     WITH ndcg_all_ AS (
         FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
                                judged_only := judged_only, ties := ties, rbp_p := rbp_p,
-                               set_f_beta := set_f_beta)),
+                               set_f_beta := set_f_beta, utility_weights := utility_weights,
+                               num_docs := num_docs)),
     ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
                                                     empty := empty))
     FROM ndcg_metric_values('ndcg_evaluated_');

@@ -249,7 +249,10 @@ METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hi
                   "bpref": "DOUBLE", "rbp": "DOUBLE", "num_ret": "BIGINT",
                   "num_nonrel_judged_ret": "BIGINT", "set_precision": "DOUBLE",
                   "set_relative_precision": "DOUBLE", "set_map": "DOUBLE", "set_f": "DOUBLE",
-                  "relative_precision": "DOUBLE", "iprec_11pt_avg": "DOUBLE"}
+                  "relative_precision": "DOUBLE", "iprec_11pt_avg": "DOUBLE",
+                  "infap": "DOUBLE", "rndcg": "DOUBLE", "ndcg_rel": "DOUBLE",
+                  "rbp_resid": "DOUBLE", "utility": "DOUBLE", "unj": "DOUBLE", "g": "DOUBLE",
+                  "bing": "DOUBLE"}
 
 
 def _asked(measures: Optional[tuple], options: Options) -> str:

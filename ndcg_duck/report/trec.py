@@ -28,8 +28,10 @@ from ..metrics import counts, is_metric
 # trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
 # its measure table)
 TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P",
-              "recall", "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
-              "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp")
+              "recall", "infAP", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
+              "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+              "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp",
+              "rbp_resid", "unj")
 WIDTH = 22  # trec_eval's %-22s
 
 
@@ -52,8 +54,12 @@ def trec_name(name: str, settings: dict) -> Optional[tuple]:
              "num_nonrel_judged_ret", "set_precision": "set_P",
              "set_relative_precision": "set_relative_P", "set_map": "set_map",
              "iprec_11pt_avg": "11pt_avg"}
+    plain.update({"infap": "infAP", "bing": "binG"})
     if metric in plain:
         return plain[metric], None, plain[metric]
+    found = _trec_b_name(metric, k, settings)
+    if found is not None:
+        return found
     if metric == "set_f":  # trec_eval's set_F.B prints as set_F_B
         beta = float(settings.get("set_f_beta", 1.0))
         return "set_F", None, "set_F" if beta == 1.0 else f"set_F_{beta:g}"
@@ -80,6 +86,31 @@ def trec_name(name: str, settings: dict) -> Optional[tuple]:
             return "ndcg", None, "ndcg" if gain_map is None else f"ndcg_{_map_text(gain_map)}"
         if gain_map is None:
             return "ndcg_cut", k, f"ndcg_cut_{k}"
+    return None
+
+
+def _trec_b_name(metric: str, k, settings: dict) -> Optional[tuple]:
+    """trec_eval's name of rbp_resid, utility, unj_K and of G, ndcg_rel and Rndcg (as for
+    ndcg: with linear gains or a --gain-map, tied scores in trec_eval's order and no
+    --min-relevance, which trec_eval's ignore), or None."""
+    if metric == "rbp_resid":
+        p = settings.get("rbp_p", 0.9)
+        return "rbp_resid", None, "rbp_resid" if float(p) == 0.9 else f"rbp_resid_p={p}"
+    if metric == "utility":
+        weights = settings.get("utility_weights", (1.0, -1.0, 0.0, 0.0))
+        weights = tuple(float(w) for w in (weights.split(",") if isinstance(weights, str)
+                                           else weights))
+        if weights == (1.0, -1.0, 0.0, 0.0):
+            return "utility", None, "utility"
+        return "utility", None, "utility_" + ",".join(f"{w:g}" for w in weights)
+    if metric == "unj" and k is not None:
+        return "unj", k, f"unj_{k}"
+    names = {"g": "G", "ndcg_rel": "ndcg_rel", "rndcg": "Rndcg"}
+    if metric in names and settings.get("gain", "linear") == "linear" \
+            and settings.get("ties", "trec") == "trec" and settings.get("min_relevance") is None:
+        gain_map = settings.get("gain_map")
+        name = names[metric]
+        return name, None, name if gain_map is None else f"{name}_{_map_text(gain_map)}"
     return None
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import reference
 from reference import metrics as reference_metrics
+from conftest import ROOT
 from test_cli import RECS, RELS, example_truth, run
 
 
@@ -89,16 +90,16 @@ def test_per_user_columns(tmp_path):
                      "of ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                      "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                      "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
-                     "set_f, relative_precision, iprec_11pt_avg, coverage, gini, entropy, "
-                     "novelty, popularity, tail, ild, coverage_count, personalization (with @K "
-                     "for a cutoff)\n"),
+                     "set_f, relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
+                     "rbp_resid, utility, unj, g, bing, coverage, gini, entropy, "
+                     "novelty, popularity, tail, ild, coverage_count, personalization (with @K for a cutoff)\n"),
     (["-m", "ndcg,"], "Error: Invalid value for '-m' / '--metric': unknown metric '': use one of "
                       "ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                       "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                       "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
-                      "set_f, relative_precision, iprec_11pt_avg, coverage, gini, "
-                      "entropy, novelty, popularity, tail, ild, coverage_count, "
-                      "personalization (with @K for a cutoff)\n"),
+                      "set_f, relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
+                      "rbp_resid, utility, unj, g, bing, coverage, gini, "
+                      "entropy, novelty, popularity, tail, ild, coverage_count, personalization (with @K for a cutoff)\n"),
     (["-m", "P@0"], "Error: Invalid value for '-m' / '--metric': metric 'P@0': the cutoff after @ "
                     "is not an integer >= 1 or 'all'\n"),
     (["-m", "Rprec@5"], "Error: Invalid value for '-m' / '--metric': metric 'Rprec@5': "
@@ -131,6 +132,9 @@ def test_readme_table_has_a_row_per_metric():
     from ndcg_duck.metrics import METRICS
     from test_docs_examples import page
     table = page("docs/metrics.md").split("\n\n- ", 1)[0]
+    # trec_eval's other measures have their table on their own page (docs/trec-eval-measures.md)
+    trec_b = page("docs/trec-eval-measures.md")
+    table += trec_b.split("## The measures", 1)[1].split("\n\n", 2)[2]
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     named = [name.strip() for line in rows for name in line.split("|")[1].replace("`", "").split(",")]
     assert {name.split("@")[0] for name in named} == {metric.name for metric in METRICS

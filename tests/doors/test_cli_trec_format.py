@@ -13,8 +13,9 @@ COUNTING = ("num_rel,num_rel_ret,map,Rprec,bpref,recip_rank,recall@all,rbp,"
             "num_ret,num_nonrel_judged_ret,set_P,set_relative_P,set_map,SetF,11pt_avg,"
             + ",".join(f"{name}@{k}" for name in ("P", "recall", "map", "relative_P")
                        for k in CUTS.split(","))
-            + ",success@1,success@5,success@10")
-NDCG = "ndcg@all," + ",".join(f"ndcg@{k}" for k in CUTS.split(","))
+            + ",success@1,success@5,success@10"
+            + ",infAP,utility,binG,rbp_resid,unj@5,unj@10,unj@20")
+NDCG = "ndcg@all," + ",".join(f"ndcg@{k}" for k in CUTS.split(",")) + ",G,ndcg_rel,Rndcg"
 
 # trec_eval's output file -> the run, the qrels and ndcg-duck's flags for its command
 SCENARIOS = {
@@ -27,9 +28,10 @@ SCENARIOS = {
     "out.test.aql": ("results.test", "qrels.rel_level",
                      ["--missing", "skip", "--min-relevance", "2", "-m", COUNTING]),
     "out.test.meas_params": ("results.test", "qrels.test",
-                             ["--missing", "skip", "--gain-map", "1=3,2=9,4=4.5", "-m",
+                             ["--missing", "skip", "--gain-map", "1=3,2=9,4=4.5",
+                              "--utility-weights", "2,-1,0,0", "-m",
                               "ndcg@all,P@3,P@5,P@7,recall@20,recall@2000,success@2,success@5,"
-                              "success@20"]),
+                              "success@20,utility"]),
 }
 
 
@@ -92,6 +94,18 @@ def test_a_compressed_run_keeps_its_tag_as_runid(tmp_path):
     assert (result.exit_code, result.stdout.splitlines()) == (0, plain), result.output
 
 
+def test_trec_eval_s_names_follow_the_parameters():
+    # rbp_resid with another p and utility with other weights take trec_eval's NAME_PARAMS; G,
+    # ndcg_rel and Rndcg read gains as ndcg does: with --min-relevance (trec_eval's ignore -l)
+    # they are not trec_eval's and keep ndcg-duck's names, after trec_eval's measures
+    ours = trec_format("results.test", "qrels.test",
+                       ["--missing", "skip", "--min-relevance", "1", "--rbp-p", "0.8",
+                        "--utility-weights", "2,-1,0.5,0", "-m", "g,Rndcg,rbp_resid,utility,unj@7"],
+                       per_user=False)
+    assert [name(line) for line in ours] == ["runid", "num_q", "utility_2,-1,0.5,0",
+                                             "rbp_resid_p=0.8", "unj_7", "g", "rndcg"]
+
+
 def test_measures_trec_eval_computes_otherwise_keep_their_names(tmp_path):
     # with --gain exponential trec_eval's ndcg_cut_10 is not ndcg@10; err has no trec_eval name:
     # both follow trec_eval's measures, under ndcg-duck's names, in the order asked
@@ -104,8 +118,7 @@ def test_measures_trec_eval_computes_otherwise_keep_their_names(tmp_path):
 
 
 # trec_eval's all_trec measures that ndcg-duck does not compute yet (metrics.NICKNAMES)
-NOT_YET = {"gm_map", "gm_bpref", "infAP", "utility", "binG", "G", "ndcg_rel", "Rndcg",
-           "rbp_resid", "relstring"}
+NOT_YET = {"gm_map", "gm_bpref", "relstring"}
 
 
 @pytest.mark.parametrize("out_file", ["out.test.aq", "out.test.aqc", "out.test.aqcM"])
@@ -120,4 +133,4 @@ def test_all_trec_prints_trec_eval_lines(out_file):
     assert [line for line in theirs if name(line) in printed] == ours
     missed = {name(line) for line in theirs} - printed
     assert {measure.rstrip("_0123456789.") for measure in missed} == NOT_YET | {
-        "iprec_at_recall", "Rprec_mult", "unj"}
+        "iprec_at_recall", "Rprec_mult"}

@@ -73,9 +73,9 @@ def test_every_metric_has_its_name_as_an_input():
                        "recall, hit_rate, mrr, map, r_precision, num_rel, num_rel_ret, "
                        "judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret, "
                        "set_precision, set_relative_precision, set_map, set_f, "
-                       "relative_precision, iprec_11pt_avg, coverage, gini, entropy, novelty, "
-                       "popularity, tail, ild, coverage_count, personalization (with @K for a "
-                       "cutoff)"),
+                       "relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
+                       "rbp_resid, utility, unj, g, bing, coverage, gini, entropy, novelty, "
+                       "popularity, tail, ild, coverage_count, personalization (with @K for a cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),
@@ -125,10 +125,12 @@ def test_evaluate_refuses_an_unknown_metric_before_reading_anything(tmp_path):
 def test_all_trec_is_trec_eval_s_set_at_its_cutoffs():
     # trec_eval's all_trec nickname, whatever -k says: 7 whole-ranking measures, P, recall, ndcg,
     # map, relative_P at its 9 cutoffs, ndcg uncut, success_1,5,10, 6 set measures, rbp,
-    # 11pt_avg
+    # 11pt_avg, infAP, utility, binG, G, ndcg_rel, Rndcg, rbp_resid, unj_5,10,20
     got = names("All_Trec", (7,))
     assert got[:8] == ["num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
                        "precision@5"]
-    assert len(got) == 7 + 5 * 9 + 1 + 3 + 6 + 1 + 1
+    assert len(got) == 7 + 5 * 9 + 1 + 3 + 6 + 1 + 1 + 7 + 3
+    assert got[-10:] == ["infap", "utility", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid",
+                         "unj@5", "unj@10", "unj@20"]
     assert "hit_rate@5" in got and "ndcg@all" in got and "recall@all" in got
     assert not any(name.endswith("@7") for name in got)

@@ -441,6 +441,11 @@ def test_no_common_user_is_an_error_not_a_zero(tmp_path, rels):
     (["--max-depth", "0"], "0"), (["--duplicates", "last"], "'last'"),
     (["--rbp-p", "1"], "rbp_p 1.0 is not a number between 0 and 1 (both left out)"),
     (["--set-f-beta", "-1"], "set_f_beta -1.0 is not a number >= 0"),
+    (["--utility-weights", "1,-1,0"], "utility_weights '1,-1,0' is not 4 numbers W1,W2,W3,W4 "
+                                      "(the worth of a relevant and of a nonrelevant item "
+                                      "ranked, then not ranked)"),
+    (["--utility-weights", "1,-1,0,inf"], "utility_weights '1,-1,0,inf' is not 4 numbers"),
+    (["--num-docs", "-1"], "-1 is not in the range 0<=x"),
 ])
 def test_bad_option_values_are_usage_errors(recs, rels, args, named):
     result = run("eval", recs, rels, *args)

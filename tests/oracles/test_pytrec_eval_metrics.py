@@ -67,3 +67,27 @@ def test_matches_pytrec_eval(data, judged_only, min_relevance):
         for k in CUTOFFS:
             expected = want_cut.get(f"{query}@{k}", {"recip_rank": 0.0})["recip_rank"]
             assert got[query][f"mrr@{k}"] == pytest.approx(expected, abs=1e-9), f"mrr@{k}"
+
+
+# trec_eval's infAP, binG and utility read relevance as the counting measures (-l); its Rndcg,
+# ndcg_rel and G read the levels as gains, as ndcg does (tested at -l 1, where R is the same)
+LEVELLED = {"infAP": "infap", "binG": "bing", "utility": "utility"}
+GAINED = {"Rndcg": "rndcg", "ndcg_rel": "ndcg_rel", "G": "g"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=trec_data(), judged_only=st.booleans(), min_relevance=st.sampled_from([None, 2]))
+def test_trec_eval_s_other_measures_match_pytrec_eval(data, judged_only, min_relevance):
+    run, qrels = data
+    level = 1 if min_relevance is None else min_relevance
+    measures = set(LEVELLED) | (set(GAINED) if min_relevance is None else set())
+    want = oracle(qrels, measures, judged_only, run, level)
+    recs, rels = tables(run, qrels)
+    ours = {LEVELLED[m] if m in LEVELLED else GAINED[m]: m for m in measures}
+    result = ndcg_duck.evaluate(recs, rels, missing="skip", judged_only=judged_only,
+                                min_relevance=min_relevance, metrics=list(ours))
+    got = {row["user_id"]: row for row in result.per_user.to_pylist()}
+    assert sorted(got) == sorted(want)
+    for query, values in want.items():
+        for name, measure in ours.items():
+            assert got[query][name] == pytest.approx(values[measure], abs=1e-9), (query, name)

@@ -15,7 +15,8 @@ from test_reference_ndcg import GAIN_MAPS, datasets, recs_table, rels_table, tre
 EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_precision",
          "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp", "num_ret",
          "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map", "set_f",
-         "relative_precision", "iprec_11pt_avg"]
+         "relative_precision", "iprec_11pt_avg",
+         "infap", "rndcg", "ndcg_rel", "rbp_resid", "utility", "unj", "g", "bing"]
 SET = ("num_ret", "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map",
        "set_f", "iprec_11pt_avg")
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
@@ -35,9 +36,10 @@ COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
        max_depth=st.sampled_from([None, 1, 2, 4]),
        min_relevance=st.sampled_from([None, 1, 2.5]),
        batch_users=st.sampled_from([None, None, 1, 3]),
-       beta=st.sampled_from([1.0, 0.25, 3.0]))
+       beta=st.sampled_from([1.0, 0.25, 3.0]),
+       utility=st.sampled_from([((1.0, -1.0, 0.0, 0.0), 0), ((2.0, -1.0, 0.5, 0.25), 40)]))
 def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie_scores, ties,
-                           judged_only, max_depth, min_relevance, batch_users, beta):
+                           judged_only, max_depth, min_relevance, batch_users, beta, utility):
     rankings, judgments = data
     scores = {(u, i): float(pos % 3 if tie_scores else -pos)
               for u, items in rankings.items() for pos, i in enumerate(items)}
@@ -59,7 +61,8 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
                                 + ["map@" + str(k) for k in ks],
                                 gain=gain, gain_map=gain_map, missing=missing, empty=empty,
                                 ties=ties, min_relevance=min_relevance, batch_users=batch_users,
-                                set_f_beta=beta, **cut)
+                                set_f_beta=beta, utility_weights=list(utility[0]),
+                                num_docs=utility[1], **cut)
     rows = {row["user_id"]: row for row in result.per_user.to_pylist()}
     assert sorted(rows) == sorted(users)
     sums = {}
@@ -71,6 +74,9 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
         want = {name: whole[name] for name in ("r_precision", "num_rel", "num_rel_ret", "bpref",
                                                "rbp") + SET}
         want["mrr"], want["map"] = whole["mrr"], whole["map"]
+        want.update(reference_metrics.trec_other_metrics(
+            ranking, judged, ks, min_relevance, gain, gain_map, weights=utility[0],
+            num_docs=utility[1], has_ranking=user in rankings, **cut))
         if min_relevance is None:  # NDCG beside the others (test_reference_ndcg has more)
             want[f"ndcg@{ks[0]}"] = reference.user_scores(
                 ranking, judged, ks[0], gain, scores=ordered_scores.get(user)
@@ -132,8 +138,8 @@ def test_sql_door_names_match_the_python_names(con):
         "judged AS (FROM ndcg_judgments('rels')) "
         "SELECT user_id, metric, value FROM ndcg_metric_scores('ranked', 'judged', "
         "ks := [2, NULL]::BIGINT[])").fetchall()}
-    names = [name for name in EVERY if name not in ("precision", "relative_precision")] + [
-        "dcg", "idcg", "precision@2", "relative_precision@2", "mrr@2", "map@2"]
+    names = [name for name in EVERY if name not in ("precision", "relative_precision", "unj")] + [
+        "dcg", "idcg", "precision@2", "relative_precision@2", "mrr@2", "map@2", "unj@2"]
     result = ndcg_duck.evaluate(recs, rels, k=[2, "all"], metrics=names)
     want = {(row["user_id"], name): value for row in result.per_user.to_pylist()
             for name, value in row.items() if name != "user_id"}

@@ -11,6 +11,10 @@ relevant means relevance >= the level of -l (1 by default); R (num_rel) counts t
 judgments, ranked or not. num_ret is the documents ranked (after -M), num_nonrel_judged_ret those
 judged >= 0 but not relevant; set_P, set_relative_P, set_map and set_F read the whole ranking
 (m_set_*.c), relative_P_k is found(k) / min(k, R) (m_rel_P.c).
+infAP, utility, binG, G, ndcg_rel, Rndcg, rbp_resid and unj_k are checked here too (m_infap.c,
+m_utility.c, m_binG.c, m_G.c, m_ndcg_rel.c, m_Rndcg.c, m_rbp_resid.c, m_unjudged.c); trec_eval's
+G, ndcg_rel and Rndcg read the relevance levels as gains whatever -l says, so they are run as
+ndcg is, without --min-relevance (GAINED); utility_2,-1,0,0 is --utility-weights 2,-1,0,0.
 P_k divides by k even when fewer than k documents are ranked; recall_k,
 map and map_cut_k divide by R (0 when R is 0); Rprec is the relevant documents among the first R,
 divided by R; recip_rank and success_k look only at ranked documents. A query without relevant
@@ -51,7 +55,15 @@ WHOLE = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "num_rel": "
          "num_nonrel_judged_ret": "num_nonrel_judged_ret", "set_P": "set_precision",
          "set_relative_P": "set_relative_precision", "set_map": "set_map", "set_F": "set_f",
          "11pt_avg": "iprec_11pt_avg"}
+WHOLE.update({"infAP": "infap", "utility": "utility", "binG": "bing", "G": "g",
+              "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "rbp_resid": "rbp_resid",
+              "utility_2,-1,0,0": "utility"})
+CUT["unj"] = "unj"
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
+# the measures that read gains as ndcg does: trec_eval's ignore -l (run without --min-relevance)
+GAINED = ("g", "ndcg_rel", "rndcg")
+# trec_eval's measure parameters as ndcg-duck's options
+PARAMETERS = {"out.test.meas_params": ["--utility-weights", "2,-1,0,0"]}
 
 
 def ndcg_duck_name(measure):
@@ -80,10 +92,23 @@ def printed(name, value):
     return str(int(value)) if name in COUNTS else f"{float(value):.4f}"
 
 
+def without_min_relevance(flags):
+    """The flags without --min-relevance and its value."""
+    if "--min-relevance" not in flags:
+        return flags
+    at = flags.index("--min-relevance")
+    return flags[:at] + flags[at + 2:]
+
+
+@pytest.mark.parametrize("gained", [False, True], ids=["levels", "gains"])
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_reproduces_trec_eval(scenario, tmp_path):
+def test_reproduces_trec_eval(scenario, gained, tmp_path):
     run, qrels, out_file, flags = SCENARIOS[scenario]
-    want = trec_eval_values(out_file)
+    want = {key: value for key, value in trec_eval_values(out_file).items()
+            if (key[1] in GAINED) == gained}
+    if not want:
+        pytest.skip("no such measure in this output")
+    flags = (without_min_relevance(flags) if gained else flags) + PARAMETERS.get(out_file, [])
     names = sorted({name for _, name in want})
     per_user = tmp_path / "per_query.csv"
     result = CliRunner().invoke(cli, ["eval", str(DATA / run), str(DATA / qrels), *TREC, *flags,
@@ -106,7 +131,8 @@ def test_reproduces_trec_eval(scenario, tmp_path):
 def test_every_trec_eval_value_is_checked():
     # 3 queries + all; 9 cutoffs each of P, recall, map_cut, relative_P, 3 of success, and map,
     # recip_rank, Rprec, num_rel, num_rel_ret, num_ret, num_nonrel_judged_ret, set_P,
-    # set_relative_P, set_map, set_F, 11pt_avg: 51 measures; meas_params has P_3,5,7, recall_20,2000 and
-    # success_2,5,20
+    # set_relative_P, set_map, set_F, 11pt_avg, infAP, utility, binG, G, ndcg_rel, Rndcg,
+    # rbp_resid, unj_5,10,20: 61 measures; meas_params has P_3,5,7, recall_20,2000,
+    # success_2,5,20 and utility_2,-1,0,0
     counts = {name: len(trec_eval_values(spec[2])) for name, spec in SCENARIOS.items()}
-    assert counts == {"plain": 204, "-c": 204, "-c -M100": 204, "-l2": 204, "meas_params": 32}
+    assert counts == {"plain": 244, "-c": 244, "-c -M100": 244, "-l2": 244, "meas_params": 36}

@@ -3,6 +3,8 @@ P, recall, map, map_cut, recip_rank, success, Rprec, num_rel, num_rel_ret, num_r
 num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, relative_P; Jarvelin and
 Kekalainen's CG and nCG; ir_measures' Judged; gdeval's ERR), used only as a test oracle."""
 
+import math
+
 import reference
 
 
@@ -164,3 +166,75 @@ def err(ranking, judgments, k, *, min_relevance=None, judged_only=False, max_dep
         total += stop * looking / position
         looking *= 1 - stop
     return total
+
+
+def trec_other_metrics(ranking, judgments, ks, min_relevance=None, gain="linear", gain_map=None,
+                       *, max_depth=None, judged_only=False, p=0.9, weights=(1, -1, 0, 0),
+                       num_docs=0, has_ranking=True):
+    """{metric: value} for one user of trec_eval's infAP, Rndcg, ndcg_rel, rbp_resid, utility,
+    G, binG (whole ranking) and unj_k (at each k of ks), from their definitions (trec_eval's
+    m_infap.c, m_Rndcg.c, m_ndcg_rel.c, m_rbp_resid.c, m_utility.c, m_G.c, m_binG.c,
+    m_unjudged.c). Unjudged: not judged, or judged below 0. The gain measures read the gains as
+    NDCG does (gain_of), with the ranking in the order given (no tie averaging)."""
+    ranked = cut(ranking, judgments, max_depth, judged_only)
+    rels = [judgments.get(item) for item in ranked]
+    flags = [relevant(rel, min_relevance) for rel in rels]
+    r = sum(relevant(rel, min_relevance) for rel in judgments.values())
+    n, f = len(ranked), sum(flags)
+    unjudged = [rel is None or rel < 0 for rel in rels]
+    out = {}
+    # infAP: at each relevant ranked item (rank i), 1/i for itself plus, for the judged items
+    # above it, the share of them expected relevant: (rel + e) / (rel + nonrel + 2e)
+    eps, total, rel_above, nonrel_above, judged_above = 0.00001, 0.0, 0, 0, 0
+    for i, (rel, hit) in enumerate(zip(rels, flags), 1):
+        if hit:
+            total += (1 + judged_above * (rel_above + eps)
+                      / (rel_above + nonrel_above + 2 * eps)) / i
+            rel_above += 1
+        elif rel is not None and rel >= 0:
+            nonrel_above += 1
+        if rel is not None:
+            judged_above += 1
+    out["infap"] = total / r if r else 0.0
+    gains = [gain_of(rel, gain, gain_map, min_relevance) for rel in rels]
+    ideal = sorted((g for g in (gain_of(rel, gain, gain_map, min_relevance)
+                                for rel in judgments.values()) if g > 0), reverse=True)
+    size = len(ideal)
+
+    def dcg(values, depth):
+        return sum(value * reference.discount(i) for i, value in enumerate(values[:depth], 1))
+
+    # Rndcg: nDCG where the ideal's gain changes (and past it, once, when the ranking runs on)
+    if r and size:
+        changes = [b for b in range(1, size + 1) if b == size or ideal[b - 1] != ideal[b]]
+        values = [dcg(gains, b) / dcg(ideal, b) for b in changes]
+        if n >= size + 2:
+            values.append(dcg(gains, n) / dcg(ideal, size))
+        out["rndcg"] = sum(values) / len(values)
+    else:
+        out["rndcg"] = 0.0
+    # ndcg_rel: nDCG at each ranked item with a gain; the whole ranking's for the ones not ranked
+    with_gain = [i for i, g in enumerate(gains, 1) if g > 0]
+    total = (sum(dcg(gains, i) / dcg(ideal, min(i, size)) for i in with_gain)
+             + (size - len(with_gain)) * dcg(gains, n) / dcg(ideal, size)) if size else 0.0
+    out["ndcg_rel"] = total / size if size and total > 0 else 0.0
+    # rbp_resid: the largest rise of rbp if every unjudged ranked item were relevant
+    out["rbp_resid"] = (p ** n + (1 - p) * sum(p ** (i - 1) for i, u in enumerate(unjudged, 1)
+                                                if u)) if any(unjudged) else 0.0
+    w1, w2, w3, w4 = weights
+    out["utility"] = (w1 * f + w2 * (n - f) + w3 * (r - f) + w4 * (num_docs + f - n - r)
+                      if has_ranking else 0.0)
+    for k in ks:
+        out[f"unj@{k}"] = sum(unjudged[:k]) / k
+    # G: each gain over log2(2 + the cost so far - the gain so far)
+    cost = gained = g_total = 0.0
+    for i, g in enumerate(gains, 1):
+        cost += max(ideal[i - 1] if i <= size else 0.0, 1.0)
+        gained += g
+        if g != 0:
+            g_total += g / math.log2(2 + cost - gained)
+    out["g"] = g_total / sum(ideal) if size else 0.0
+    # binG: the j-th relevant ranked item, at rank i, scores 1 / log2(2 + i - j)
+    hits = [i for i, hit in enumerate(flags, 1) if hit]
+    out["bing"] = sum(1 / math.log2(2 + i - j) for j, i in enumerate(hits, 1)) / r if r else 0.0
+    return out

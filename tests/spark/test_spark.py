@@ -92,13 +92,15 @@ def scores_of(rankings, seed, ties):
 EVERY_METRIC = ["ndcg", "P@3", "recall", "hit_rate", "mrr", "mrr@5", "map", "map@10",
                 "r_precision", "num_rel", "num_rel_ret", "cg", "dcg@2", "idcg@2", "judged",
                 "ncg", "ERR@5", "bpref", "rbp", "num_ret", "num_nonrel_judged_ret", "set_P",
-                "set_relative_P", "set_map", "SetF", "relative_P@3", "11pt_avg"]
+                "set_relative_P", "set_map", "SetF", "relative_P@3", "11pt_avg",
+                "infAP", "Rndcg", "ndcg_rel", "rbp_resid", "utility", "unj@3", "G", "binG"]
 CASES = [
     # (layout, dataset arguments, options): every option of the core, several at once; most
     # with the whole metric family (the metrics macros), some NDCG alone (the core's macros)
     ("lists", {}, dict(k=[1, 3, 10], metrics=EVERY_METRIC)),
     ("ranks", {}, dict(k=[5, "all"], gain="exponential", missing="skip", empty="skip",
-                       idcg_cutoff="list", rbp_p=0.8, set_f_beta=2.0, metrics=EVERY_METRIC)),
+                       idcg_cutoff="list", rbp_p=0.8, set_f_beta=2.0,
+                       utility_weights="2,-1,0.5,0.25", num_docs=30, metrics=EVERY_METRIC)),
     ("scores", {}, dict(k=[2, 10], gain="binary", ties="trec", metrics=EVERY_METRIC)),
     ("scores", {}, dict(k=[3, "all"], ties="average", judged_only=True, max_depth=4)),
     ("lists", {"repeats": True}, dict(k=[5, 20], duplicates="first",

@@ -77,6 +77,13 @@ def test_shell_wrappers_refuse_nan_and_infinite_ranks(rank, shown):
      "rbp_p must be a number between 0 and 1 (both left out), not 1.5"),
     ("ndcg_metric_scores('ranked', 'judged', ks := [NULL], set_f_beta := -1)",
      "set_f_beta must be a number >= 0, not -1"),
+    ("ndcg_metric_scores('ranked', 'judged', ks := [NULL], utility_weights := [1.0, 2.0])",
+     "utility_weights must be a list of 4 finite numbers (relevant ranked, nonrelevant ranked, "
+     "relevant not ranked, nonrelevant not ranked), not [1.0, 2.0]"),
+    ("ndcg_metric_scores('ranked', 'judged', ks := [NULL], num_docs := -5)",
+     "num_docs must be a whole number >= 0, not -5"),
+    ("ndcg_metric_scores('ranked', 'judged', ks := [NULL], num_docs := 'many')",
+     "num_docs must be a whole number >= 0, not many"),
     ("ndcg_mean('recs', 'rels', k := 99999999999999999999)",
      "k 99999999999999999999 is beyond the largest cutoff, 9223372036854775807: use 'all' for no "
      "cutoff"),

@@ -44,18 +44,25 @@ def test_metrics_mean_from_the_shell():
     rows = shell("SELECT metric, round(value, 4), users FROM ndcg_metrics_mean('recs', 'rels', "
                  "k := 2) ORDER BY metric;")
     assert rows[1:] == [
+        ["bing", "0.5", "3"],             # q1: 1/log2(2) twice, / 2; q2: 1/log2(2 + 3 - 1); q3: 0
         ["bpref", "0.6667", "3"],         # q1, q2: no judged nonrelevant item above: 1; q3: 0
         ["cg@2", "1.3333", "3"],          # q1: 1 + 3
         ["dcg@2", "0.9643", "3"],         # q1: 1 + 3/log2(3) = 2.8928
         ["err@2", "0.0892", "3"],         # q1: 1/16 + (15/16) (7/16) / 2 = 0.267578125
+        # q1: gains 1, 3, costs 3, 4: (1/log2(2 + 3 - 1) + 3/log2(2 + 4 - 4)) / 4 = 0.875; q2:
+        # z at 3, costs 1, 1, 1: (1/log2(2 + 3 - 1)) / 1 = 0.5; q3: 0
+        ["g", "0.4583", "3"],
         ["hit_rate@2", "0.3333", "3"],
         ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
+        ["infap", "0.4444", "3"],         # q1: 1 and (1 + 1 (1 + e)/(1 + 2e)) / 2; q2: z: 1/3
         ["iprec_11pt_avg", "0.4444", "3"],  # q1: 1 at every recall; q2: 1/3 (its one hit); q3: 0
         ["judged@2", "0.3333", "3"],      # q1: b and a; q2: x, y not judged
         ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
         ["mrr@2", "0.3333", "3"],
         ["ncg@2", "0.3333", "3"],         # q1: (1 + 3) / (3 + 1); q2: 0 / 1; q3: 0 / 2
         ["ndcg@2", "0.2656", "3"],
+        # q1: (1/3 + 2.8928/3.6309) / 2 = 0.5650; q2: DCG@3 0.5 / IDCG 1 = 0.5; q3: 0
+        ["ndcg_rel", "0.355", "3"],
         ["num_nonrel_judged_ret", "0.0", "3"],  # no ranked item is judged 0
         ["num_rel", "4.0", "3"],          # 2 + 1 + 1, summed
         ["num_rel_ret", "3.0", "3"],      # 2 + 1 (z, third) + 0
@@ -63,12 +70,18 @@ def test_metrics_mean_from_the_shell():
         ["precision@2", "0.3333", "3"],
         ["r_precision", "0.3333", "3"],   # q1: 2 of 2; q2: x is not z; q3: none
         ["rbp", "0.0681", "3"],           # q1: 0.1 (1/3 + 0.9 (3/3)); q2: 0.1 (0.81); q3: 0
+        ["rbp_resid", "0.3063", "3"],     # q1: all judged: 0; q2: 0.9^3 + 0.1 (1 + 0.9); q3: 0
         ["recall@2", "0.3333", "3"],
         ["relative_precision@2", "0.3333", "3"],  # q1: 2 / min(2, R 2); q2: 0 / min(2, 1)
+        # q1: nDCG at the ideal's level changes 1 and 2, 1/3 and 0.7967: 0.5650; q2: at 1, 0,
+        # and (3 ranked >= 1 + 2) at the end, 0.5 / 1: 0.25; q3: 0
+        ["rndcg", "0.2717", "3"],
         ["set_f", "0.5", "3"],            # q1: 1; q2: P 1/3, R 1: 2 (1/3) / (4/3) = 1/2; q3: 0
         ["set_map", "0.4444", "3"],       # q1: 2^2 / (2 2); q2: 1 / (3 1); q3: 0
         ["set_precision", "0.4444", "3"],  # q1: 2/2; q2: 1/3; q3 (nothing ranked): 0
         ["set_relative_precision", "0.6667", "3"],  # q1: 2 / min(2, 2); q2: 1 / min(3, 1); q3: 0
+        ["unj@2", "0.3333", "3"],         # q2: x, y not judged: 2 / 2
+        ["utility", "0.3333", "3"],       # q1: 2 - 0; q2: 1 - 2; q3 (no ranking): 0
     ]
 
 
