@@ -59,7 +59,7 @@ NORMAL_BOOTSTRAP = ("bootstrap in its normal-theory form, as where users x resam
 
 # the note of a metric that is one value per run (coverage, gini, entropy)
 PER_RUN = "one value per run (not a mean over users): no interval or test"
-# ... under --test bootstrap, which draws none for them (per_run_draws; README, compare)
+# ... under --test bootstrap, which draws none for them (README, compare)
 PER_RUN_BOOTSTRAP = ("one value per run (not a mean over users): interval: none (a distinct "
                      "count's bootstrap is biased: README, compare), no test")
 
@@ -175,17 +175,10 @@ def scored_runs(runs: list, score: Callable[..., Run]) -> Scored:
                   [run.per_run for run in done], notes, metrics)
 
 
-def per_run_draws(own: dict) -> dict:
-    """How the per-run metrics (coverage, gini, entropy) of a run are resampled: never (0
-    resamples), whatever --test: no bootstrap interval of them holds (README, compare: a resample
-    of users can only lose items, so their bootstrap distribution lies below the value)."""
-    return {"n_resamples": 0, "seed": own["seed"], "budget": stats.BOOTSTRAP_DRAWS}
-
-
 def per_run_found(everyone: Optional[dict], by_segment: dict) -> dict:
-    """A run's per-run values as per_run_rows reads them: {ALL: every user's ({'users', 'values',
-    'resampled'}; none found: no users, no values), then each segment's}."""
-    empty = {"users": 0, "values": {}, "resampled": {}}
+    """A run's per-run values as per_run_rows reads them: {ALL: every user's ({'users',
+    'values'}; none found: no users, no values), then each segment's}."""
+    empty = {"users": 0, "values": {}}
     return {ALL: everyone if everyone is not None else empty, **by_segment}
 
 
