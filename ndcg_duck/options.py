@@ -604,7 +604,8 @@ _PATTERNS = [(p, _flag_pattern(p)) for p in PARAMS if p.python]
 def in_python_words(message: str) -> str:
     """A message written for the command line, with each flag said as evaluate()'s keyword:
     `--user-col` -> `user_col=`, `--duplicates first` -> `duplicates='first'`,
-    `--judged-only` -> `judged_only=True`."""
+    `--judged-only` -> `judged_only=True`; eval's argument RELEVANCE -> `rels=`."""
+    message = re.sub(r"\bRELEVANCE\b", "rels=", message)
     for param, pattern in _PATTERNS:
         def say(found, param=param):
             if found.group("quoted"):

@@ -1249,10 +1249,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
 
 -- ndcg_beyond_lists(rankings, ks): per user of rankings (a ranking edge's result) and cutoff:
 -- user_id, k (NULL: no cutoff) and top (the first k ranked items, a LIST). What top_k is
--- without judged_only: the judgments need not be read (the evaluated users are chosen later).
+-- without judged_only: the judgments need not be read (the evaluated users are chosen later,
+-- or, without judgments, every user counts). Stops on an item twice in one ranking, judged or
+-- not (the core stops on a judged one only: an unjudged repeat gains 0 wherever it is, but
+-- would count twice in the exposure); duplicates 'first' drops repeats in the edge before.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_lists(rankings, ks := [10]) AS TABLE
     SELECT r.user_id, c.k, r.items[1:c.depth] AS top
-    FROM query_table(rankings) AS r CROSS JOIN ndcg_cutoffs(ks) AS c;
+    FROM (FROM query_table(rankings)
+          WHERE coalesce(list_unique(items) = len(items), true)
+             OR ndcg_require(false, ndcg_twice(user_id, ndcg_items_repeated(items)[1]))) AS r
+    CROSS JOIN ndcg_cutoffs(ks) AS c;
 
 -- ndcg_beyond_tops(rankings, judgments, ks, judged_only): per evaluated user and cutoff: user_id,
 -- k (NULL: no cutoff) and top (the user's top_k, a LIST). rankings as a ranking edge returns it,
