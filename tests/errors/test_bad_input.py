@@ -553,6 +553,12 @@ def test_without_judgments_in_python_words(recs):
         "empty='skip' chooses users by their judgments, and there is no relevance file (without "
         "it every user of the recommendations counts): pass it (rels=) or leave out "
         "empty='skip'")
+    from ndcg_duck import spark  # refused before any Spark session is needed
+
+    with pytest.raises(ndcg_duck.InputError) as error:
+        spark.evaluate(None, recs, None, metrics="coverage")
+    assert error.value.usage and str(error.value).startswith(
+        "the Spark engine needs the judgments (rels=): its workers score each bucket")
 
 
 # --- output files -----------------------------------------------------------------------------
