@@ -360,9 +360,17 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     (zero_ideal,), = con.sql(f"SELECT count(*) FILTER (WHERE zero_ideal) "
                              f"FROM ({user_flags_sql(options)})").fetchall()
     summary.update(outcome.user_counts(unranked, unjudged, zero_ideal))
+    return _finished(con, summary, all_measures, user_col, relation, per_user, spec), notes
+
+
+def _finished(con, summary: dict, measures: tuple, user_col: str, relation: str,
+              per_user: bool, spec: Optional[intervals.Spec]) -> Evaluation:
+    """The Evaluation of a run whose per-user rows are `relation` (a row per user and cutoff):
+    with spec (ci=) the summary's 'intervals' of its means; with per_user the per-user table
+    (wide_sql)."""
     if spec is not None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ci_users AS "
-                    f"{wide_sql(all_measures, user_col, relation)}")
+                    f"{wide_sql(measures, user_col, relation)}")
         relation, names = "ndcg_ci_users", intervals.averaged(summary)
         found, told = intervals.intervals_in(con, relation, names,
                                              {(None, m): summary[m] for m in names}, spec)
@@ -370,9 +378,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
                                 **{m: list(found[(None, m)]) for m in names}}
         table = con.table(relation).to_arrow_table() if per_user else None
     else:
-        table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
+        table = (con.sql(wide_sql(measures, user_col, relation)).to_arrow_table()
                  if per_user else None)
-    return Evaluation(summary, table), notes
+    return Evaluation(summary, table)
 
 
 def _run_lists(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
@@ -394,19 +402,8 @@ def _run_lists(con, options: Options, loaded: inputs.Loaded, user_col: str, per_
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_result AS SELECT user_id, k FROM ndcg_tops_")
     (users,), = con.sql("SELECT count(DISTINCT user_id) FROM ndcg_tops_").fetchall()
     summary = _beyond_summary(con, {"users": users}, measures, found)
-    relation = with_beyond(con, found.per_user)
-    if spec is not None:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ci_users AS "
-                    f"{wide_sql(measures, user_col, relation)}")
-        names = intervals.averaged(summary)
-        ci, told = intervals.intervals_in(con, "ndcg_ci_users", names,
-                                          {(None, m): summary[m] for m in names}, spec)
-        summary["intervals"] = {**spec.info(told), **{m: list(ci[(None, m)]) for m in names}}
-        table = con.table("ndcg_ci_users").to_arrow_table() if per_user else None
-    else:
-        table = (con.sql(wide_sql(measures, user_col, relation)).to_arrow_table()
-                 if per_user else None)
-    return Evaluation(summary, table), found.notes
+    return (_finished(con, summary, measures, user_col, with_beyond(con, found.per_user),
+                      per_user, spec), found.notes)
 
 
 def with_beyond(con, columns: tuple) -> str:
