@@ -124,6 +124,40 @@ def test_an_unjudged_item_twice_is_an_error_with_judgments_too(tmp_path):
         assert kept.stdout.splitlines()[0] == f"gini@10  {gini([1, 1], 4):.4f}", judged
 
 
+def test_compare_without_relevance(tmp_path):
+    """compare without judgments: each run over every user of its lists. Run b's top 2: u1 (c,
+    b), u2 (e, d), u3 (b): c 1, b 2, e 1 of the catalogue, so coverage 3/4, gini of (0, 1, 1, 2)
+    3/8; novelty u1 (1 + 1) / 2, u2 (1 + 2) / 2, u3 1; paired with run a's (NOVELTY)."""
+    import ndcg_duck
+
+    b = tmp_path / "b.json"
+    b.write_text('[{"user_id": "u1", "items": ["c", "b", "a"]}, {"user_id": "u2", "items": '
+                 '["e", "d"]}, {"user_id": "u3", "items": ["b"]}]')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NdcgWarning)
+        result = ndcg_duck.compare(None, {"a": EX + "recs.json", "b": str(b)}, 2,
+                                   metrics="coverage,gini,novelty", train=EX + "train.csv",
+                                   min_users=1)
+    got = {(row["metric"], row["run"]): (row["mean"], row["diff"], row["users"])
+           for row in result.rows}
+    novelty_b = {"u1": 1.0, "u2": 1.5, "u3": 1.0}
+    diffs = [novelty_b[u] - NOVELTY[u] for u in NOVELTY]
+    want = {("coverage", "a"): (0.5, None, 3), ("coverage", "b"): (0.75, 0.25, 3),
+            ("gini", "a"): (7 / 12, None, 3), ("gini", "b"): (3 / 8, 3 / 8 - 7 / 12, 3),
+            ("novelty", "a"): (3.5 / 3, None, 3),
+            ("novelty", "b"): (sum(novelty_b.values()) / 3, sum(diffs) / 3, 3)}
+    assert got.keys() == want.keys()
+    for key, (mean, diff, users) in want.items():
+        assert got[key][0] == pytest.approx(mean) and got[key][2] == users, key
+        assert got[key][1] == (None if diff is None else pytest.approx(diff, abs=1e-12)), key
+    assert gini([1, 2, 1], 4) == pytest.approx(3 / 8)
+    refused = run("compare", "--run", f"a={EX}recs.json", "--run", f"b={b}", "-m", "ndcg")
+    assert refused.exit_code == 2 and refused.stderr.endswith(
+        "Error: ndcg@10 needs judgments: pass the relevance file (RELEVANCE), or ask only for "
+        "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild), "
+        "which read the lists alone\n")
+
+
 def docs_examples():
     """docs/beyond-lists.md's ```sh commands with the ```text block after each."""
     text = (ROOT / "docs" / "beyond-lists.md").read_text()
