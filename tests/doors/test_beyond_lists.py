@@ -156,6 +156,13 @@ def test_compare_without_relevance(tmp_path):
         "Error: ndcg@10 needs judgments: pass the relevance file (RELEVANCE), or ask only for "
         "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild), "
         "which read the lists alone\n")
+    spark = run("compare", "--run", f"a={EX}recs.json", "--run", f"b={b}", "-m", "coverage",
+                "--train", EX + "train.csv", "--engine", "spark")  # refused before Spark starts
+    assert spark.exit_code == 2 and spark.stderr.endswith(
+        "Error: the Spark engine needs the judgments (RELEVANCE): its workers score each bucket "
+        "of users from their recommendations and judgments together; for the beyond-accuracy "
+        "metrics of lists without judgments use the default engine (--engine duckdb, or "
+        "ndcg_duck.evaluate)\n")
 
 
 def docs_examples():
