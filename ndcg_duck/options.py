@@ -393,8 +393,7 @@ PARAMS = (
     Param("metrics_sql", "metric", check=_metrics_sql, metavar="FILE",
           help="Your own measures: a file of DuckDB macros ndcg_metric_NAME(gains, k, ...) over "
                "each user's gains, relevant_ranks, judged_ranks, num_relevant, ideal, length, k "
-               "and depth, returning a number; then -m NAME@K computes it (README, \"Your own "
-               "measure\")."),
+               "and depth, returning a number; then -m NAME@K computes it (docs/own-measures.md)."),
     Param("gain", "metric", default="linear", choices=("linear", "exponential", "binary"),
           sql="judgments", help="Gain of a relevance value: rel, 2^rel - 1, or 1 if rel > 0."),
     Param("gain_map", "metric", check=parse_gain_map, sql="judgments",
@@ -654,7 +653,7 @@ PARAMS = (
           help="Paired test: t-test, randomization (sign flips), bootstrap, or none. With "
                "--engine spark the bootstrap is a Poisson bootstrap and the randomization "
                "draws per stratum of users: reproducible on any partitioning, the same within "
-               "Monte Carlo error, not draw for draw (README)."),
+               "Monte Carlo error, not draw for draw (docs/compare.md)."),
     Param("correction", "compare", choices=(None,) + CORRECTIONS, python=False,
           help="Correction of p-values over every test made (runs x metrics x segments). "
                "Default: holm when there is more than one test."),
@@ -805,7 +804,8 @@ _PATTERNS = [(p, _flag_pattern(p)) for p in PARAMS if p.python]
 def in_python_words(message: str) -> str:
     """A message written for the command line, with each flag said as evaluate()'s keyword:
     `--user-col` -> `user_col=`, `--duplicates first` -> `duplicates='first'`,
-    `--judged-only` -> `judged_only=True`."""
+    `--judged-only` -> `judged_only=True`; eval's argument RELEVANCE -> `rels=`."""
+    message = re.sub(r"\bRELEVANCE\b", "rels=", message)
     for param, pattern in _PATTERNS:
         def say(found, param=param):
             if found.group("quoted"):

@@ -72,24 +72,80 @@ def beyond_summary(summary: dict, measures: tuple, per_run: dict, per_user: dict
     return out
 
 
-def beyond_counted(summary: dict, missing: str, empty: str) -> Optional[str]:
+def beyond_counted(summary: dict, missing: str, empty: str, judged: bool = True
+                   ) -> Optional[str]:
     """Which users' lists the beyond-accuracy metrics of `summary` (eval's, on any engine)
-    counted, as a line of the summary's table; None without them. They count the lists of the
-    evaluated users (judged, and with recommendations): --missing and --empty choose those as for
-    every metric, so --empty skip leaves out the lists of the users whose ideal DCG is 0."""
+    counted, as a line of the summary's table; None without them. With judgments (judged) they
+    count the lists of the evaluated users (judged, and with recommendations): --missing and
+    --empty choose those as for every metric, so --empty skip leaves out the lists of the users
+    whose ideal DCG is 0, and the users only in the recommendations are not counted; without
+    (no relevance file: check_lists_only) every user of the recommendations is."""
     names = [name for name in summary  # (a measure of --metrics-sql's is not in BY_NAME)
              if getattr(metric_names.BY_NAME.get(name.partition("@")[0]), "needs", "")]
     if not names:
         return None
+    if not judged:
+        users = summary["users"]
+        return (f"{', '.join(names)}: counted the lists of every user of the recommendations "
+                f"({_users(users)}; no relevance file)")
     lists = summary["users"] - (summary.get("users_without_recommendations") or 0
                                 if missing == "zero" else 0)
     line = (f"{', '.join(names)}: counted the lists of {lists} evaluated "
             f"user{'' if lists == 1 else 's'} (judged, with recommendations)")
     zero = summary.get("users_with_zero_ideal_dcg")
     if empty == "skip" and zero:
-        line += (f"; --empty skip left out the lists of {zero} user{'' if zero == 1 else 's'} "
-                 f"whose ideal DCG is 0")
+        line += (f"; --empty skip left out the lists of {_users(zero)} whose ideal DCG is 0")
+    only = summary.get("users_only_in_recommendations")
+    if only:
+        line += (f"; not the lists of {_users(only)} only in the recommendations (without "
+                 f"RELEVANCE every user's list counts)")
     return line
+
+
+def _users(n: int) -> str:
+    return f"{n} user{'' if n == 1 else 's'}"
+
+
+# the options that read the judgments or choose users by them: with no relevance file (only
+# beyond-accuracy metrics: check_lists_only) each is refused, never silently dropped
+JUDGMENT_OPTIONS = ("judged_only", "missing", "empty", "gain", "gain_map", "min_relevance",
+                    "idcg_cutoff", "unique_judgments", "relevance_col", "rels_user_col",
+                    "rels_item_col", "rels_format")
+
+
+# the Spark engine's refusal of a run without judgments: its workers score each bucket of users
+# from the bucket's recommendations and judgments together (spark/engine.py's cogroup)
+SPARK_NEEDS_JUDGMENTS = ("the Spark engine needs the judgments (RELEVANCE): its workers score "
+                         "each bucket of users from their recommendations and judgments "
+                         "together; for the beyond-accuracy metrics of lists without judgments "
+                         "use the default engine (--engine duckdb, or ndcg_duck.evaluate)")
+
+
+def check_lists_only(measures: tuple, given: dict) -> None:
+    """A run without judgments (no relevance file), on any engine: every measure must be a
+    beyond-accuracy one (they read only the lists, --train and --items), and no option that
+    reads the judgments or chooses users by them may be given (`given`: the run's keyword
+    options; one at its default is not given). A usage error names the first in the caller's
+    words."""
+    for m in measures:
+        if not metric_names.beyond(m):
+            raise InputError(f"{m.name} needs judgments: pass the relevance file (RELEVANCE), "
+                             f"or ask only for beyond-accuracy metrics (coverage, gini, entropy,"
+                             f" novelty, popularity, tail, ild), which read the lists alone",
+                             usage=True)
+    for name in JUDGMENT_OPTIONS:
+        param = registry.BY_NAME[name]
+        value = given.get(name, param.default)
+        if value is None or value == param.default or value == ():
+            continue
+        flag = param.option + (f" {value}" if param.choices and param.kind != "flag" else "")
+        why = {"judged_only": "takes the unjudged items out of each list",
+               "missing": "chooses users by their judgments",
+               "empty": "chooses users by their judgments"}.get(name, "reads the judgments")
+        counts = (" (without it every user of the recommendations counts)"
+                  if name in ("missing", "empty") else "")
+        raise InputError(f"{flag} {why}, and there is no relevance file{counts}: pass it "
+                         f"(RELEVANCE) or leave out {flag}", usage=True)
 
 
 def user_counts(unranked: int, unjudged: int, zero_ideal: int) -> dict:

@@ -1275,10 +1275,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_trec_qrels_lines(lines) AS TABLE
 
 -- ndcg_beyond_lists(rankings, ks): per user of rankings (a ranking edge's result) and cutoff:
 -- user_id, k (NULL: no cutoff) and top (the first k ranked items, a LIST). What top_k is
--- without judged_only: the judgments need not be read (the evaluated users are chosen later).
+-- without judged_only: the judgments need not be read (the evaluated users are chosen later,
+-- or, without judgments, every user counts). Stops on an item twice in one ranking, judged or
+-- not (the core stops on a judged one only: an unjudged repeat gains 0 wherever it is, but
+-- would count twice in the exposure); duplicates 'first' drops repeats in the edge before.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_lists(rankings, ks := [10]) AS TABLE
     SELECT r.user_id, c.k, r.items[1:c.depth] AS top
-    FROM query_table(rankings) AS r CROSS JOIN ndcg_cutoffs(ks) AS c;
+    FROM (FROM query_table(rankings)
+          WHERE coalesce(list_unique(items) = len(items), true)
+             OR ndcg_require(false, ndcg_twice(user_id, ndcg_items_repeated(items)[1]))) AS r
+    CROSS JOIN ndcg_cutoffs(ks) AS c;
 
 -- ndcg_beyond_tops(rankings, judgments, ks, judged_only): per evaluated user and cutoff: user_id,
 -- k (NULL: no cutoff) and top (the user's top_k, a LIST). rankings as a ranking edge returns it,
@@ -1513,43 +1519,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_run(tops, catalogue, gini_items := 'cat
                             gini_divisor := gini_divisor, gini_orientation := gini_orientation,
                             catalogue_size := catalogue_size, entropy_base := entropy_base,
                             entropy_divisor := entropy_divisor);
-
--- ndcg_beyond_poisson(u): a Poisson(1) draw from u, uniform in [0, 1): the smallest m with
--- P(X <= m) > u, P(X <= m) = e^-1 sum_{i <= m} 1 / i!; 8 stands for 8 or more (P(X > 8) < 1e-6).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_poisson(u) AS
-    CASE WHEN u < exp(-1) THEN 0 WHEN u < 2 * exp(-1) THEN 1 WHEN u < 2.5 * exp(-1) THEN 2
-         WHEN u < 8 / 3 * exp(-1) THEN 3 WHEN u < 65 / 24 * exp(-1) THEN 4
-         WHEN u < 163 / 60 * exp(-1) THEN 5 WHEN u < 1957 / 720 * exp(-1) THEN 6
-         WHEN u < 685 / 252 * exp(-1) THEN 7 ELSE 8 END;
-
--- ndcg_beyond_resampled_exposure(tops, resamples, seed): ndcg_beyond_exposure of the Poisson
--- bootstrap's resamples: k ({'k': cutoff, 'b': resample}), item_id and c, the sum over the
--- users whose top_k holds the item of their weight in resample b (0 .. resamples - 1), a
--- Poisson(1) draw keyed by the user id as text, b and seed. The weights depend on nothing else,
--- so two runs scored on the same users get the same weights (their resamples are paired), and
--- the users may be split into groups whose rows are added up.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled_exposure(tops, resamples := 1000,
-        seed := 42) AS TABLE
-    WITH weights_ AS (SELECT u.user_id, r.b,
-                             ndcg_beyond_poisson((hash(u.user_id::VARCHAR, r.b, seed) >> 11)
-                                                 / 9007199254740992.0) AS w
-                      FROM (SELECT DISTINCT user_id FROM query_table(tops)) AS u
-                      CROSS JOIN range(resamples) AS r(b))
-    SELECT {'k': t.k, 'b': w.b} AS k, t.item_id, sum(w.w)::BIGINT AS c
-    FROM (SELECT user_id, k, unnest(top) AS item_id FROM query_table(tops)) AS t
-    JOIN weights_ AS w ON w.user_id = t.user_id AND w.w > 0
-    GROUP BY ALL;
-
--- ndcg_beyond_resampled(tops, catalogue, resamples, seed): the Poisson bootstrap of the per-run
--- metrics (Hanley and MacGibbon 2006): per cutoff k and resample b (0 .. resamples - 1), k, b,
--- coverage, gini and entropy of the lists with each user weighted by a Poisson(1) draw
--- (ndcg_beyond_resampled_exposure).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_resampled(tops, catalogue, resamples := 1000,
-        seed := 42) AS TABLE
-    WITH exposure_ AS (FROM ndcg_beyond_resampled_exposure(tops, resamples := resamples,
-                                                           seed := seed))
-    SELECT k.k AS k, k.b AS b, coverage, gini, entropy
-    FROM ndcg_beyond_run_of('exposure_', catalogue);
 
 -- ndcg_beyond_outside_of(exposure, catalogue): the shown items outside the catalogue, over every
 -- cutoff's lists: outside (how many distinct items) and example (one of them, the smallest as

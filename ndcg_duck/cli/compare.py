@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .. import outcome
 from ..comparison import report as compare_report, stats
 from ..evaluation import progress
 from ..report import output, segments as segmenting
@@ -27,7 +28,7 @@ def _run_pair(text: str) -> tuple:
 
 
 @cli.command(name="compare")
-@click.argument("relevance")
+@click.argument("relevance", required=False)
 @registry_options("runs", "baseline", "all_pairs", "test", "correction", "n_resamples", "seed",
                   "alpha", "ci", "segments", "by", "groups", "activity_cuts", "min_users",
                   "metric", "columns", "beyond", "formats", "engine", "spark",
@@ -36,8 +37,9 @@ def _run_pair(text: str) -> tuple:
 def compare_command(relevance, runs, compare_per_user, plot, compare_format, quiet, **settings):
     """Compare runs on the same users: differences, intervals and paired tests.
 
-    RELEVANCE is the judgments file, as for eval. Every run is scored on the same users; the
-    first run (or --baseline) is compared with each other run.
+    RELEVANCE is the judgments file, as for eval (and as there, it may be left out when only
+    beyond-accuracy metrics are asked for). Every run is scored on the same users; the first
+    run (or --baseline) is compared with each other run.
 
     Example:
 
@@ -56,6 +58,9 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
                   settings["engine"])
     if settings["engine"] == "spark":
         from ..spark.files import refuse_s3
+
+        if relevance is None:
+            raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
 
         refuse_s3([("RELEVANCE", relevance), *((f"--run {name}", path) for name, path in pairs),
                    ("--segments", settings["segments"]), ("--train", settings["train"]),

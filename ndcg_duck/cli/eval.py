@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from .. import means
+from .. import means, outcome
 from ..errors import InputError
 from ..evaluation import intervals
 from ..report import output, segments as segmenting, tables, trec
@@ -26,7 +26,7 @@ from ..sqlfiles import script
 
 @cli.command(name="eval", epilog=EXIT_CODES)
 @click.argument("recs")
-@click.argument("relevance")
+@click.argument("relevance", required=False)
 @registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras",
                   "intervals", "n_resamples", "seed")
 @user_errors
@@ -34,6 +34,10 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
                  plot, engine, spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed,
                  **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
+
+    RELEVANCE may be left out when only beyond-accuracy metrics are asked for (coverage, gini,
+    entropy, novelty, popularity, tail, ild: -m, with --train or --items): they read the lists
+    alone, of every user of RECS.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
     (user, item) with a rank or a score. RELEVANCE holds (user, item, relevance) rows, or
@@ -58,12 +62,16 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
         ndcg-duck eval recs.csv rels.csv --score-col score --per-user - > users.csv
         ndcg-duck eval recs.csv rels.csv -m ndcg,recall --ci 0.95 --format latex
         ndcg-duck eval logs/recs/ logs/rels/ --engine spark --per-user per_user/
+        ndcg-duck eval recs.parquet -m coverage@10,novelty@10 --train train.parquet
     """
     refuse_tables([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
                    ("--train", settings["train"]), ("--items", settings["items"]),
                    ("--per-user", per_user), ("--plot", plot)], engine)
     if engine == "spark":
         from ..spark.files import refuse_s3
+
+        if relevance is None:
+            raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
 
         refuse_s3([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
                    ("--train", settings["train"]), ("--items", settings["items"]),
@@ -120,7 +128,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
         summary, notes = result.summary(), result.notes()
     for note in notes:
         click.echo(f"Warning: {note}", err=True)
-    shown = _summary(summary, recs, format, settings, ci)
+    shown = _summary(summary, recs, format, settings, ci, judged=relevance is not None)
     if rows is not None:
         metrics = [name for name in rows[0] if name not in ("segment", "users", "intervals")]
         label = f"{by} ({WHAT})" if isinstance(segments, Popularity) else by
@@ -146,14 +154,16 @@ def _interval_spec(level, method, n_resamples, seed, fmt, engine):
     return intervals.Spec(level, method or "t", n_resamples, seed)
 
 
-def _summary(summary: dict, recs, fmt: str, settings: dict, ci=None) -> str:
+def _summary(summary: dict, recs, fmt: str, settings: dict, ci=None, judged: bool = True
+             ) -> str:
     """The summary as --format asks: trec_eval's `all` lines for trec (report/trec.py), a table
-    for a paper for markdown and latex (report/tables.py)."""
+    for a paper for markdown and latex (report/tables.py). judged: RELEVANCE was given."""
     if fmt == "trec":
         return trec.summary_lines(summary, settings, trec.run_id(recs, settings["recs_format"]))
     if fmt in tables.FORMATS:
         return tables.eval_table(summary, tables.run_name(recs), fmt, ci)
-    return output.format_summary(summary, fmt, settings["missing"], settings["empty"], ci)
+    return output.format_summary(summary, fmt, settings["missing"], settings["empty"], ci,
+                                 judged)
 
 
 @cli.command(name="sql")

@@ -48,20 +48,20 @@ ALL_ZERO = "every per-user difference is 0 (the runs score each user the same): 
 
 # the note of a randomization test that enumerated every sign assignment (stats.is_exact)
 EXACT_RANDOMIZATION = ("randomization p-value exact: every sign assignment enumerated, as where "
-                       "2^m <= --n-resamples for m users with a nonzero difference (README, "
-                       "compare)")
+                       "2^m <= --n-resamples for m users with a nonzero difference "
+                       "(docs/compare.md)")
 
 
 # the note of a bootstrap whose resamples were too many to draw (stats.BOOTSTRAP_DRAWS)
 NORMAL_BOOTSTRAP = ("bootstrap in its normal-theory form, as where users x resamples exceed "
-                    f"{stats.BOOTSTRAP_DRAWS:,} (README, compare)")
+                    f"{stats.BOOTSTRAP_DRAWS:,} (docs/compare.md)")
 
 
 # the note of a metric that is one value per run (coverage, gini, entropy)
 PER_RUN = "one value per run (not a mean over users): no interval or test"
-# ... under --test bootstrap, which draws none for them (per_run_draws; README, compare)
+# ... under --test bootstrap, which draws none for them (docs/compare.md)
 PER_RUN_BOOTSTRAP = ("one value per run (not a mean over users): interval: none (a distinct "
-                     "count's bootstrap is biased: README, compare), no test")
+                     "count's bootstrap is biased: docs/compare.md), no test")
 
 
 def no_shared_user(names) -> str:
@@ -72,7 +72,7 @@ def no_shared_user(names) -> str:
 
 # the note of a row whose t interval (of the mean, or of the difference) left the metric's range
 # and was clipped to it (means.within; metrics.bounds)
-CLIPPED = "t interval clipped to the metric's range (README, compare)"
+CLIPPED = "t interval clipped to the metric's range (docs/compare.md)"
 
 
 # --- the checks of a call -----------------------------------------------------------------------
@@ -175,17 +175,10 @@ def scored_runs(runs: list, score: Callable[..., Run]) -> Scored:
                   [run.per_run for run in done], notes, metrics)
 
 
-def per_run_draws(own: dict) -> dict:
-    """How the per-run metrics (coverage, gini, entropy) of a run are resampled: never (0
-    resamples), whatever --test: no bootstrap interval of them holds (README, compare: a resample
-    of users can only lose items, so their bootstrap distribution lies below the value)."""
-    return {"n_resamples": 0, "seed": own["seed"], "budget": stats.BOOTSTRAP_DRAWS}
-
-
 def per_run_found(everyone: Optional[dict], by_segment: dict) -> dict:
-    """A run's per-run values as per_run_rows reads them: {ALL: every user's ({'users', 'values',
-    'resampled'}; none found: no users, no values), then each segment's}."""
-    empty = {"users": 0, "values": {}, "resampled": {}}
+    """A run's per-run values as per_run_rows reads them: {ALL: every user's ({'users',
+    'values'}; none found: no users, no values), then each segment's}."""
+    empty = {"users": 0, "values": {}}
     return {ALL: everyone if everyone is not None else empty, **by_segment}
 
 

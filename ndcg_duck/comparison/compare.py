@@ -31,7 +31,8 @@ if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)
 
 def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparison:
     """Compare the runs (a {name: recs} mapping, or (name, recs) pairs, in order; recs as
-    `evaluate` takes them) on the judgments `rels`.
+    `evaluate` takes them) on the judgments `rels` (None: only beyond-accuracy metrics, each
+    run's over every user of its lists, as evaluate's).
 
     Every run is scored on the same users (with missing='skip', the users every run has). The
     first run (or `baseline`) is compared with each other run; all_pairs=True compares every
@@ -88,12 +89,13 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
             with running(recs, rels, k, con=con, per_user=True, threads=threads,
                          memory_limit=memory_limit, temp_dir=temp_dir, s3_endpoint=s3_endpoint,
                          **options) as ran:
-                # the judged users the run has no recommendations for (usually few)
+                # the judged users the run has no recommendations for (usually few; none
+                # without judgments, when every user of the run's lists counts)
                 unranked.append(ran.cursor.sql(
                     "SELECT DISTINCT user_id FROM ndcg_all "
-                    "WHERE has_judgments AND NOT has_ranking").to_arrow_table())
-                found = _per_run_values(ran.cursor, segments, by, user_col, segments_format,
-                                        common.per_run_draws(own))
+                    "WHERE has_judgments AND NOT has_ranking" if rels is not None else
+                    "SELECT user_id FROM ndcg_result WHERE false").to_arrow_table())
+                found = _per_run_values(ran.cursor, segments, by, user_col, segments_format)
             result, said = ran.evaluation, ran.notes
             return common.Run(result.per_user, result.per_user.column_names, result.summary,
                               said, found)
@@ -218,20 +220,16 @@ def _exact(con, aggregates, runs: int, pairs, metrics, with_segments: bool) -> N
                          lambda i, j, m: found.get((segment, f"d|{i}|{j}|{m}")))
 
 
-def _per_run_values(con, segments, by, user_col: str, fmt, draws: dict) -> dict:
+def _per_run_values(con, segments, by, user_col: str, fmt) -> dict:
     """In a run's cursor: the metrics that are one value per run, as common.per_run_found gives
     them ({segment (ALL first): {'users': how many users' lists count, 'values': {'coverage@10':
-    value, ...}, 'resampled': beyond.resampled_values(...) or {}}}, draws: per_run_draws'); {}
-    when the run has none."""
+    value, ...}}}); {} when the run has none."""
     if not beyond.kept_lists(con):
         return {}
 
     def of(tops):
         (users,), = con.sql(f"SELECT count(DISTINCT user_id) FROM {tops}").fetchall()
-        return {"users": users, "values": beyond.per_run_values(con, tops),
-                "resampled": beyond.resampled_values(con, tops, draws["n_resamples"],
-                                                     draws["seed"], draws["budget"])
-                if draws["n_resamples"] else {}}
+        return {"users": users, "values": beyond.per_run_values(con, tops)}
     everyone = of("ndcg_tops_")
     by_segment = {}
     if segments is not None:

@@ -347,19 +347,3 @@ def per_run_values(con, tops: str) -> dict:
                    f"FROM ndcg_beyond_run_as_('ndcg_exposure_of_', 'ndcg_keys_of_')").fetchall()
     return {at_k(name, k): value for k, *values in rows for name, value in zip(PER_RUN, values)}
 
-
-def resampled_values(con, tops: str, n_resamples: int, seed: int, budget: int) -> dict:
-    """{'coverage@10': {b: value}, ...}: the per-run metrics of n_resamples Poisson bootstrap
-    resamples of the users of `tops` (ndcg_beyond_resampled: weights keyed by user, so every
-    run's resamples are paired), or {'too many': True} beyond `budget` users x resamples x shown
-    items."""
-    (items,), = con.sql(f"SELECT coalesce(sum(len(top)), 0) FROM {tops}").fetchall()
-    if items * n_resamples > budget:
-        return {"too many": True}
-    out: dict = {}
-    for k, b, *values in con.sql(f"FROM ndcg_beyond_resampled('{tops}', 'ndcg_catalogue_', "
-                                 f"resamples := {int(n_resamples)}, seed := {int(seed)})"
-                                 ).fetchall():
-        for metric, value in zip(PER_RUN, values):
-            out.setdefault(at_k(metric, k), {})[b] = value
-    return out

@@ -31,7 +31,7 @@ class Evaluation(NamedTuple):
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
+def evaluate(recs, rels=None, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
              **options) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
@@ -50,7 +50,9 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     train= (user and item rows the system learned from) and items= (the catalogue: item_id,
     optionally category and embedding), paths or tables as recs; head_share= sets tail's head
     (default 0.2), beyond_as= ('recbole', 'elliot', ...) and the options of docs/beyond-peers.md
-    (novelty_smoothing=, gini_items=, ...) each peer's definitions. per_user=False skips the
+    (novelty_smoothing=, gini_items=, ...) each peer's definitions. They read the lists alone:
+    with rels=None (no judgments) only they may be asked for, over every user of recs.
+    per_user=False skips the
     per-user table. ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
     whose interval was clipped to [0, 1] (and those not clipped, their values leaving it), and
     [low, high] for each mean over users, as `ndcg-duck eval --ci --format json`; ci_method=
@@ -72,7 +74,7 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
 
 evaluate.__signature__ = inspect.Signature(
     [inspect.Parameter("recs", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-     inspect.Parameter("rels", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     inspect.Parameter("rels", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
      inspect.Parameter("k", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                        default=registry.BY_NAME["k"].default),
      inspect.Parameter("per_user", inspect.Parameter.KEYWORD_ONLY, default=True),
@@ -115,6 +117,8 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
     registry.flag("per_user", per_user)
     spec = intervals.checked(ci, ci_method, n_resamples, seed)
     options, measures, settings = outcome.plan(k, given)
+    if rels is None:
+        outcome.check_lists_only(measures, given)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
     with objectstore.using(settings["s3_endpoint"]), borrowed(owner, settings) as work, \
@@ -130,9 +134,13 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
         if extra:
             beyond.start_tops(work, extra, item_type)
         try:
-            result, said = _run(work, options, loaded, cols.user, per_user,
-                                settings["batch_users"], measures, extra, spec)
-            notes = _notes(work, options, loaded) + said
+            if rels is None:
+                result, notes = _run_lists(work, options, loaded, cols.user, per_user,
+                                           settings["batch_users"], measures, extra, spec)
+            else:
+                result, said = _run(work, options, loaded, cols.user, per_user,
+                                    settings["batch_users"], measures, extra, spec)
+                notes = _notes(work, options, loaded) + said
             yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
             raise InputError(message(exc, loaded)) from None
@@ -364,9 +372,17 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     (zero_ideal,), = con.sql(f"SELECT count(*) FILTER (WHERE zero_ideal) "
                              f"FROM ({user_flags_sql(options)})").fetchall()
     summary.update(outcome.user_counts(unranked, unjudged, zero_ideal))
+    return _finished(con, summary, all_measures, user_col, relation, per_user, spec), notes
+
+
+def _finished(con, summary: dict, measures: tuple, user_col: str, relation: str,
+              per_user: bool, spec: Optional[intervals.Spec]) -> Evaluation:
+    """The Evaluation of a run whose per-user rows are `relation` (a row per user and cutoff):
+    with spec (ci=) the summary's 'intervals' of its means; with per_user the per-user table
+    (wide_sql)."""
     if spec is not None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ci_users AS "
-                    f"{wide_sql(all_measures, user_col, relation)}")
+                    f"{wide_sql(measures, user_col, relation)}")
         relation, names = "ndcg_ci_users", intervals.averaged(summary)
         found, told = intervals.intervals_in(con, relation, names,
                                              {(None, m): summary[m] for m in names}, spec)
@@ -374,9 +390,32 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
                                 **{m: list(found[(None, m)]) for m in names}}
         table = con.table(relation).to_arrow_table() if per_user else None
     else:
-        table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
+        table = (con.sql(wide_sql(measures, user_col, relation)).to_arrow_table()
                  if per_user else None)
-    return Evaluation(summary, table), notes
+    return Evaluation(summary, table)
+
+
+def _run_lists(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
+               batch_users: Optional[int], measures: tuple, extra: beyond.Inputs,
+               spec: Optional[intervals.Spec] = None) -> tuple[Evaluation, list]:
+    """_run without judgments (rels None; outcome.check_lists_only: only beyond-accuracy
+    measures): every user of the recommendations counts. Their top_k lists are kept batch by
+    batch and computed as _run's are; the summary's users are the users of the
+    recommendations, ndcg_result their rows (user_id, k) for the per-user table."""
+    size = batch_users or (batches.users_per_batch(con, loaded.layout)
+                           if loaded.recs_countable else None)
+    ranges = batches.user_ranges(con, "ndcg_recs", size) if size else batches.EVERYONE
+    progress.step("reading the lists")
+    for users in progress.batches(ranges):
+        interrupts.check()
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
+        beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", None, measures)
+    found = beyond.compute(con, options, measures, extra, "ndcg_tops")
+    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_result AS SELECT user_id, k FROM ndcg_tops_")
+    (users,), = con.sql("SELECT count(DISTINCT user_id) FROM ndcg_tops_").fetchall()
+    summary = _beyond_summary(con, {"users": users}, measures, found)
+    return (_finished(con, summary, measures, user_col, with_beyond(con, found.per_user),
+                      per_user, spec), found.notes)
 
 
 def with_beyond(con, columns: tuple) -> str:

@@ -590,11 +590,16 @@ class Loaded(NamedTuple):
 def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
          require_rows: bool = True) -> Loaded:
     """Create the views ndcg_recs and ndcg_rels over the inputs, checking their columns.
-    require_rows=False accepts an input without rows (the Spark engine's share of a worker)."""
+    require_rows=False accepts an input without rows (the Spark engine's share of a worker).
+    rels None: no judgments (the beyond-accuracy metrics read the lists alone), ndcg_recs only
+    and rels_what None."""
     recs_src = _attach_own(con, recs, "ndcg_recs_src", recs_format, "recommendations", cols)
-    rels_src = _attach_own(con, rels, "ndcg_rels_src", rels_format, "relevance", cols)
-    recs_what, rels_what = recs_src.what, rels_src.what
+    rels_src = (None if rels is None else
+                _attach_own(con, rels, "ndcg_rels_src", rels_format, "relevance", cols))
+    recs_what, rels_what = recs_src.what, rels_src and rels_src.what
     for name, what in (("ndcg_recs_src", recs_what), ("ndcg_rels_src", rels_what)):
+        if what is None:
+            continue
         try:
             empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
         except duckdb.Error as exc:
@@ -602,38 +607,32 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         if empty and require_rows:
             raise InputError(no_rows(what))
     recs_schema = schema_of(con, "ndcg_recs_src", recs_what)
-    rels_schema = schema_of(con, "ndcg_rels_src", rels_what)
     layout = recs_layout(recs_schema, cols, recs_what)
-    rels_kind = rels_layout(rels_schema, cols, rels_what)
     if recs_src.files:
         _one_file_per_user(con, recs_src, cols.of("recommendations"))
-
     recs_item = (element_type(recs_schema[cols.items]) if layout == "lists"
                  else recs_schema[cols.item])
+    need_id(recs_schema[cols.user], cols.user, recs_what)
+    need_id(recs_item, cols.items if layout == "lists" else cols.item, recs_what,
+            listed=layout == "lists")
+    if rels is None:
+        _recs_view(con, cols, layout, recs_schema, recs_item, False, False)
+        return Loaded(layout, recs_what, None, recs_src.countable)
+    rels_schema = schema_of(con, "ndcg_rels_src", rels_what)
+    rels_kind = rels_layout(rels_schema, cols, rels_what)
     rels_item = (element_type(rels_schema[cols.items]) if rels_kind == "lists"
                  else rels_schema[cols.item])
-    for schema, what in ((recs_schema, recs_what), (rels_schema, rels_what)):
-        need_id(schema[cols.user], cols.user, what)
-    need_id(recs_item, cols.items if layout == "lists" else cols.item, recs_what,
-             listed=layout == "lists")
+    need_id(rels_schema[cols.user], cols.user, rels_what)
     need_id(rels_item, cols.items if rels_kind == "lists" else cols.item, rels_what,
-             listed=rels_kind == "lists")
+            listed=rels_kind == "lists")
     user_text = ids_as_text(recs_schema[cols.user], rels_schema[cols.user])
     item_text = ids_as_text(recs_item, rels_item)
     as_text = tuple((kind, left, right) for kind, text, left, right in (
         ("user", user_text, recs_schema[cols.user], rels_schema[cols.user]),
         ("item", item_text, recs_item, rels_item)) if text)
+    _recs_view(con, cols, layout, recs_schema, recs_item, user_text, item_text)
 
-    recs_user = id_column(cols.user, recs_schema[cols.user], user_text)
     rels_user = id_column(cols.user, rels_schema[cols.user], user_text)
-    if layout == "lists":
-        body = f"{recs_user} AS user_id, {id_column(cols.items, recs_item, item_text, True)} AS items"
-    else:
-        order = cols.rank if layout == "ranks" else cols.score
-        body = (f"{recs_user} AS user_id, {id_column(cols.item, recs_item, item_text)} AS item_id, "
-                f"{ident(order)} AS {layout[:-1]}")
-    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs AS SELECT {body} FROM ndcg_recs_src")
-
     if rels_kind in ("long", "binary"):
         relevance = ident(cols.relevance) if rels_kind == "long" else "1"
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels AS SELECT {rels_user} AS user_id, "
@@ -646,6 +645,20 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         con.execute("CREATE OR REPLACE TEMP VIEW ndcg_rels AS "
                     "FROM ndcg_judged_lists('ndcg_rels_lists')")
     return Loaded(layout, recs_what, rels_what, recs_src.countable, as_text)
+
+
+def _recs_view(con, cols: Columns, layout: str, schema: dict, item: str, user_text: bool,
+               item_text: bool) -> None:
+    """The view ndcg_recs over ndcg_recs_src: user_id and items (lists), or user_id, item_id and
+    rank or score; ids as text where they are compared so (user_text, item_text)."""
+    user = id_column(cols.user, schema[cols.user], user_text)
+    if layout == "lists":
+        body = f"{user} AS user_id, {id_column(cols.items, item, item_text, True)} AS items"
+    else:
+        order = cols.rank if layout == "ranks" else cols.score
+        body = (f"{user} AS user_id, {id_column(cols.item, item, item_text)} AS item_id, "
+                f"{ident(order)} AS {layout[:-1]}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs AS SELECT {body} FROM ndcg_recs_src")
 
 
 def own_columns(names, cols: Columns, input_role: str, what: str) -> dict:

@@ -142,12 +142,13 @@ WITHOUT = "users_without_"  # + a metric's name ('users_without_ild@10'): its us
 
 
 def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero",
-                   ci=None) -> str:
+                   ci=None, judged: bool = True) -> str:
     """The summary as 'table' (for people), 'json' (one object) or 'csv' (metric,value rows).
     With ci (--ci: {'values': {metric: (low, high)}, 'info': ..., 'line': ...}, cli/eval.py),
     each interval beside its mean: in the table's third column and a line saying how they were
     made; in JSON an object 'intervals' (info's level, method and clipped metrics, and each
-    metric's [low, high]); in CSV the columns ci_low and ci_high."""
+    metric's [low, high]); in CSV the columns ci_low and ci_high. judged: false without
+    judgments (no relevance file), whose summary has no counts of users by them."""
     if fmt == "json":
         shown = summary if ci is None else dict(summary, intervals={
             **ci["info"], **{m: list(pair) for m, pair in ci["values"].items()}})
@@ -172,11 +173,11 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero",
     lines = [f"{name:<{width}}  {value:<{shown}}  {pair}".rstrip() for name, value, pair in rows]
     if ci:
         lines.append(ci["line"])
-    unranked = summary["users_without_recommendations"]
+    unranked = summary.get("users_without_recommendations")
     if unranked:
         fate = "scored 0" if missing == "zero" else "left out"
         lines.append(f"without recommendations: {_users(unranked)}, {fate}")
-    unjudged = summary["users_only_in_recommendations"]
+    unjudged = summary.get("users_only_in_recommendations")
     if unjudged:
         lines.append(f"only in recommendations: {_users(unjudged)}, not evaluated")
     nothing = summary.get("users_with_zero_ideal_dcg")
@@ -193,7 +194,7 @@ def format_summary(summary: dict, fmt: str, missing: str, empty: str = "zero",
                                  "items unseen in train)"}.get(metric, " (no recommendations)")
             lines.append(f"{name[len(WITHOUT):]} without a value: {_users(count)}{why}, "
                          f"left out of its mean")
-    counted = outcome.beyond_counted(summary, missing, empty)
+    counted = outcome.beyond_counted(summary, missing, empty, judged)
     if counted:
         lines.append(counted)
     return "\n".join(lines) + "\n"

@@ -173,16 +173,13 @@ class Driver:
                          "WHERE item_id IS NULL")
         return beyond.per_run(self.con, self.measures, self.given)
 
-    def per_run_found(self, tops, segment: Optional[str] = None, user: Optional[str] = None,
-                      n_resamples: int = 0, seed: int = 0, budget: int = 0,
+    def per_run_found(self, tops, segment: Optional[str] = None,
                       everyone: bool = False) -> dict:
         """{segment (None: every user; without `segment` only it): {'users': how many users'
-        lists count, 'values': {'coverage@10': value, ...}, 'resampled': {}, or as
-        beyond.resampled_values gives it with n_resamples}}, as comparison.compare's
+        lists count, 'values': {'coverage@10': value, ...}}}, as comparison.compare's
         _per_run_values (and segments' per_run_by_segment) find them in a default engine's
-        run: `tops` has TOPS, the segment column `segment` and the user id column `user` (for
-        the resamples' weights). everyone: every user's too, with segments (their exposure
-        added up over the segments)."""
+        run: `tops` has TOPS and the segment column `segment`. everyone: every user's too, with
+        segments (their exposure added up over the segments)."""
         found: dict = {}
         if segment is not None or self.exposed is None:
             self._exposure(tops, segment)
@@ -195,106 +192,65 @@ class Driver:
                 f"keys_ AS (SELECT k, c AS users FROM ndcg_exposure_in WHERE item_id IS NULL) "
                 f"SELECT k.segment, k.k, {', '.join(beyond.PER_RUN)}, users "
                 f"FROM ndcg_beyond_run_as_('exposure_', 'keys_')").fetchall():
-            into = found.setdefault(group, {"users": 0, "values": {}, "resampled": {}})
+            into = found.setdefault(group, {"users": 0, "values": {}})
             into["users"] = max(into["users"], users)  # every user has a list at every k
             for metric, value in zip(beyond.PER_RUN, values):
                 into["values"][at_k(metric, k)] = value
-        if not n_resamples:
-            return found
-        shown = dict(self.con.sql("SELECT k.segment, sum(shown) FROM ndcg_exposure_in "
-                                  "WHERE item_id IS NULL GROUP BY ALL").fetchall())
-        drawn = [group for group in found if shown.get(group, 0) * n_resamples <= budget]
-        for group in found:
-            if group not in drawn:
-                found[group]["resampled"] = {"too many": True}
-        if drawn:
-            self._exposure(tops, segment, user, n_resamples, seed,
-                           [group for group in drawn if group is not None]
-                           if segment is not None and None not in drawn else drawn)
-            if segment is not None and None in drawn:
-                self._add_everyone()
-            for group, k, b, *values in self.con.sql(
-                    "SELECT k.k.segment, k.k.k, k.b, coverage, gini, entropy "
-                    "FROM ndcg_beyond_run_of('ndcg_exposure_in', 'ndcg_catalogue_')"
-                    ).fetchall():
-                into = found[group]["resampled"]
-                for metric, value in zip(beyond.PER_RUN, values):
-                    into.setdefault(at_k(metric, k), {})[b] = value
         return found
 
     def _add_everyone(self) -> None:
         """Adds to ndcg_exposure_in every user's rows (segment NULL): each item's exposure, the
         users and the shown items added up over the segments."""
-        if "'b'" in self._key:  # the resamples'
-            key, keys = "{'k': {'k': k.k.k, 'segment': NULL::VARCHAR}, 'b': k.b}", "k.k.k, k.b"
-        else:
-            key, keys = "{'k': k.k, 'segment': NULL::VARCHAR}", "k.k"
-        self.con.execute(f"INSERT INTO ndcg_exposure_in SELECT {key}, item_id, sum(c)::BIGINT, "
-                         f"sum(shown)::BIGINT FROM ndcg_exposure_in GROUP BY {keys}, item_id")
+        self.con.execute("INSERT INTO ndcg_exposure_in SELECT {'k': k.k, 'segment': "
+                         "NULL::VARCHAR}, item_id, sum(c)::BIGINT, sum(shown)::BIGINT "
+                         "FROM ndcg_exposure_in GROUP BY k.k, item_id")
 
-    def _exposure(self, tops, segment: Optional[str] = None, user: Optional[str] = None,
-                  n_resamples: int = 0, seed: int = 0, drawn: tuple = ()) -> None:
+    def _exposure(self, tops, segment: Optional[str] = None) -> None:
         """ndcg_exposure_in in the driver's DuckDB: k, item_id and c, the exposure of the lists
         in `tops` added up over the partitions (_exposure_of), k {k, segment}; and for every k
-        a row with item_id NULL, c the users and shown the items of its lists. With
-        n_resamples, the resamples' exposure of the segments `drawn`: k {k: {k, segment}, b}."""
+        a row with item_id NULL, c the users and shown the items of its lists."""
         from pyspark.sql import functions as F
         from pyspark.sql.pandas.types import to_arrow_schema
         from pyspark.sql.types import LongType, StringType, StructField, StructType
 
         element = tops.schema[TOPS].dataType.elementType["top"].dataType.elementType
         schema = StructType([StructField("segment", StringType()), StructField("k", LongType()),
-                             StructField("b", LongType()), StructField("item_id", element),
-                             StructField("c", LongType()), StructField("shown", LongType())])
-        columns = [TOPS] + [name for name in (segment, user) if name]
+                             StructField("item_id", element), StructField("c", LongType()),
+                             StructField("shown", LongType())])
+        columns = [TOPS] + ([segment] if segment else [])
         summed = (tops.select(*columns)
-                  .mapInArrow(_exposure_of(segment, user, n_resamples, seed, drawn,
-                                           to_arrow_schema(schema)), schema)
-                  .groupBy("segment", "k", "b", "item_id")
+                  .mapInArrow(_exposure_of(segment, to_arrow_schema(schema)), schema)
+                  .groupBy("segment", "k", "item_id")
                   .agg(F.sum("c").alias("c"), F.sum("shown").alias("shown")))
         self.con.register("ndcg_exposure_arrow", summed.toArrow())
-        self._key = ("{'k': {'k': k, 'segment': segment}, 'b': b}" if n_resamples else
-                     "{'k': k, 'segment': segment}")
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_exposure_in AS "
-                         f"SELECT {self._key} AS k, item_id, c, shown FROM ndcg_exposure_arrow")
+        self.con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_in AS "
+                         "SELECT {'k': k, 'segment': segment} AS k, item_id, c, shown "
+                         "FROM ndcg_exposure_arrow")
         self.con.unregister("ndcg_exposure_arrow")
 
 
-def _exposure_of(segment: Optional[str], user: Optional[str], n_resamples: int, seed: int,
-                 drawn: tuple, schema: pa.Schema):
-    """mapInArrow function over rows with TOPS (and the columns `segment` and `user`): per
-    batch, the rows (segment, k, b, item_id, c, shown) of ndcg_beyond_exposure over its lists
-    (b NULL), per segment, and for each (segment, k) a row with item_id NULL, c its users and
-    shown the items of their lists; with n_resamples, ndcg_beyond_resampled_exposure's rows
-    for the users of the segments `drawn`; in `schema`."""
+def _exposure_of(segment: Optional[str], schema: pa.Schema):
+    """mapInArrow function over rows with TOPS (and the column `segment`): per batch, the rows
+    (segment, k, item_id, c, shown) of ndcg_beyond_exposure over its lists, per segment, and
+    for each (segment, k) a row with item_id NULL, c its users and shown the items of their
+    lists; in `schema`."""
     def partial(batches):
         from .workers import connection
 
         con = connection(())
         group = sqltext.ident(segment) + "::VARCHAR" if segment else "NULL::VARCHAR"
-        who = sqltext.ident(user) if user else "NULL"
-        chosen = ""
-        if n_resamples:
-            chosen = " AND (" + ("g IS NULL" if None in drawn else "false") + "".join(
-                f" OR g = {sqltext.literal(name)}" for name in drawn if name is not None) + ")"
         for batch in batches:
             con.register("ndcg_tops_batch", batch)
             try:
                 con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_in AS "
-                            f"SELECT user_id, {{'k': t.k, 'segment': g}} AS k, t.top "
-                            f"FROM (SELECT {group} AS g, {who} AS user_id, unnest({TOPS}) AS t "
-                            f"      FROM ndcg_tops_batch WHERE {TOPS} IS NOT NULL) "
-                            f"WHERE true{chosen}")
-                if n_resamples:
-                    sql = (f"SELECT k.k.segment AS segment, k.k.k AS k, k.b AS b, item_id, c, "
-                           f"NULL AS shown FROM ndcg_beyond_resampled_exposure('ndcg_tops_in', "
-                           f"resamples := {int(n_resamples)}, seed := {int(seed)})")
-                else:
-                    sql = ("SELECT k.segment AS segment, k.k AS k, NULL AS b, item_id, c, "
-                           "NULL AS shown FROM ndcg_beyond_exposure('ndcg_tops_in') "
-                           "UNION ALL SELECT k.segment, k.k, NULL, NULL, count(*), "
-                           "sum(len(top))::BIGINT FROM ndcg_tops_in GROUP BY k")
-                table = con.sql(sql).to_arrow_table().cast(schema)
+                            f"SELECT {{'k': t.k, 'segment': g}} AS k, t.top "
+                            f"FROM (SELECT {group} AS g, unnest({TOPS}) AS t "
+                            f"      FROM ndcg_tops_batch WHERE {TOPS} IS NOT NULL)")
+                table = con.sql("SELECT k.segment AS segment, k.k AS k, item_id, c, "
+                                "NULL AS shown FROM ndcg_beyond_exposure('ndcg_tops_in') "
+                                "UNION ALL SELECT k.segment, k.k, NULL, count(*), "
+                                "sum(len(top))::BIGINT FROM ndcg_tops_in GROUP BY k"
+                                ).to_arrow_table().cast(schema)
             finally:
                 con.unregister("ndcg_tops_batch")
             yield from table.to_batches()

@@ -170,7 +170,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
                                         rels_what=rels_what, lists=lists, ranked=True,
                                         **settings)
         with refusals(what_run, rels_what):
-            found = (_per_run_values(lists, user_col, seg if segments else None, unknown, o)
+            found = (_per_run_values(lists, user_col, seg if segments else None, unknown)
                      if lists else {})
         return common.Run(result.per_user, result.per_user.columns, result.summary, said, found)
     scored = common.scored_runs(runs, score)
@@ -219,23 +219,21 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     return common.Comparison(rows, None, info), scored.notes
 
 
-def _per_run_values(lists: dict, user_col: str, seg, unknown, o: dict) -> dict:
+def _per_run_values(lists: dict, user_col: str, seg, unknown) -> dict:
     """A run's per-run metrics on Spark, as common.per_run_found gives them (lists:
     engine.run's, with its driver and the evaluated users' lists; seg: the segment table,
-    or None), drawn as common.per_run_draws says; the driver closes."""
+    or None); the driver closes."""
     from .beyond_accuracy import TOPS
     from .extras import join_segments
 
-    draws = common.per_run_draws(o)
     driver = lists["driver"]
     try:
-        tops = lists["tops"].select(col(user_col).alias("__ndcg_user"),
-                                    col(user_col).alias("__ndcg_weighed"), TOPS)
+        tops = lists["tops"].select(col(user_col).alias("__ndcg_user"), TOPS)
         if seg is None:
-            found = driver.per_run_found(tops, user="__ndcg_weighed", **draws)
+            found = driver.per_run_found(tops)
         else:  # every user's from the segments' exposure, added up
             found = driver.per_run_found(join_segments(tops, seg, unknown), "__segment",
-                                         "__ndcg_weighed", everyone=True, **draws)
+                                         everyone=True)
         return common.per_run_found(found.pop(None, None), found)
     finally:
         driver.close()

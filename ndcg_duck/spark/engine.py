@@ -127,6 +127,8 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
+    if rels is None:
+        raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
     options, measures, settings = outcome.plan(k, given)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
                                 or buckets < 1):  # batch_users: checked by the registry

@@ -16,7 +16,7 @@ from .launch import first_line as _first_line
 SHIP = ("Spark's Python workers cannot import {module}: they run another Python than "
         "ndcg-duck's. Give them ndcg-duck's environment, e.g. venv-pack -o ndcg-env.tar.gz, "
         "then --spark-conf spark.archives=ndcg-env.tar.gz#env --spark-conf "
-        "spark.pyspark.python=./env/bin/python (README: Beyond one machine)")
+        "spark.pyspark.python=./env/bin/python (docs/spark.md)")
 
 
 @contextlib.contextmanager

@@ -427,7 +427,7 @@ def test_compare_bootstrap_gives_per_run_metrics_no_interval(tmp_path):
             f"b={tmp_path / 'b.json'}", "-k", "5", "-m", "coverage,gini",
             "--items", str(tmp_path / "items.csv"), "--test", "bootstrap", "--n-resamples", "100"]
     note = ("one value per run (not a mean over users): interval: none (a distinct count's "
-            "bootstrap is biased: README, compare), no test")
+            "bootstrap is biased: docs/compare.md), no test")
     result = run(*args)
     assert result.exit_code == 0, result.output
     assert f"coverage@5, gini@5: {note}" in result.output.splitlines()

@@ -181,11 +181,11 @@ def test_a_normal_bootstrap_says_so(hand, monkeypatch):
     args = ["compare", hand["rels"], "--run", f"a={hand['a']}", "--run", f"b={hand['b']}",
             "--test", "bootstrap"]
     note = ("bootstrap in its normal-theory form, as where users x resamples exceed "
-            "200,000,000 (README, compare)")
+            "200,000,000 (docs/compare.md)")
     assert note in run(*args).output.splitlines()
     # run a's mean: its t interval leaves [0, 1] and is clipped (test_t_intervals_stay_in_range)
     assert [row["note"] for row in json.loads(run(*args, "--format", "json").output)] == \
-        ["t interval clipped to the metric's range (README, compare)", note]
+        ["t interval clipped to the metric's range (docs/compare.md)", note]
 
 
 def test_t_intervals_stay_in_range(tmp_path):
@@ -206,13 +206,13 @@ def test_t_intervals_stay_in_range(tmp_path):
     def t(values):
         return scipy.stats.t.interval(0.95, len(values) - 1, loc=np.mean(values),
                                       scale=scipy.stats.sem(values))
-    clipped = "t interval clipped to the metric's range (README, compare)"
+    clipped = "t interval clipped to the metric's range (docs/compare.md)"
     assert (rows["a"]["ci_low"], rows["a"]["note"]) == (0.0, clipped)
     assert rows["a"]["ci_high"] == pytest.approx(t([1, 0, 0, 0, 0])[1], rel=1e-12)
     assert (rows["b"]["ci_low"], rows["b"]["ci_high"], rows["b"]["note"]) == (0.0, 1.0, clipped)
     assert (rows["b"]["diff_ci_low"], rows["b"]["diff_ci_high"]) == \
         pytest.approx(t([0, 1, 0, 0, 0]), rel=1e-12)
-    assert "ndcg@10: t interval clipped to the metric's range (README, compare)" in \
+    assert "ndcg@10: t interval clipped to the metric's range (docs/compare.md)" in \
         run(*args).output.splitlines()
 
 

@@ -91,7 +91,7 @@ def test_bad_limits_in_python_words(options, message):
     assert str(raised.value) == message
 
 
-USAGE = "Usage: ndcg-duck eval [OPTIONS] RECS RELEVANCE\nTry 'ndcg-duck eval --help' for help.\n\n"
+USAGE = "Usage: ndcg-duck eval [OPTIONS] RECS [RELEVANCE]\nTry 'ndcg-duck eval --help' for help.\n\n"
 
 
 # --- progress -----------------------------------------------------------------------------------

@@ -496,6 +496,76 @@ def test_cutoff_and_depth_beyond_64_bits_in_python(recs, rels, keyword, message)
     assert error.value.usage and message in str(error.value)
 
 
+# --- without judgments (no RELEVANCE: beyond-accuracy metrics only) ----------------------------
+
+NO_JUDGMENTS = [
+    (["-m", "ndcg"], 2, "Error: ndcg@10 needs judgments: pass the relevance file (RELEVANCE), or "
+                        "ask only for beyond-accuracy metrics (coverage, gini, entropy, novelty, "
+                        "popularity, tail, ild), which read the lists alone\n"),
+    (["-m", "coverage,P@5"], 2, "Error: precision@5 needs judgments: pass the relevance file "
+                                "(RELEVANCE), or ask only for beyond-accuracy metrics (coverage, "
+                                "gini, entropy, novelty, popularity, tail, ild), which read the "
+                                "lists alone\n"),
+    (["-m", "coverage", "--empty", "skip"], 2,
+     "Error: --empty skip chooses users by their judgments, and there is no relevance file "
+     "(without it every user of the recommendations counts): pass it (RELEVANCE) or leave out "
+     "--empty skip\n"),
+    (["-m", "coverage", "--missing", "skip"], 2,
+     "Error: --missing skip chooses users by their judgments, and there is no relevance file "
+     "(without it every user of the recommendations counts): pass it (RELEVANCE) or leave out "
+     "--missing skip\n"),
+    (["-m", "coverage", "--judged-only"], 2,
+     "Error: --judged-only takes the unjudged items out of each list, and there is no relevance "
+     "file: pass it (RELEVANCE) or leave out --judged-only\n"),
+    (["-m", "coverage", "--gain-map", "1=3"], 2,
+     "Error: --gain-map reads the judgments, and there is no relevance file: pass it "
+     "(RELEVANCE) or leave out --gain-map\n"),
+    (["-m", "coverage", "--engine", "spark"], 2,
+     "Error: the Spark engine needs the judgments (RELEVANCE): its workers score each bucket of "
+     "users from their recommendations and judgments together; for the beyond-accuracy metrics "
+     "of lists without judgments use the default engine (--engine duckdb, or "
+     "ndcg_duck.evaluate)\n"),
+    (["-m", "coverage", "{repeat}"], 1,
+     "Error: recommendations file {repeat}: user u2 ranks item c twice: remove the repeat, or "
+     "keep the first occurrence with --duplicates first\n"),
+]
+
+
+@pytest.mark.parametrize("args, code, message", NO_JUDGMENTS)
+def test_without_judgments(tmp_path, recs, args, code, message):
+    """Without RELEVANCE only the beyond-accuracy metrics run: an accuracy metric, or an option
+    that reads the judgments or chooses users by them, is a usage error naming it; an item twice
+    in a list is a data error (it would count twice in the exposure)."""
+    train = write_csv(tmp_path / "train.csv", "user_id,item_id\nt1,a\nt1,c\n")
+    repeat = nested(tmp_path, ["u1", "u2"], [["a"], ["c", "b", "c"]], "repeat.parquet")
+    if "{repeat}" in args:
+        recs, args = repeat, [a for a in args if a != "{repeat}"]
+    result = run("eval", recs, *args, "--train", train)
+    assert result.exit_code == code
+    assert result.output.splitlines()[-1] + "\n" == message.format(repeat=repeat)
+
+
+def test_without_judgments_in_python_words(recs):
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate(recs, metrics="recall@5")
+    assert error.value.usage and str(error.value) == (
+        "recall@5 needs judgments: pass the relevance file (rels=), or ask only for "
+        "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild), "
+        "which read the lists alone")
+    with pytest.raises(ndcg_duck.InputError) as error:
+        ndcg_duck.evaluate(recs, None, metrics="coverage", items=recs, empty="skip")
+    assert error.value.usage and str(error.value) == (
+        "empty='skip' chooses users by their judgments, and there is no relevance file (without "
+        "it every user of the recommendations counts): pass it (rels=) or leave out "
+        "empty='skip'")
+    from ndcg_duck import spark  # refused before any Spark session is needed
+
+    with pytest.raises(ndcg_duck.InputError) as error:
+        spark.evaluate(None, recs, None, metrics="coverage")
+    assert error.value.usage and str(error.value).startswith(
+        "the Spark engine needs the judgments (rels=): its workers score each bucket")
+
+
 # --- output files -----------------------------------------------------------------------------
 
 def test_per_user_into_a_missing_directory_fails_first(recs, tmp_path):

@@ -10,8 +10,8 @@ import pytest
 import ndcg_duck
 from test_traps import NESTED, RELS, invoke, make
 
-EVAL = "Usage: ndcg-duck eval [OPTIONS] RECS RELEVANCE\nTry 'ndcg-duck eval --help' for help.\n\n"
-COMPARE = ("Usage: ndcg-duck compare [OPTIONS] RELEVANCE\nTry 'ndcg-duck compare --help' for "
+EVAL = "Usage: ndcg-duck eval [OPTIONS] RECS [RELEVANCE]\nTry 'ndcg-duck eval --help' for help.\n\n"
+COMPARE = ("Usage: ndcg-duck compare [OPTIONS] [RELEVANCE]\nTry 'ndcg-duck compare --help' for "
            "help.\n\n")
 FILES = {
     "recs.parquet": NESTED, "rels.csv": RELS,

@@ -17,7 +17,7 @@ from ndcg_duck.cli import cli
 
 EXAMPLES = ROOT / "examples"
 TREC = ROOT / "tests" / "data" / "trec_eval"
-USAGE = "Usage: ndcg-duck eval [OPTIONS] RECS RELEVANCE\nTry 'ndcg-duck eval --help' for help.\n\n"
+USAGE = "Usage: ndcg-duck eval [OPTIONS] RECS [RELEVANCE]\nTry 'ndcg-duck eval --help' for help.\n\n"
 RELS = "user_id,item_id,relevance\nu1,a,1\nu1,b,2\nu2,c,1\n"
 NESTED = {"user_id": ["u1", "u2"], "items": [["a", "b"], ["c"]]}
 

@@ -959,8 +959,8 @@ def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
             (want.exit_code == 2)
         assert (got.exit_code, got.output) == (want.exit_code, want.output), case
     assert "2 recommended item(s) have no embedding for ild, e.g. item b" in got.output
-    # compare: per-user ones paired, per-run ones per segment with the Poisson bootstrap's
-    # intervals, which key each user's weights by its id: the default engine's, exactly
+    # compare: per-user ones paired, per-run ones per segment (no interval under --test
+    # bootstrap): the default engine's, exactly
     b = tmp_path / "b.json"
     b.write_text('[{"user_id": "u1", "items": ["c", "b", "a"]}, {"user_id": "u2", '
                  '"items": ["e", "d"]}, {"user_id": "u3", "items": ["b"]}]')
