@@ -1,7 +1,8 @@
 """trec_eval's own test suite through the CLI, for the metrics beside NDCG: every P_k, recall_k,
 map, map_cut_k, recip_rank, success_k, Rprec, num_rel, num_rel_ret, num_ret,
-num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, 11pt_avg and relative_P_k value of
-the five
+num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, 11pt_avg, relative_P_k,
+iprec_at_recall_X and Rprec_mult_X value of the five (and gm_map and gm_bpref, which trec_eval
+prints only in `all`: the geometric mean of map and bpref, each floored at 0.00001)
 scenarios, per query and `all`, to the 4 decimals trec_eval prints (tests/data/trec_eval and its
 README say which trec_eval command made each file).
 
@@ -50,7 +51,9 @@ WHOLE = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "num_rel": "
          "num_rel_ret": "num_rel_ret", "num_ret": "num_ret",
          "num_nonrel_judged_ret": "num_nonrel_judged_ret", "set_P": "set_precision",
          "set_relative_P": "set_relative_precision", "set_map": "set_map", "set_F": "set_f",
-         "11pt_avg": "iprec_11pt_avg"}
+         "11pt_avg": "iprec_11pt_avg", "gm_map": "gm_map", "gm_bpref": "gm_bpref"}
+# trec_eval's measures with a fractional parameter: iprec_at_recall_0.50, Rprec_mult_0.20
+FRACTIONAL = {"iprec_at_recall": "iprec_at_recall", "Rprec_mult": "rprec_mult"}
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 
 
@@ -59,6 +62,8 @@ def ndcg_duck_name(measure):
     if measure in WHOLE:
         return WHOLE[measure]
     base, _, k = measure.rpartition("_")
+    if base in FRACTIONAL:
+        return f"{FRACTIONAL[base]}_{k}"
     if base in CUT and k.isdigit():
         return f"{CUT[base]}@{k}"
     return None
@@ -96,17 +101,20 @@ def test_reproduces_trec_eval(scenario, tmp_path):
                    if line.split()[0] in names)
     assert summary == {name: value for (query, name), value in want.items() if query == "all"}
 
-    # per query
+    # per query (trec_eval prints gm_map and gm_bpref only in `all`)
+    per_query = {name for query, name in want if query != "all"}
     with open(per_user, encoding="utf-8") as handle:
         got = {(row["user_id"], name): printed(name, row[name])
-               for row in csv.DictReader(handle) for name in names}
+               for row in csv.DictReader(handle) for name in per_query}
     assert got == {key: value for key, value in want.items() if key[0] != "all"}
 
 
 def test_every_trec_eval_value_is_checked():
     # 3 queries + all; 9 cutoffs each of P, recall, map_cut, relative_P, 3 of success, and map,
     # recip_rank, Rprec, num_rel, num_rel_ret, num_ret, num_nonrel_judged_ret, set_P,
-    # set_relative_P, set_map, set_F, 11pt_avg: 51 measures; meas_params has P_3,5,7, recall_20,2000 and
-    # success_2,5,20
+    # set_relative_P, set_map, set_F, 11pt_avg, iprec_at_recall at 11 levels, Rprec_mult at 10
+    # multiples: 72 measures; gm_map and gm_bpref in `all` only; meas_params has P_3,5,7,
+    # recall_20,2000, success_2,5,20, iprec_at_recall_0.10,0.20,0.25,0.50,0.75 and
+    # Rprec_mult_0.20,0.35,5.00
     counts = {name: len(trec_eval_values(spec[2])) for name, spec in SCENARIOS.items()}
-    assert counts == {"plain": 204, "-c": 204, "-c -M100": 204, "-l2": 204, "meas_params": 32}
+    assert counts == {"plain": 290, "-c": 290, "-c -M100": 290, "-l2": 290, "meas_params": 64}
