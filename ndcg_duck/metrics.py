@@ -162,7 +162,7 @@ def summarised(metric: str, mean: Optional[float]) -> Optional[float]:
     """A metric's summary from the exactly rounded mean of its per-user values, on every engine
     and door: the mean, or for a geometric metric (gm_map, gm_bpref: per-user values
     ln(max(x, 0.00001))) exp of it, the geometric mean (means.geometric)."""
-    return means.geometric(mean) if _metric(metric).summary == "geometric" else mean
+    return means.geometric(mean) if geometric(metric) else mean
 # names a user's own measure (--metrics-sql, metrics_sql.py) may not take: the built-in ones'
 # names and spellings, and the per-user table's other columns
 RESERVED = (frozenset(BY_ALIAS) | frozenset(BY_NAME) | frozenset(FAMILY_BY_ALIAS)
@@ -342,6 +342,11 @@ def per_run(metric: str) -> bool:
 def core_only(measures: Iterable[Measure]) -> bool:
     """Whether the core's NDCG macros compute all of these (ndcg, dcg and idcg)."""
     return all(measure.metric in ("ndcg", "dcg", "idcg") for measure in measures)
+
+
+def geometric(metric: str) -> bool:
+    """Whether a metric's summary is a geometric mean (gm_map, gm_bpref: summarised)."""
+    return _metric(metric).summary == "geometric"
 
 
 def counts(metric: str) -> bool:

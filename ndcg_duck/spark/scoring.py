@@ -136,8 +136,8 @@ def summed_up(scored, measures: tuple, summed: bool = False) -> tuple:
         counts[measure.name] = sums.n(None, key)
         if metric_names.counts(measure.metric):  # summed over users, as trec_eval does
             summary[measure.name] = sums.whole(None, key)
-        else:
-            summary[measure.name] = sums.mean(None, key)
+        else:  # a mean, or for gm_map and gm_bpref the geometric one (metrics.summarised)
+            summary[measure.name] = metric_names.summarised(measure.metric, sums.mean(None, key))
     summary["users"] = sums.n(None, "evaluated")
     summary.update(outcome.user_counts(users_of["unranked"], sums.n(None, "unjudged"),
                                        sums.n(None, "zero")))

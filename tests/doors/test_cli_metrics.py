@@ -89,14 +89,14 @@ def test_per_user_columns(tmp_path):
                      "of ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                      "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                      "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
-                     "set_f, relative_precision, iprec_11pt_avg, coverage, gini, entropy, "
-                     "novelty, popularity, tail, ild (with @K for a cutoff)\n"),
+                     "set_f, relative_precision, iprec_11pt_avg, gm_map, gm_bpref, coverage, gini, entropy, "
+                     "novelty, popularity, tail, ild, iprec_at_recall, rprec_mult (with @K for a cutoff)\n"),
     (["-m", "ndcg,"], "Error: Invalid value for '-m' / '--metric': unknown metric '': use one of "
                       "ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                       "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                       "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
-                      "set_f, relative_precision, iprec_11pt_avg, coverage, gini, "
-                      "entropy, novelty, popularity, tail, ild (with @K for a cutoff)\n"),
+                      "set_f, relative_precision, iprec_11pt_avg, gm_map, gm_bpref, coverage, gini, "
+                      "entropy, novelty, popularity, tail, ild, iprec_at_recall, rprec_mult (with @K for a cutoff)\n"),
     (["-m", "P@0"], "Error: Invalid value for '-m' / '--metric': metric 'P@0': the cutoff after @ "
                     "is not an integer >= 1 or 'all'\n"),
     (["-m", "Rprec@5"], "Error: Invalid value for '-m' / '--metric': metric 'Rprec@5': "

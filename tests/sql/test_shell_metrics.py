@@ -48,9 +48,14 @@ def test_metrics_mean_from_the_shell():
         ["cg@2", "1.3333", "3"],          # q1: 1 + 3
         ["dcg@2", "0.9643", "3"],         # q1: 1 + 3/log2(3) = 2.8928
         ["err@2", "0.0892", "3"],         # q1: 1/16 + (15/16) (7/16) / 2 = 0.267578125
+        # geometric means, each user floored at 0.00001: bpref 1, 1, 0; map 1, 1/3, 0
+        ["gm_bpref", "0.0215", "3"],      # (1 * 1 * 0.00001)^(1/3) = 0.021544
+        ["gm_map", "0.0149", "3"],        # (1 * (1/3) * 0.00001)^(1/3) = 0.014938
         ["hit_rate@2", "0.3333", "3"],
         ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
         ["iprec_11pt_avg", "0.4444", "3"],  # q1: 1 at every recall; q2: 1/3 (its one hit); q3: 0
+    ] + [[f"iprec_at_recall_{tenths / 10:.2f}", "0.4444", "3"]  # as 11pt_avg, at each level
+         for tenths in range(11)] + [
         ["judged@2", "0.3333", "3"],      # q1: b and a; q2: x, y not judged
         ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
         ["mrr@2", "0.3333", "3"],
@@ -65,6 +70,14 @@ def test_metrics_mean_from_the_shell():
         ["rbp", "0.0681", "3"],           # q1: 0.1 (1/3 + 0.9 (3/3)); q2: 0.1 (0.81); q3: 0
         ["recall@2", "0.3333", "3"],
         ["relative_precision@2", "0.3333", "3"],  # q1: 2 / min(2, R 2); q2: 0 / min(2, 1)
+        # rprec_mult_x: precision at c = floor(x R + 0.9): q1 (R 2, both ranked relevant)
+        # c = 1, 1, 2, 2, 2, 3, 3, 4, 4, 4: 1 (five times), 2/3, 2/3, 1/2, 1/2, 1/2; q2 (R 1, z
+        # third) c = 1 or 2: 0; q3: 0
+        ["rprec_mult_0.20", "0.3333", "3"], ["rprec_mult_0.40", "0.3333", "3"],
+        ["rprec_mult_0.60", "0.3333", "3"], ["rprec_mult_0.80", "0.3333", "3"],
+        ["rprec_mult_1.00", "0.3333", "3"], ["rprec_mult_1.20", "0.2222", "3"],
+        ["rprec_mult_1.40", "0.2222", "3"], ["rprec_mult_1.60", "0.1667", "3"],
+        ["rprec_mult_1.80", "0.1667", "3"], ["rprec_mult_2.00", "0.1667", "3"],
         ["set_f", "0.5", "3"],            # q1: 1; q2: P 1/3, R 1: 2 (1/3) / (4/3) = 1/2; q3: 0
         ["set_map", "0.4444", "3"],       # q1: 2^2 / (2 2); q2: 1 / (3 1); q3: 0
         ["set_precision", "0.4444", "3"],  # q1: 2/2; q2: 1/3; q3 (nothing ranked): 0
