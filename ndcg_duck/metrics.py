@@ -364,8 +364,9 @@ def has_cutoff(metric: str) -> bool:
 # rank, a probability): an interval of their mean never leaves it (means.within)
 def bounds(name: str):
     """The range of a metric's values (a name as the summary writes it, 'ndcg@10'): RANGE's,
-    None for the unbounded ones (dcg, novelty, ...)."""
-    return RANGE.get(name.partition("@")[0])
+    None for the unbounded ones (dcg, novelty, ...); a family's measures (iprec_at_recall_0.50,
+    rprec_mult_0.20) are precisions, in [0, 1]."""
+    return (0.0, 1.0) if member(name) else RANGE.get(name.partition("@")[0])
 
 
 def is_metric(name: str) -> bool:

@@ -95,3 +95,16 @@ def test_all_trec_prints_trec_eval_lines(out_file):
     assert [line for line in theirs if name(line) in printed] == ours
     missed = {name(line) for line in theirs} - printed
     assert {measure.rstrip("_0123456789.") for measure in missed} == NOT_YET | {"unj"}
+
+
+def test_official_prints_trec_eval_s_default_set():
+    # -m official: the lines trec_eval prints with no -m (measures.c off_names: runid, num_q,
+    # num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall, P),
+    # byte for byte from out.test.aq (made with -m all_trec -q, a superset); gm_map in `all` only
+    official = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                "bpref", "recip_rank", "iprec_at_recall", "P")
+    ours = trec_format("results.test", "qrels.test", ["--missing", "skip", "-m", "official"])
+    theirs = (DATA / "out.test.aq").read_text(encoding="utf-8").splitlines()
+    assert ours == [line for line in theirs
+                    if name(line).rstrip("_0123456789.") in official]
+    assert sum(name(line) == "gm_map" for line in ours) == 1
