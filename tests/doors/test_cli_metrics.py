@@ -7,6 +7,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import ROOT
 import reference
 from reference import metrics as reference_metrics
 from test_cli import RECS, RELS, example_truth, run
@@ -126,10 +127,13 @@ def test_readme_metrics_example_prints_what_the_readme_shows():
 
 
 def test_readme_table_has_a_row_per_metric():
-    from ndcg_duck.metrics import METRICS
+    from ndcg_duck.metrics import FAMILIES, METRICS
     from test_readme import README
     table = README.split("## Metrics beside NDCG", 1)[1].split("\n\n- ", 1)[0]
+    # and the docs pages that document measures with the README's table
+    table += "".join((ROOT / "docs" / page).read_text(encoding="utf-8") for page in ("trec-a.md",))
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     named = [name.strip() for line in rows for name in line.split("|")[1].replace("`", "").split(",")]
     assert {name.split("@")[0] for name in named} == {metric.name for metric in METRICS
-                                                      if not metric.needs}
+                                                      if not metric.needs} | {
+        family.name for family in FAMILIES}

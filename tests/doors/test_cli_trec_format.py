@@ -5,6 +5,7 @@ in trec_eval's order: per query with --per-user - (as trec_eval -q), then the `a
 import pytest
 from click.testing import CliRunner
 
+from conftest import ROOT
 from ndcg_duck.cli import cli
 from test_trec_eval_ndcg import DATA, TREC
 
@@ -108,3 +109,24 @@ def test_official_prints_trec_eval_s_default_set():
     assert ours == [line for line in theirs
                     if name(line).rstrip("_0123456789.") in official]
     assert sum(name(line) == "gm_map" for line in ours) == 1
+
+
+def docs_examples(page):
+    """(command words after ndcg-duck, the text it prints) of each ```sh block of a docs page
+    directly followed by a ```text block."""
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    return [(shlex.split(command)[1:], printed) for command, printed in re.findall(
+        r"```sh\n(ndcg-duck [^\n]*)\n```\n\n```text\n(.*?)```", text, re.S)]
+
+
+def test_the_docs_page_examples_print_what_it_shows(monkeypatch):
+    # docs/trec-a.md: each command, run from the repository root, prints the text shown
+    monkeypatch.chdir(ROOT)
+    examples = docs_examples("trec-a.md")
+    assert len(examples) == 3
+    for words, printed in examples:
+        result = CliRunner().invoke(cli, words, catch_exceptions=False)
+        assert (result.exit_code, result.output) == (0, printed), words
