@@ -432,7 +432,8 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
     p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
     import json
 
-    args = runs + ["-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
+    args = runs + ["-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel,IPrec@0.5", "--all-pairs", "--format",
+                   "json"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
     assert want.exit_code == 0 and got.exit_code == 0, got.output
     want_rows, got_rows = json.loads(want.output), json.loads(got.output)
