@@ -38,6 +38,13 @@ def mean_of_sum(total: int, exponent: int, count: int) -> Optional[float]:
     return numerator / denominator if numerator else 0.0  # int / int rounds correctly, once
 
 
+def geometric(mean_of_logs: Optional[float]) -> Optional[float]:
+    """A geometric mean from the exactly rounded mean of the logs of the values (trec_eval's
+    gm_map and gm_bpref: each user's ln(max(x, 0.00001)), sql/ndcg_metrics.sql's
+    ndcg_log_floored): exp of it, as trec_eval's te_calc_avg_meas_s_gm. None for no values."""
+    return None if mean_of_logs is None else math.exp(mean_of_logs)
+
+
 def mean_of_parts(parts: Iterable[tuple]) -> Optional[float]:
     """The exactly rounded mean from (exponent, mantissa sum, count) parts: the values of a part
     are mantissa * 2**(exponent - 52) each."""

@@ -7,9 +7,12 @@ which take a cutoff, and turns a user's list of names into the (metric, cutoff) 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Union
+from decimal import Decimal, InvalidOperation
+from typing import Iterable, NamedTuple, Optional, Union
 
+from . import means
 from .errors import InputError
 from .cutoffs import Cutoff, at_k, parse_cutoffs
 
@@ -27,9 +30,10 @@ class Metric:
     name: str
     aliases: tuple
     cutoff: str
-    summary: str = "mean"  # 'mean' over users, 'sum' (the counts, as trec_eval sums them), or
+    summary: str = "mean"  # 'mean' over users, 'sum' (the counts, as trec_eval sums them),
     # 'run' (one value per run, from every user's list at once: coverage, gini, entropy,
-    # coverage_count, personalization)
+    # coverage_count, personalization) or 'geometric' (exp of the mean of per-user logs:
+    # trec_eval's gm_map, gm_bpref; reported)
     needs: str = ""  # beyond accuracy (sql/ndcg_beyond.sql): the input it reads besides recs and
     # rels: 'catalogue' (items, else train), 'train' or 'items'
 
@@ -70,6 +74,10 @@ METRICS = (
     Metric("unj", ("unj",), "finite"),  # trec_eval unj_k
     Metric("g", ("g",), "none"),  # trec_eval G
     Metric("bing", ("bing",), "none"),  # trec_eval binG
+    # trec_eval's geometric means (gm_map, gm_bpref): per user ln(max(value, 0.00001)), the
+    # summary exp of their mean (reported)
+    Metric("gm_map", ("gm_map",), "none", summary="geometric"),  # trec_eval gm_map
+    Metric("gm_bpref", ("gm_bpref",), "none", summary="geometric"),  # trec_eval gm_bpref
     # beyond accuracy: what a run shows, not whether it is right (sql/ndcg_beyond.sql)
     Metric("coverage", ("coverage", "item_coverage"), "k", summary="run", needs="catalogue"),
     Metric("gini", ("gini", "gini_index"), "k", summary="run", needs="catalogue"),
@@ -87,15 +95,18 @@ METRICS = (
 )
 # trec_eval's nickname all_trec (its measures.c): the measures of trec_eval's set that ndcg-duck
 # computes as trec_eval does, with trec_eval's default cutoffs (ndcg@all is its ndcg, recall@all
-# its set_recall). Not yet here: gm_map, gm_bpref, iprec_at_recall, Rprec_mult,
-# relstring.
+# its set_recall). Not yet here: relstring.
+# official: trec_eval's default set (no -m), its measures.c off_names.
 NICKNAMES = {
     "all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
                  "precision@trec", "recall@trec", "ndcg@all", "ndcg@trec", "map@trec",
                  "relative_precision@trec", "hit_rate@1,5,10", "set_precision",
                  "set_relative_precision", "recall@all", "set_map", "set_f",
                  "num_nonrel_judged_ret", "rbp", "iprec_11pt_avg",
-                 "infap", "utility", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid", "unj@5,10,20"),
+                 "infap", "utility", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid", "unj@5,10,20",
+                 "gm_map", "gm_bpref", "iprec_at_recall", "rprec_mult"),
+    "official": ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "r_precision", "bpref",
+                 "mrr", "iprec_at_recall", "precision@trec"),
 }
 BY_NAME = {metric.name: metric for metric in METRICS}
 # The range of a metric's per-user values where it has one (none: dcg, idcg, cg, the counts,
@@ -106,20 +117,98 @@ RANGE = {**dict.fromkeys(("ndcg", "precision", "recall", "hit_rate", "mrr", "map
          "ild": (0.0, 2.0)}  # 1 - cosine in [0, 2] (1 - Jaccard in [0, 1])
 BY_ALIAS = {alias: metric for metric in METRICS for alias in metric.aliases}
 DEFAULT = ("ndcg",)
+
+
+@dataclass(frozen=True)
+class Family:
+    """trec_eval's measures with a fractional parameter (iprec_at_recall.0.5, Rprec_mult.0.2),
+    which a cutoff cannot carry: one measure per parameter, named NAME_X with X to 2 decimals as
+    trec_eval prints it (iprec_at_recall_0.50), computed per user by the SQL macro `macro`
+    (relevant_ranks, num_relevant, x) over ndcg_user_metrics' edge. Its name alone gives
+    trec_eval's parameters (`levels`); NAME_X or an alias @X (IPrec@0.5) gives one."""
+
+    name: str
+    aliases: tuple
+    levels: tuple  # trec_eval's default parameters
+    macro: str
+    what: str  # what the parameter is, for a message
+    highest: Optional[float]  # the largest parameter (the smallest is 0)
+
+
+FAMILIES = (
+    Family("iprec_at_recall", ("iprec_at_recall", "iprec"), tuple(i / 10 for i in range(11)),
+           "ndcg_iprec_at_recall", "a recall level", 1.0),  # ir_measures IPrec@x
+    Family("rprec_mult", ("rprec_mult",), tuple(i / 5 for i in range(1, 11)),
+           "ndcg_rprec_mult", "a multiple of R", None),
+)
+FAMILY_BY_ALIAS = {alias: family for family in FAMILIES for alias in family.aliases}
+MEMBER = re.compile(r"(?P<name>[a-z_]+)_(?P<level>[0-9]+(?:\.[0-9]*)?)")
+
+
+def member_name(family: Family, level: float) -> str:
+    """The name of one measure of a family: ('iprec_at_recall', 0.5) -> 'iprec_at_recall_0.50'."""
+    return f"{family.name}_{level:.2f}"
+
+
+def member(metric: str) -> Optional[tuple]:
+    """(Family, level) of a family's measure name ('rprec_mult_0.20'), else None."""
+    found = MEMBER.fullmatch(metric)
+    family = found and FAMILY_BY_ALIAS.get(found.group("name"))
+    if not family or member_name(family, float(found.group("level"))) != metric:
+        return None
+    return family, float(found.group("level"))
+
+
+def _level(family: Family, text: str, given: str) -> float:
+    """A family's parameter from its text (after @ or _), checked: a number from 0 to the
+    family's largest with at most 2 decimals (as trec_eval prints it)."""
+    wanted = (f"{family.what} from 0 to {family.highest:g}" if family.highest is not None
+              else f"{family.what}, a number >= 0")
+    try:
+        exact = Decimal(text.strip())
+    except InvalidOperation:
+        exact = None
+    if (exact is None or not exact.is_finite() or exact < 0
+            or (family.highest is not None and exact > Decimal(str(family.highest)))
+            or exact != exact.quantize(Decimal("0.01"))):
+        raise InputError(f"metric {given!r}: the parameter of {family.name} is {wanted}, with "
+                         f"at most 2 decimals", usage=True)
+    return float(exact)
+
+
+def summarised(metric: str, mean: Optional[float]) -> Optional[float]:
+    """A metric's summary from the exactly rounded mean of its per-user values, on every engine
+    and door: the mean, or for a geometric metric (gm_map, gm_bpref: per-user values
+    ln(max(x, 0.00001))) exp of it, the geometric mean (means.geometric)."""
+    return means.geometric(mean) if geometric(metric) else mean
 # names a user's own measure (--metrics-sql, metrics_sql.py) may not take: the built-in ones'
 # names and spellings, and the per-user table's other columns
-RESERVED = frozenset(BY_ALIAS) | frozenset(BY_NAME) | {"user_id", "k", "edge"}
+RESERVED = (frozenset(BY_ALIAS) | frozenset(BY_NAME) | frozenset(FAMILY_BY_ALIAS)
+            | {"user_id", "k", "edge"})
 
 
 def _metric(name: str) -> Metric:
     """The Metric of a measure's metric name: a built-in one, or a user's own measure
     (--metrics-sql: parse_metrics knows those), which takes cutoffs as ndcg does."""
-    return BY_NAME.get(name) or Metric(name, (name,), "k")
+    if name in BY_NAME:
+        return BY_NAME[name]
+    return Metric(name, (name,), "none" if member(name) else "k")
 
 
 def own(metric: str) -> bool:
     """Whether a metric is a user's own measure (--metrics-sql), not a built-in one."""
-    return metric not in BY_NAME
+    return metric not in BY_NAME and member(metric) is None
+
+
+def column_sql(metric: str) -> Optional[str]:
+    """The SQL of a family's measure (iprec_at_recall_0.50) over ndcg_user_metrics' edge, else
+    None (the metrics macro has the others' columns)."""
+    found = member(metric)
+    if found is None:
+        return None
+    family, level = found
+    return (f"{family.macro}(edge.relevant_ranks, edge.num_relevant, "
+            f"{level!r}::DOUBLE)")
 
 
 class Measure(NamedTuple):
@@ -138,7 +227,8 @@ class Measure(NamedTuple):
 
 def known_names(own: tuple = ()) -> str:
     """The output names, as a usage error lists them (own: the user's own measures' names)."""
-    return ", ".join([metric.name for metric in METRICS] + list(own))
+    return ", ".join([metric.name for metric in METRICS] + [f.name for f in FAMILIES]
+                     + list(own))
 
 
 def parse_metrics(values: Union[str, Iterable[str], None], ks: Iterable[Cutoff] = (10,),
@@ -186,6 +276,13 @@ def _measures(piece: str, ks: tuple, own: tuple = ()) -> list:
             raise InputError(f"metric {text!r}: {name.strip()} names a set of measures with "
                              f"their own cutoffs and takes no @K", usage=True)
         return [measure for names in nickname for measure in _nicknamed(names)]
+    family = FAMILY_BY_ALIAS.get(name.strip().lower())
+    found = None if at else MEMBER.fullmatch(name.strip().lower())
+    if found and found.group("name") in FAMILY_BY_ALIAS and name.strip().lower() not in own:
+        family, at, cutoff = FAMILY_BY_ALIAS[found.group("name")], "_", found.group("level")
+    if family is not None:
+        levels = (_level(family, cutoff, text),) if at else family.levels
+        return [Measure(member_name(family, level), None) for level in levels]
     metric = BY_ALIAS.get(name.strip().lower())
     if metric is None and name.strip().lower() in own:
         metric = _metric(name.strip().lower())
@@ -265,6 +362,11 @@ def core_only(measures: Iterable[Measure]) -> bool:
     return all(measure.metric in ("ndcg", "dcg", "idcg") for measure in measures)
 
 
+def geometric(metric: str) -> bool:
+    """Whether a metric's summary is a geometric mean (gm_map, gm_bpref: summarised)."""
+    return _metric(metric).summary == "geometric"
+
+
 def counts(metric: str) -> bool:
     """Whether a metric is a count, summed over users rather than averaged."""
     return _metric(metric).summary == "sum"
@@ -281,12 +383,14 @@ def has_cutoff(metric: str) -> bool:
 # rank, a probability): an interval of their mean never leaves it (means.within)
 def bounds(name: str):
     """The range of a metric's values (a name as the summary writes it, 'ndcg@10'): RANGE's,
-    None for the unbounded ones (dcg, novelty, ...)."""
-    return RANGE.get(name.partition("@")[0])
+    None for the unbounded ones (dcg, novelty, ...); a family's measures (iprec_at_recall_0.50,
+    rprec_mult_0.20) are precisions, in [0, 1]."""
+    return (0.0, 1.0) if member(name) else RANGE.get(name.partition("@")[0])
 
 
 def is_metric(name: str) -> bool:
     """Whether a summary key names a metric ('recall@10', 'mrr', a user's own 'mine@10'), not a
     count of users (users, users_...: no measure's name starts with users; an own measure's
-    name always has its @K)."""
-    return name.partition("@")[0] in BY_NAME or ("@" in name and not name.startswith("users"))
+    name always has its @K; a family's is NAME_X, iprec_at_recall_0.50)."""
+    return (name.partition("@")[0] in BY_NAME or member(name) is not None
+            or ("@" in name and not name.startswith("users")))

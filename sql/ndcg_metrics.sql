@@ -61,6 +61,16 @@
 --                 m_iprec_at_recall.c): iprec(x), the interpolated precision at recall x, is the
 --                 largest j / p_j over j >= max(c, 1), c = round(x R) (halves away from 0), and 0
 --                 when c > F (fewer relevant items ranked than recall x needs)
+--   gm_map      = ln(max(map, 0.00001)) per user; the summary is exp of their mean, the
+--                 geometric mean of map (each user's floored at 0.00001, trec_eval's
+--                 MIN_GEO_MEAN, so that one user at 0 does not make it 0)   trec_eval gm_map
+--                 (m_gm_map.c, meas_avg.c te_calc_avg_meas_s_gm); map over the whole ranking
+--   gm_bpref    = ln(max(bpref, 0.00001)) per user, summed up as gm_map   trec_eval gm_bpref
+--   iprec_at_recall_x = iprec(x) (see iprec_11pt_avg)   trec_eval iprec_at_recall.x,
+--                 ir_measures IPrec@x; trec_eval's levels x = 0, 0.1, ..., 1
+--   rprec_mult_x = found(c) / c, c = floor(x R + 0.9) (0 when c is 0): precision at x times R
+--                 (a ranking shorter than c counts the missing ranks as not relevant)
+--                 trec_eval Rprec_mult.x (m_Rprec_mult.c); its multiples x = 0.2, 0.4, ..., 2
 -- trec_eval's other per-query measures (its m_infap.c, m_Rndcg.c, m_ndcg_rel.c, m_rbp_resid.c,
 -- m_utility.c, m_unjudged.c, m_G.c, m_binG.c), over the whole ranking but unj@k. "Unjudged" is
 -- trec_eval's: an item not in the judgments, or judged below 0 (in its pool, not judged: how
@@ -217,6 +227,40 @@ CREATE OR REPLACE TEMP MACRO ndcg_iprec(precisions, num_rel, level) AS
 CREATE OR REPLACE TEMP MACRO ndcg_iprec_11pt_avg(precisions, num_rel) AS
     list_sum(list_transform(range(0, 11), lambda tenths: ndcg_iprec(precisions, num_rel,
                                                                     tenths / 10.0))) / 11.0;
+
+-- ndcg_log_floored(x): ln(max(x, 0.00001)), a user's share of a geometric mean over users
+-- (gm_map, gm_bpref): the summary is exp of the mean of these (trec_eval's MIN_GEO_MEAN floor,
+-- so that a user at 0 does not make the mean 0). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_log_floored(x) AS ln(greatest(x, 0.00001::DOUBLE));
+
+-- ndcg_iprec_levels(): trec_eval's recall levels of iprec_at_recall (0, 0.1, ..., 1), the
+-- ones ndcg_metric_values gives. A DOUBLE[].
+CREATE OR REPLACE TEMP MACRO ndcg_iprec_levels() AS
+    [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]::DOUBLE[];
+
+-- ndcg_rprec_multiples(): trec_eval's multiples of R of Rprec_mult (0.2, 0.4, ..., 2), the
+-- ones ndcg_metric_values gives. A DOUBLE[].
+CREATE OR REPLACE TEMP MACRO ndcg_rprec_multiples() AS
+    [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]::DOUBLE[];
+
+-- ndcg_iprec_at_recall(relevant_ranks, num_relevant, level): the interpolated precision at
+-- recall `level` (0 <= level <= 1) from the ranks of the relevant ranked items and R (trec_eval
+-- iprec_at_recall.level, ir_measures IPrec@level). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_iprec_at_recall(relevant_ranks, num_relevant, level) AS
+    ndcg_iprec(ndcg_precisions(relevant_ranks), num_relevant, level::DOUBLE);
+
+-- ndcg_rprec_cut(num_relevant, multiple): the rank Rprec_mult reads, floor(multiple R + 0.9)
+-- in DOUBLE arithmetic as trec_eval's (long) (multiple * R + 0.9). A BIGINT.
+CREATE OR REPLACE TEMP MACRO ndcg_rprec_cut(num_relevant, multiple) AS
+    floor(multiple::DOUBLE * num_relevant + 0.9::DOUBLE)::BIGINT;
+
+-- ndcg_rprec_mult(relevant_ranks, num_relevant, multiple): the precision at ndcg_rprec_cut, 0
+-- when that is 0 (trec_eval Rprec_mult.multiple). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rprec_mult(relevant_ranks, num_relevant, multiple) AS
+    CASE WHEN ndcg_rprec_cut(num_relevant, multiple) > 0
+         THEN ndcg_found(relevant_ranks, ndcg_rprec_cut(num_relevant, multiple))
+              / ndcg_rprec_cut(num_relevant, multiple)
+         ELSE 0.0::DOUBLE END;
 
 -- ndcg_relative_precision(found, k, num_rel): relative_precision@k from found(k): found(k) /
 -- min(k, R), 0 when R is 0; NULL without a cutoff (trec_eval relative_P_k).
@@ -425,7 +469,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_bin_g(relevant_ranks, num_rel) AS
 CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
     CASE WHEN metric IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp', 'num_ret',
                          'num_nonrel_judged_ret', 'set_precision', 'set_relative_precision',
-                         'set_map', 'set_f', 'iprec_11pt_avg')
+                         'set_map', 'set_f', 'iprec_11pt_avg', 'gm_map', 'gm_bpref')
               OR metric IN ('infap', 'rndcg', 'ndcg_rel', 'rbp_resid', 'utility', 'g', 'bing')
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
@@ -438,9 +482,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- and on the row of the first cutoff in ks only (NULL on the others) r_precision, num_rel,
 -- num_rel_ret, bpref, rbp (with the persistence rbp_p, 0 < rbp_p < 1), num_ret,
 -- num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, set_f (with
--- set_f_beta >= 0), iprec_11pt_avg, infap, rndcg, ndcg_rel, rbp_resid, utility (with
--- utility_weights, 4 numbers, and num_docs >= 0), g and bing, which have no cutoff, and unj
--- (NULL without a cutoff). One row per user and
+-- set_f_beta >= 0), iprec_11pt_avg, gm_map and gm_bpref (ln(max(value, 0.00001)):
+-- ndcg_log_floored), infap, rndcg, ndcg_rel, rbp_resid, utility (with utility_weights, 4
+-- numbers, and num_docs >= 0), g and bing, which have no cutoff, and unj (NULL without a
+-- cutoff). One row per user and
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
@@ -480,6 +525,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            ndcg_unj(unjudged_ranks, k) AS unj,
            CASE WHEN first THEN ndcg_g(ranked_gains, every_ideal) END AS g,
            CASE WHEN first THEN ndcg_bin_g(ranks, num_rel) END AS bing,
+           CASE WHEN first THEN ndcg_log_floored(ndcg_average_precision(precisions, len(ranks),
+                                                                         num_rel)) END AS gm_map,
+           CASE WHEN first THEN ndcg_log_floored(ndcg_bpref(ranks, nonrelevant_ranks, num_rel,
+                                                            num_nonrel)) END AS gm_bpref,
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
@@ -560,20 +609,24 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_summary(metrics) AS TABLE
            fsum(rbp_resid) / count(rbp_resid) AS rbp_resid,
            fsum(utility) / count(utility) AS utility, fsum(unj) / count(unj) AS unj,
            fsum(g) / count(g) AS g, fsum(bing) / count(bing) AS bing,
+           exp(fsum(gm_map) / count(gm_map)) AS gm_map,
+           exp(fsum(gm_bpref) / count(gm_bpref)) AS gm_bpref,
            count(*) AS users
     FROM query_table(metrics)
     GROUP BY k;
 
 -- ndcg_metric_values(metrics): a ndcg_metrics_evaluated result as one row per user, metric and
 -- cutoff: user_id, metric (its name, as ndcg_metric_name writes it), k (NULL: none) and value
--- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row).
+-- (a DOUBLE; NULL values, such as precision without a cutoff, leave no row); then, on the row of
+-- users with no cutoff, iprec_at_recall_x at trec_eval's levels (ndcg_iprec_levels) and
+-- rprec_mult_x at its multiples (ndcg_rprec_multiples), x to 2 decimals as trec_eval prints it.
 CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
     SELECT user_id, ndcg_metric_name(metric, k) AS metric,
            CASE WHEN metric NOT IN ('r_precision', 'num_rel', 'num_rel_ret', 'bpref', 'rbp',
                                     'num_ret', 'num_nonrel_judged_ret', 'set_precision',
                                     'set_relative_precision', 'set_map', 'set_f',
                                     'iprec_11pt_avg', 'infap', 'rndcg', 'ndcg_rel',
-                                    'rbp_resid', 'utility', 'g', 'bing')
+                                    'rbp_resid', 'utility', 'g', 'bing', 'gm_map', 'gm_bpref')
                 THEN k END AS k,
            value
     FROM (UNPIVOT (SELECT user_id, k, dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map,
@@ -583,14 +636,25 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
                           num_nonrel_judged_ret::DOUBLE AS num_nonrel_judged_ret, set_precision,
                           set_relative_precision, set_map, set_f, relative_precision,
                           iprec_11pt_avg,
-                          infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing
+                          infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing, gm_map,
+                          gm_bpref
                    FROM query_table(metrics))
           ON dcg, idcg, ndcg, cg, precision, recall, hit_rate, mrr, map, r_precision, num_rel,
              num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret,
              set_precision, set_relative_precision, set_map, set_f, relative_precision,
              iprec_11pt_avg,
-             infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing
-          INTO NAME metric VALUE value);
+             infap, rndcg, ndcg_rel, rbp_resid, utility, unj, g, bing, gm_map, gm_bpref
+          INTO NAME metric VALUE value)
+    UNION ALL  -- trec_eval's iprec_at_recall and Rprec_mult at its levels, from the first row
+    SELECT user_id, 'iprec_at_recall_' || printf('%.2f', level), NULL::BIGINT,
+           ndcg_iprec_at_recall(edge.relevant_ranks, edge.num_relevant, level)
+    FROM query_table(metrics), (SELECT unnest(ndcg_iprec_levels()) AS level)
+    WHERE num_rel IS NOT NULL
+    UNION ALL
+    SELECT user_id, 'rprec_mult_' || printf('%.2f', multiple), NULL::BIGINT,
+           ndcg_rprec_mult(edge.relevant_ranks, edge.num_relevant, multiple)
+    FROM query_table(metrics), (SELECT unnest(ndcg_rprec_multiples()) AS multiple)
+    WHERE num_rel IS NOT NULL;
 
 -- ndcg_metric_scores(rankings, judgments, ks, missing, idcg_cutoff, empty, judged_only, ties,
 -- rbp_p, set_f_beta, utility_weights, num_docs):
@@ -673,12 +737,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_metrics_per_user_scores(recs, rels, k := 10, g
 
 -- ndcg_metrics_summed(per_user): the rows of one of the three macros above summed up: metric,
 -- value (the mean over the users; for num_rel, num_rel_ret, num_ret and num_nonrel_judged_ret
--- the sum) and users (how many).
+-- the sum; for gm_map and gm_bpref exp of the mean, their geometric mean) and users (how many).
 CREATE OR REPLACE TEMP MACRO ndcg_metrics_summed(per_user) AS TABLE
     SELECT metric,
-           fsum(value) / CASE WHEN metric IN ('num_rel', 'num_rel_ret', 'num_ret',
-                                              'num_nonrel_judged_ret') THEN 1 ELSE count(*) END
-               AS value,
+           CASE WHEN metric IN ('gm_map', 'gm_bpref') THEN exp(fsum(value) / count(*))
+                ELSE fsum(value) / CASE WHEN metric IN ('num_rel', 'num_rel_ret', 'num_ret',
+                                                        'num_nonrel_judged_ret')
+                                        THEN 1 ELSE count(*) END END AS value,
            count(*) AS users
     FROM query_table(per_user)
     GROUP BY metric;

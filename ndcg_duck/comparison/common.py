@@ -170,9 +170,23 @@ def scored_runs(runs: list, score: Callable[..., Run]) -> Scored:
     for run in runs:
         done.append(score(*run))
         outcome.add_run_notes(notes, run[0], done[-1].said)
+        refuse_geometric(done[0].summary)
     metrics = [column for column in done[0].columns if column in done[0].summary]
     return Scored([run.per_user for run in done], [run.summary for run in done],
                   [run.per_run for run in done], notes, metrics)
+
+
+def refuse_geometric(summary: dict) -> None:
+    """Stop on gm_map or gm_bpref (after the first run is scored: its summary names the
+    measures): a geometric mean over users, which compare's differences of means and their tests
+    do not cover."""
+    for name in summary:
+        if metric_names.is_metric(name) and metric_names.geometric(name.partition("@")[0]):
+            base = name.removeprefix("gm_")
+            raise InputError(f"compare does not take {name}: it is a geometric mean over users "
+                             f"(trec_eval's), and compare's differences and tests are of "
+                             f"arithmetic means; compare {base}, the per-user values it is the "
+                             f"geometric mean of", usage=True)
 
 
 def per_run_found(everyone: Optional[dict], by_segment: dict) -> dict:

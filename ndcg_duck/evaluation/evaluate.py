@@ -260,7 +260,7 @@ METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hi
                   "relative_precision": "DOUBLE", "iprec_11pt_avg": "DOUBLE",
                   "infap": "DOUBLE", "rndcg": "DOUBLE", "ndcg_rel": "DOUBLE",
                   "rbp_resid": "DOUBLE", "utility": "DOUBLE", "unj": "DOUBLE", "g": "DOUBLE",
-                  "bing": "DOUBLE"}
+                  "bing": "DOUBLE", "gm_map": "DOUBLE", "gm_bpref": "DOUBLE"}
 
 
 def _asked(measures: Optional[tuple], options: Options) -> str:
@@ -274,6 +274,11 @@ def _asked(measures: Optional[tuple], options: Options) -> str:
                          if name not in asked)
     own = [f"{own_sql.call(options.metrics_sql, metric)} AS {metric}"
            for metric in dict.fromkeys(m.metric for m in measures if metric_names.own(m.metric))]
+    # trec_eval's iprec_at_recall_X and rprec_mult_X (metrics.FAMILIES): on the first cutoff's
+    # row, as the metrics without a cutoff
+    own += [f"CASE WHEN k IS NOT DISTINCT FROM {statements.value(options.k[0])} "
+            f"THEN {metric_names.column_sql(m.metric)} END AS {sqltext.ident(m.metric)}"
+            for m in measures if metric_names.member(m.metric)]
     return ("* EXCLUDE (edge)" + (f" REPLACE ({replaced})" if replaced else "")
             + "".join(", " + column for column in own))
 
@@ -455,7 +460,8 @@ def _exact_means(con, measures: tuple) -> dict:
     """{(k, metric): the exactly rounded mean of its per-user values} over ndcg_result, for every
     metric that is a mean (means.py: the one rule for every reported mean)."""
     averaged = dict.fromkeys(m.metric for m in measures if not metric_names.counts(m.metric))
-    return means.exact_means(con, "ndcg_result", {m: m for m in averaged}, groups=("k",))
+    return means.exact_means(con, "ndcg_result", {m: sqltext.ident(m) for m in averaged},
+                             groups=("k",))
 
 
 def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
@@ -468,12 +474,12 @@ def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     for measure in measures:
         k = measure.k if metric_names.has_cutoff(measure.metric) else first_k
         value = rows.get(k, {}).get(measure.metric)
-        if metric_names.own(measure.metric):  # not in the summary macro's columns
-            value = exact.get((k, measure.metric))
+        if metric_names.own(measure.metric) or metric_names.member(measure.metric):
+            value = exact.get((k, measure.metric))  # not in the summary macro's columns
         elif value is not None and metric_names.counts(measure.metric):
             value = int(value)
         elif value is not None:
-            value = exact[(k, measure.metric)]
+            value = metric_names.summarised(measure.metric, exact[(k, measure.metric)])
         summary[measure.name] = value
     summary["users"] = max((row["users"] for row in rows.values()), default=0)
     return summary
@@ -499,7 +505,8 @@ def wide_sql(measures: tuple, user_col: str, relation: str = "ndcg_result",
             match = " FILTER (WHERE k IS NULL)"
         else:
             match = f" FILTER (WHERE k = {int(measure.k)})"
-        columns.append(f'any_value({measure.metric}){match} AS "{measure.name}"')
+        columns.append(f"any_value({sqltext.ident(measure.metric)}){match} "
+                       f"AS {sqltext.ident(measure.name)}")
     kept = f", {sqltext.ident(group)}" if group else ""
     return (f"SELECT user_id AS {sqltext.ident(user_col)}{kept}, {', '.join(columns)} "
             f"FROM {relation} GROUP BY user_id{kept} ORDER BY user_id{kept}")

@@ -13,6 +13,7 @@ they get no interval.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, Optional
 
 from .. import means, metrics as metric_names, options as registry
@@ -99,12 +100,19 @@ def interval_of(metric: str, mean, var, n: int, outside: int, spec: Spec, values
     """The interval of one mean, as every engine decides it: metric (its name, for its bounds),
     the mean shown, the sample variance and count of its values, how many of them lie outside
     the metric's bounds (a negative gain can take NDCG below 0: then nothing is clipped), and
-    for the bootstrap the values themselves (in user id order). Returns (low, high, clipped)."""
+    for the bootstrap the values themselves (in user id order). Returns (low, high, clipped).
+    A geometric mean's (gm_map, gm_bpref: per-user values are logs) is the interval of the mean
+    of the logs, exp of each end, clipped to [0, 1]."""
+    geometric = metric_names.geometric(metric.partition("@")[0])
+    if geometric and mean is not None:
+        mean = math.log(mean)
     if spec.method == "t":
         low, high = means.t_interval(mean, var, n, spec.level, "--ci")
     else:
         low, high = means.bootstrap_interval(values, spec.level, spec.n_resamples, spec.seed,
                                              "--ci-method bootstrap")
+    if geometric:  # exp of per-user logs <= 0 (values in [0, 1]): in [0, 1]
+        return means.within(means.geometric(low), means.geometric(high), (0.0, 1.0))
     return means.within(low, high, metric_names.bounds(metric) if not outside else None)
 
 

@@ -65,7 +65,11 @@ def eval_plot(metrics: list, summary: dict, extremes: list, bin_counts, path) ->
         mean = summary[name]
         if users and mean is not None and metric_names.counts(name.partition("@")[0]):
             mean = mean / users
-        panels.append((name, low, high_value, zeros, users, mean, found))
+        shown = name
+        if mean is not None and metric_names.geometric(name.partition("@")[0]):
+            # per user ln(max(x, 0.00001)): the histogram of the logs, and their mean
+            shown, mean = f"{name} (ln)", math.log(mean)
+        panels.append((shown, low, high_value, zeros, users, mean, found))
     draw_eval(panels, path)
 
 

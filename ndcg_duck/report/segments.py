@@ -18,7 +18,7 @@ from typing import Optional
 
 import duckdb
 
-from .. import means
+from .. import means, metrics as metric_names
 from ..evaluation import beyond, inputs
 from ..errors import InputError
 from ..options import USER_COL, COHORTS
@@ -216,9 +216,11 @@ def rows(users: dict, means: dict, metrics: list, unknown: str) -> list:
     """eval --segments' rows however an engine added them up: users {segment: how many users
     (None: everyone)}, means {(segment or None, metric): the exactly rounded mean of its users'
     values}: [{'segment', 'users', METRIC: mean, ...}], everyone ('(all)') first, then the
-    segments by name, `unknown` last (None for a metric without a value)."""
+    segments by name, `unknown` last (None for a metric without a value). gm_map and gm_bpref
+    show their geometric mean, as eval's summary (metrics.summarised)."""
     return [dict(segment=ALL if name is None else name, users=users[name],
-                 **{m: means.get((name, m)) for m in metrics})
+                 **{m: metric_names.summarised(m.partition("@")[0], means.get((name, m)))
+                    for m in metrics})
             for name in [None] + in_order([n for n in users if n is not None], unknown)]
 
 

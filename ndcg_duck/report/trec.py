@@ -7,7 +7,8 @@ value to 4 decimals (trec_eval's %6.4f) or, for a count, an integer. With the pe
 (their ids compared as text); then the `all` lines: runid, num_q (the evaluated users), and each
 measure's mean (a count's sum). A measure goes by trec_eval's name (ndcg_cut_10, P_10, map,
 recip_rank, Rprec, success_10, recall_10, set_recall, num_rel, num_rel_ret, num_ret, set_P, set_F,
-relative_P_10, 11pt_avg ...) when ndcg-duck computes
+relative_P_10, 11pt_avg, gm_map, iprec_at_recall_0.50, Rprec_mult_0.20 ...; gm_map and gm_bpref
+in the `all` lines only, as trec_eval prints them) when ndcg-duck computes
 it as trec_eval does, in trec_eval's order; any other (err@20, ndcg@10 with --gain exponential,
 mrr@10) keeps ndcg-duck's name and follows, in the order asked.
 """
@@ -23,15 +24,15 @@ from .. import objectstore
 from ..errors import InputError
 from ..evaluation.inputs import COMPRESSED, format_of
 from ..sqltext import literal
-from ..metrics import counts, is_metric
+from ..metrics import counts, geometric, is_metric, member
 
 # trec_eval's measures that ndcg-duck computes, in the order trec_eval prints them (the order of
-# its measure table)
-TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P",
-              "recall", "infAP", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
-              "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
-              "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp",
-              "rbp_resid", "unj")
+# its measure table, measures.c)
+TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+              "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult",
+              "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+              "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
+              "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
 WIDTH = 22  # trec_eval's %-22s
 
 
@@ -53,10 +54,14 @@ def trec_name(name: str, settings: dict) -> Optional[tuple]:
              "bpref": "bpref", "num_ret": "num_ret", "num_nonrel_judged_ret":
              "num_nonrel_judged_ret", "set_precision": "set_P",
              "set_relative_precision": "set_relative_P", "set_map": "set_map",
-             "iprec_11pt_avg": "11pt_avg"}
+             "iprec_11pt_avg": "11pt_avg", "gm_map": "gm_map", "gm_bpref": "gm_bpref"}
     plain.update({"infap": "infAP", "bing": "binG"})
     if metric in plain:
         return plain[metric], None, plain[metric]
+    found = member(metric)  # iprec_at_recall_0.50, rprec_mult_0.20 -> Rprec_mult_0.20
+    if found is not None:
+        family = {"iprec_at_recall": "iprec_at_recall", "rprec_mult": "Rprec_mult"}[found[0].name]
+        return family, found[1], f"{family}_{found[1]:.2f}"
     found = _trec_b_name(metric, k, settings)
     if found is not None:
         return found
@@ -168,7 +173,7 @@ def per_query_lines(rows: Iterable[dict], user_col: str, names: list, settings: 
             _refuse_query(query)
         for name, printed in measures:
             value = row.get(name)
-            if value is not None:
+            if value is not None and not geometric(_split(name)[0]):  # (trec_eval: `all` only)
                 yield line(printed, query, int(value) if counts(_split(name)[0]) else value)
 
 

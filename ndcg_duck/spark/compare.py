@@ -36,7 +36,7 @@ from ..evaluation import inputs
 from .. import options as registry
 from ..options import group
 from ..sqlfiles import register
-from .columns import col
+from .columns import arrow_name, col, for_arrow
 from .exact import Sums, schema as sums_schema
 from ..report.segments import in_order
 from .scoring import FLAGS
@@ -80,13 +80,14 @@ def _sums(runs: int, pairs: list, metrics: list, margin: float):
         sums = Sums()
         for segment, batch in _pieces_of(batches):
             def values(run, metric):
-                column = batch.column(value_column(run, metric)).cast(pa.float64())
+                column = batch.column(arrow_name(value_column(run, metric))).cast(pa.float64())
                 return column.to_numpy(zero_copy_only=False)
 
             sums.count(segment, "u", batch.num_rows)
             ranked = np.ones(batch.num_rows, dtype=bool)
             for run in range(runs):
-                ranked &= batch.column(_ranked(run)).to_numpy(zero_copy_only=False).astype(bool)
+                ranked &= batch.column(arrow_name(_ranked(run))).to_numpy(
+                    zero_copy_only=False).astype(bool)
             sums.count(segment, "r", int(ranked.sum()))
             for m in metrics:
                 columns = [values(run, m) for run in range(runs)]
@@ -190,7 +191,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     finally:
         con.close()
     with refusals(runs[0][2], rels_what):
-        sums = Sums.added(joined.drop("__ndcg_user").mapInArrow(
+        sums = Sums.added(for_arrow(joined.drop("__ndcg_user")).mapInArrow(
             _sums(len(names), pairs, metrics, margin), from_arrow_schema(sums_schema()))
             .collect(), everyone=True)
         users = scored.tables[0].select(col(user_col).alias("u"))
@@ -296,8 +297,10 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
                     [] if segment is None else [zlib.crc32(segment.encode())])
                 users = piece.column("__ndcg_hash").to_numpy().view(np.uint64)
                 for key, (i, j, m) in enumerate(keys):
-                    x = piece.column(value_column(j, m)).to_numpy(zero_copy_only=False)
-                    base = piece.column(value_column(i, m)).to_numpy(zero_copy_only=False)
+                    x = piece.column(arrow_name(value_column(j, m))).to_numpy(
+                        zero_copy_only=False)
+                    base = piece.column(arrow_name(value_column(i, m))).to_numpy(
+                        zero_copy_only=False)
                     d = (x.astype(float) - base.astype(float))
                     keep = ~np.isnan(d) & ((d != 0) if test == "randomization" else True)
                     d = d[keep]
@@ -333,8 +336,8 @@ def _resampled(joined, keys: list, n_resamples: int, seed: int, test: str) -> di
 
     stratum = F.pmod(F.hash(F.col("__ndcg_user")), F.lit(STRATA)).alias("__ndcg_stratum")
     user = F.xxhash64(F.col("__ndcg_user")).alias("__ndcg_hash")
-    parts = (joined.select("*", stratum, user).repartition("__ndcg_stratum")
-             .sortWithinPartitions("__ndcg_stratum", "__ndcg_user")
+    parts = (for_arrow(joined.select("*", stratum, user).repartition("__ndcg_stratum")
+                       .sortWithinPartitions("__ndcg_stratum", "__ndcg_user"))
              .mapInArrow(_resamples(keys, n_resamples, seed, test),
                          from_arrow_schema(RESAMPLES)).collect())
     by_key = {}

@@ -22,7 +22,7 @@ from ..report import plot as plotting
 from ..report import segments as segmenting
 from ..sqlfiles import register
 from .exact import Sums, schema as sums_schema
-from .columns import col
+from .columns import arrow_name, col, for_arrow
 from .workers import connection
 from .driver import connection as driver_connection
 
@@ -43,7 +43,7 @@ def _segment_sums(metrics: list, segment: str, spread: bool = False):
                 rows = batch.filter(pc.equal(names, name))
                 sums.count(name, "u", rows.num_rows)
                 for metric in metrics:
-                    values = rows.column(metric).drop_null().cast(pa.float64())
+                    values = rows.column(arrow_name(metric)).drop_null().cast(pa.float64())
                     values = values.to_numpy(zero_copy_only=False)
                     sums.add(name, metric, values, squares=spread)
                     bounds = metric_names.bounds(metric)
@@ -75,7 +75,8 @@ def intervals(per_user, summary: dict, spec) -> tuple:
 
     metrics = ci.averaged(shown_metrics(per_user.columns, summary))
     values = per_user.select(*[col(m) for m in metrics], F.lit("").alias("__segment"))
-    sums = Sums.added(values.mapInArrow(_segment_sums(metrics, "__segment", spread=True),
+    sums = Sums.added(for_arrow(values).mapInArrow(_segment_sums(metrics, "__segment",
+                                                                  spread=True),
                                         from_arrow_schema(sums_schema())).collect(),
                       everyone=True)
     found, told = spread_intervals(sums, [None], metrics,
@@ -152,18 +153,21 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str,
     theirs = theirs[as_text(values, seg)]
     placed_users = join_segments(values, seg, unknown)
     joined = placed_users.select(*[col(m) for m in metrics], "__segment")
-    sums = Sums.added(joined.mapInArrow(_segment_sums(metrics, "__segment", spec is not None),
+    sums = Sums.added(for_arrow(joined).mapInArrow(_segment_sums(metrics, "__segment",
+                                                                  spec is not None),
                                         from_arrow_schema(sums_schema())).collect(),
                       everyone=True)
     everyone = sums.n(None, "u")
     check_placed(placed_users, everyone - sums.n(unknown, "u"), everyone, theirs, what)
     groups = [None] + list(sums.groups())
     # the mean of the users with a value, exactly rounded (Sums.mean), as means_in's
-    centres = {(name, m): sums.mean(name, m) for name in groups for m in metrics}
-    rows = segmenting.rows({name: sums.n(name, "u") for name in groups}, centres, metrics,
+    means = {(name, m): sums.mean(name, m) for name in groups for m in metrics}
+    rows = segmenting.rows({name: sums.n(name, "u") for name in groups}, means, metrics,
                            unknown)
     told = ci.said()
-    if spec is not None:
+    if spec is not None:  # around the means shown (a geometric one's: segments.rows)
+        centres = {(None if row["segment"] == segmenting.ALL else row["segment"], m): row[m]
+                   for row in rows for m in metrics}
         found, told = spread_intervals(sums, groups, metrics, centres, spec)
         for row in rows:
             key = None if row["segment"] == segmenting.ALL else row["segment"]
@@ -197,7 +201,8 @@ def _bins(metrics: list, ranges: list):
         for batch in batches:
             con.register("ndcg_plot_batch", pa.Table.from_batches([batch]))
             for i, (metric, (low, high)) in enumerate(zip(metrics, ranges)):
-                sql = plotting.bins_sql(sqltext.ident(metric), low, high, "ndcg_plot_batch")
+                sql = plotting.bins_sql(sqltext.ident(arrow_name(metric)), low, high,
+                                        "ndcg_plot_batch")
                 for b, users in con.sql(sql).fetchall():
                     counts[(i, b)] = counts.get((i, b), 0) + users
             con.unregister("ndcg_plot_batch")
@@ -226,7 +231,7 @@ def plot(per_user, summary: dict, path) -> None:
     (row,) = per_user.agg(*aggregates).collect()
 
     def bin_counts(ranges):
-        data = per_user.select(*[col(m) for m in metrics])
+        data = for_arrow(per_user.select(*[col(m) for m in metrics]))
         parts = data.mapInArrow(_bins(metrics, ranges), from_arrow_schema(_bins_schema())) \
             .groupBy("metric", "bin").agg(F.sum("users").alias("users")).collect()
         return [{r["bin"]: r["users"] for r in parts if r["metric"] == i}

@@ -14,6 +14,7 @@ from ..evaluation.evaluate import (core_computes, score_users as score_all, user
 from ..errors import InputError
 from ..options import Options
 from . import beyond_accuracy as spark_beyond
+from .columns import arrow_name, for_arrow
 from .exact import Sums, schema as sums_schema
 from .workers import connection as _connection
 
@@ -110,7 +111,7 @@ def partial_sums(measures: tuple):
                 sums.count(None, "lacking",
                            batch.num_rows - batch.column(spark_beyond.LACKING).null_count)
             for name in names:
-                values = batch.column(name).drop_null().cast(pa.float64())
+                values = batch.column(arrow_name(name)).drop_null().cast(pa.float64())
                 sums.add(None, f"m|{name}", values.to_numpy(zero_copy_only=False))
         yield sums.batch()
 
@@ -127,7 +128,8 @@ def summed_up(scored, measures: tuple, summed: bool = False) -> tuple:
     from pyspark.sql.pandas.types import from_arrow_schema
 
     if not summed:
-        scored = scored.mapInArrow(partial_sums(measures), from_arrow_schema(sums_schema()))
+        scored = for_arrow(scored).mapInArrow(partial_sums(measures),
+                                              from_arrow_schema(sums_schema()))
     sums = Sums.added(scored.collect())
     users_of = {name: sums.n(None, name) for name in ("judged", "ranked", "unranked", "lacking")}
     summary, counts = {}, {}
@@ -136,8 +138,8 @@ def summed_up(scored, measures: tuple, summed: bool = False) -> tuple:
         counts[measure.name] = sums.n(None, key)
         if metric_names.counts(measure.metric):  # summed over users, as trec_eval does
             summary[measure.name] = sums.whole(None, key)
-        else:
-            summary[measure.name] = sums.mean(None, key)
+        else:  # a mean, or for gm_map and gm_bpref the geometric one (metrics.summarised)
+            summary[measure.name] = metric_names.summarised(measure.metric, sums.mean(None, key))
     summary["users"] = sums.n(None, "evaluated")
     summary.update(outcome.user_counts(users_of["unranked"], sums.n(None, "unjudged"),
                                        sums.n(None, "zero")))

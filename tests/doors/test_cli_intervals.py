@@ -130,3 +130,24 @@ def test_values_outside_the_range_are_not_clipped_and_said(tmp_path):
         f"users   3\n"
         f"95% intervals: Student's t over users; not clipped, some values being outside [0, 1] "
         f"(a negative gain): ndcg@1\n")
+
+
+def test_a_geometric_mean_per_segment_and_its_interval(files):
+    # gm_map (trec_eval's): map per user 1, 1/2, 1/4 and 0, floored at 0.00001; the summary is
+    # the geometric mean, in each segment too (g: u1, u2; h: u3, u4), and its interval exp of
+    # the t interval of the mean of the logs
+    result = CliRunner().invoke(cli, ["eval", str(files / "recs.csv"), str(files / "rels.csv"),
+                                      "-m", "gm_map", "--ci", "0.5", "--segments",
+                                      str(files / "groups.csv"), "--by", "group",
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    logs = [math.log(value) for value in (1.0, 0.5, 0.25, 0.00001)]
+    assert found["gm_map"] == pytest.approx((1.0 * 0.5 * 0.25 * 0.00001) ** 0.25, rel=1e-12)
+    assert found["intervals"]["gm_map"] == pytest.approx(
+        [math.exp(end) for end in t_interval(logs, 0.5)], rel=1e-12)
+    segments = {row["segment"]: row for row in found["segments"]}
+    assert segments["g"]["gm_map"] == pytest.approx(0.5 ** 0.5, rel=1e-12)
+    assert segments["h"]["gm_map"] == pytest.approx((0.25 * 0.00001) ** 0.5, rel=1e-12)
+    assert segments["g"]["intervals"]["gm_map"] == pytest.approx(
+        [math.exp(end) for end in t_interval(logs[:2], 0.5)], rel=1e-12)

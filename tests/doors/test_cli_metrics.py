@@ -7,6 +7,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import ROOT
 import reference
 from reference import metrics as reference_metrics
 from conftest import ROOT
@@ -91,15 +92,17 @@ def test_per_user_columns(tmp_path):
                      "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                      "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
                      "set_f, relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
-                     "rbp_resid, utility, unj, g, bing, coverage, gini, entropy, "
-                     "novelty, popularity, tail, ild, coverage_count, personalization (with @K for a cutoff)\n"),
+                     "rbp_resid, utility, unj, g, bing, gm_map, gm_bpref, coverage, gini, entropy, "
+                     "novelty, popularity, tail, ild, coverage_count, personalization, "
+                     "iprec_at_recall, rprec_mult (with @K for a cutoff)\n"),
     (["-m", "ndcg,"], "Error: Invalid value for '-m' / '--metric': unknown metric '': use one of "
                       "ndcg, dcg, idcg, cg, precision, recall, hit_rate, mrr, map, r_precision, "
                       "num_rel, num_rel_ret, judged, ncg, err, bpref, rbp, num_ret, "
                       "num_nonrel_judged_ret, set_precision, set_relative_precision, set_map, "
                       "set_f, relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
-                      "rbp_resid, utility, unj, g, bing, coverage, gini, "
-                      "entropy, novelty, popularity, tail, ild, coverage_count, personalization (with @K for a cutoff)\n"),
+                      "rbp_resid, utility, unj, g, bing, gm_map, gm_bpref, coverage, gini, "
+                      "entropy, novelty, popularity, tail, ild, coverage_count, personalization, "
+                      "iprec_at_recall, rprec_mult (with @K for a cutoff)\n"),
     (["-m", "P@0"], "Error: Invalid value for '-m' / '--metric': metric 'P@0': the cutoff after @ "
                     "is not an integer >= 1 or 'all'\n"),
     (["-m", "Rprec@5"], "Error: Invalid value for '-m' / '--metric': metric 'Rprec@5': "
@@ -129,13 +132,15 @@ def test_readme_metrics_example_prints_what_the_readme_shows():
 
 
 def test_readme_table_has_a_row_per_metric():
-    from ndcg_duck.metrics import METRICS
+    from ndcg_duck.metrics import FAMILIES, METRICS
     from test_docs_examples import page
     table = page("docs/metrics.md").split("\n\n- ", 1)[0]
-    # trec_eval's other measures have their table on their own page (docs/trec-eval-measures.md)
+    # trec_eval's other measures have their tables on their own pages
     trec_b = page("docs/trec-eval-measures.md")
     table += trec_b.split("## The measures", 1)[1].split("\n\n", 2)[2]
+    table += page("docs/trec-eval-official.md")
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     named = [name.strip() for line in rows for name in line.split("|")[1].replace("`", "").split(",")]
     assert {name.split("@")[0] for name in named} == {metric.name for metric in METRICS
-                                                      if not metric.needs}
+                                                      if not metric.needs} | {
+        family.name for family in FAMILIES}

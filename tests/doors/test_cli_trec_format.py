@@ -5,6 +5,7 @@ in trec_eval's order: per query with --per-user - (as trec_eval -q), then the `a
 import pytest
 from click.testing import CliRunner
 
+from conftest import ROOT
 from ndcg_duck.cli import cli
 from test_trec_eval_ndcg import DATA, TREC
 
@@ -118,7 +119,7 @@ def test_measures_trec_eval_computes_otherwise_keep_their_names(tmp_path):
 
 
 # trec_eval's all_trec measures that ndcg-duck does not compute yet (metrics.NICKNAMES)
-NOT_YET = {"gm_map", "gm_bpref", "relstring"}
+NOT_YET = {"relstring"}
 
 
 @pytest.mark.parametrize("out_file", ["out.test.aq", "out.test.aqc", "out.test.aqcM"])
@@ -132,5 +133,17 @@ def test_all_trec_prints_trec_eval_lines(out_file):
     printed = {name(line) for line in ours}
     assert [line for line in theirs if name(line) in printed] == ours
     missed = {name(line) for line in theirs} - printed
-    assert {measure.rstrip("_0123456789.") for measure in missed} == NOT_YET | {
-        "iprec_at_recall", "Rprec_mult"}
+    assert {measure.rstrip("_0123456789.") for measure in missed} == NOT_YET
+
+
+def test_official_prints_trec_eval_s_default_set():
+    # -m official: the lines trec_eval prints with no -m (measures.c off_names: runid, num_q,
+    # num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall, P),
+    # byte for byte from out.test.aq (made with -m all_trec -q, a superset); gm_map in `all` only
+    official = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                "bpref", "recip_rank", "iprec_at_recall", "P")
+    ours = trec_format("results.test", "qrels.test", ["--missing", "skip", "-m", "official"])
+    theirs = (DATA / "out.test.aq").read_text(encoding="utf-8").splitlines()
+    assert ours == [line for line in theirs
+                    if name(line).rstrip("_0123456789.") in official]
+    assert sum(name(line) == "gm_map" for line in ours) == 1

@@ -496,6 +496,10 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
     (["--train", "listeners.csv", "--by", "user-activity"], 2,
      "--by user-activity needs --groups N (N groups of about as many train users) or "
      "--activity-cuts 5,20,100 (fixed ranges of counts)"),
+    (["-m", "ndcg@10,GM_BPREF"], 2,
+     "compare does not take gm_bpref: it is a geometric mean over users (trec_eval's), and "
+     "compare's differences and tests are of arithmetic means; compare bpref, the per-user "
+     "values it is the geometric mean of"),
     (["--plot", "out.jpg"], 2, "--plot out.jpg: the plot is a PNG image, name it with .png"),
     (["--plot", "nowhere/out.png"], 2,
      "the directory of plot file nowhere/out.png does not exist: create nowhere first"),

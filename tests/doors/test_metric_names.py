@@ -74,8 +74,9 @@ def test_every_metric_has_its_name_as_an_input():
                        "judged, ncg, err, bpref, rbp, num_ret, num_nonrel_judged_ret, "
                        "set_precision, set_relative_precision, set_map, set_f, "
                        "relative_precision, iprec_11pt_avg, infap, rndcg, ndcg_rel, "
-                       "rbp_resid, utility, unj, g, bing, coverage, gini, entropy, novelty, "
-                       "popularity, tail, ild, coverage_count, personalization (with @K for a cutoff)"),
+                       "rbp_resid, utility, unj, g, bing, gm_map, gm_bpref, coverage, gini, "
+                       "entropy, novelty, popularity, tail, ild, coverage_count, personalization, "
+                       "iprec_at_recall, rprec_mult (with @K for a cutoff)"),
     ("", (10,), "unknown metric '': use one of"),
     ("ndcg,,recall", (10,), "unknown metric '': use one of"),
     ("P(rel=2)@10", (10,), "unknown metric 'P(rel=2)@10'"),
@@ -125,12 +126,52 @@ def test_evaluate_refuses_an_unknown_metric_before_reading_anything(tmp_path):
 def test_all_trec_is_trec_eval_s_set_at_its_cutoffs():
     # trec_eval's all_trec nickname, whatever -k says: 7 whole-ranking measures, P, recall, ndcg,
     # map, relative_P at its 9 cutoffs, ndcg uncut, success_1,5,10, 6 set measures, rbp,
-    # 11pt_avg, infAP, utility, binG, G, ndcg_rel, Rndcg, rbp_resid, unj_5,10,20
+    # 11pt_avg, infAP, utility, binG, G, ndcg_rel, Rndcg, rbp_resid, unj_5,10,20, gm_map,
+    # gm_bpref, iprec_at_recall at 11 levels, Rprec_mult at 10 multiples
     got = names("All_Trec", (7,))
     assert got[:8] == ["num_ret", "num_rel", "num_rel_ret", "map", "r_precision", "bpref", "mrr",
                        "precision@5"]
-    assert len(got) == 7 + 5 * 9 + 1 + 3 + 6 + 1 + 1 + 7 + 3
-    assert got[-10:] == ["infap", "utility", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid",
-                         "unj@5", "unj@10", "unj@20"]
+    assert len(got) == 7 + 5 * 9 + 1 + 3 + 6 + 1 + 1 + 7 + 3 + 2 + 11 + 10
+    assert got[-33:-23] == ["infap", "utility", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid",
+                             "unj@5", "unj@10", "unj@20"]
     assert "hit_rate@5" in got and "ndcg@all" in got and "recall@all" in got
     assert not any(name.endswith("@7") for name in got)
+
+
+def test_official_is_trec_eval_s_default_set():
+    # trec_eval's measures.c off_names (what it prints without -m): num_ret, num_rel,
+    # num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall at its 11 levels, P at
+    # its 9 cutoffs, whatever -k says
+    assert names("official", (7,)) == (
+        ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "r_precision", "bpref", "mrr"]
+        + [f"iprec_at_recall_{tenths / 10:.2f}" for tenths in range(11)]
+        + [f"precision@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)])
+
+
+@pytest.mark.parametrize("value, want", [
+    # a family's name gives trec_eval's parameters; NAME_X, NAME@X or ir_measures' IPrec@X one
+    ("IPrec@0.5", ["iprec_at_recall_0.50"]),
+    ("iprec_at_recall_0.5,iprec_at_recall@0.50", ["iprec_at_recall_0.50"]),
+    ("Rprec_mult_0.20", ["rprec_mult_0.20"]),
+    ("rprec_mult@5", ["rprec_mult_5.00"]),
+    ("Rprec_mult", [f"rprec_mult_{fifths / 5:.2f}" for fifths in range(1, 11)]),
+    ("gm_map,GM_BPREF", ["gm_map", "gm_bpref"]),
+])
+def test_fractional_parameters(value, want):
+    assert names(value, (3,)) == want
+
+
+@pytest.mark.parametrize("value, message", [
+    ("IPrec@1.5", "metric 'IPrec@1.5': the parameter of iprec_at_recall is a recall level from 0 "
+                  "to 1, with at most 2 decimals"),
+    ("iprec_at_recall_0.255", "metric 'iprec_at_recall_0.255': the parameter of iprec_at_recall "
+                              "is a recall level from 0 to 1, with at most 2 decimals"),
+    ("rprec_mult@x", "metric 'rprec_mult@x': the parameter of rprec_mult is a multiple of R, a "
+                     "number >= 0, with at most 2 decimals"),
+    ("rprec_mult@nan", "metric 'rprec_mult@nan': the parameter of rprec_mult is a multiple of R, "
+                       "a number >= 0, with at most 2 decimals"),
+])
+def test_fractional_parameters_are_checked(value, message):
+    with pytest.raises(InputError) as caught:
+        names(value)
+    assert str(caught.value) == message and caught.value.usage

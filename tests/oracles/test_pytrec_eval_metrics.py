@@ -91,3 +91,27 @@ def test_trec_eval_s_other_measures_match_pytrec_eval(data, judged_only, min_rel
     for query, values in want.items():
         for name, measure in ours.items():
             assert got[query][name] == pytest.approx(values[measure], abs=1e-9), (query, name)
+# trec_eval's gm_map and gm_bpref (per query its ln(max(value, 0.00001)), as ours per user) and
+# Rprec_mult at its default multiples: pytrec_eval's names -> ours. (Not iprec_at_recall:
+# pytrec_eval-terrier gives what trec_eval 9's rule gives, the rank (long) (x R + 0.9), where
+# trec_eval 10 rounds x R: R 2 and one relevant item ranked first give iprec_at_recall_0.60 0
+# there, 1 in trec_eval 10; test_trec_eval_metrics checks it against trec_eval 10's outputs.)
+FRACTIONAL = {"gm_map": "gm_map", "gm_bpref": "gm_bpref",
+              **{f"Rprec_mult_{fifths / 5:.2f}": f"rprec_mult_{fifths / 5:.2f}"
+                 for fifths in range(1, 11)}}
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=trec_data(), judged_only=st.booleans(), min_relevance=st.sampled_from([None, 2]))
+def test_geometric_means_and_rprec_mult_match_pytrec_eval(data, judged_only, min_relevance):
+    run, qrels = data
+    level = 1 if min_relevance is None else min_relevance
+    want = oracle(qrels, {"gm_map", "gm_bpref", "Rprec_mult"}, judged_only, run, level)
+    recs, rels = tables(run, qrels)
+    result = ndcg_duck.evaluate(recs, rels, missing="skip", judged_only=judged_only,
+                                min_relevance=min_relevance, metrics="gm_map,gm_bpref,rprec_mult")
+    got = {row["user_id"]: row for row in result.per_user.to_pylist()}
+    assert sorted(got) == sorted(want)
+    for query, values in want.items():
+        for measure, name in FRACTIONAL.items():
+            assert got[query][name] == pytest.approx(values[measure], abs=1e-9), name

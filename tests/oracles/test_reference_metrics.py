@@ -3,6 +3,8 @@ random data: every layout, ties, judged-only, max depth, missing and empty users
 threshold, gains and gain maps (for cg), several cutoffs at once, in one batch of users or
 several; and the SQL door (ndcg_metric_scores) against the CLI's names."""
 
+import math
+
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -16,9 +18,14 @@ EVERY = ["ndcg", "cg", "precision", "recall", "hit_rate", "mrr", "map", "r_preci
          "num_rel", "num_rel_ret", "judged", "ncg", "err", "bpref", "rbp", "num_ret",
          "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map", "set_f",
          "relative_precision", "iprec_11pt_avg",
-         "infap", "rndcg", "ndcg_rel", "rbp_resid", "utility", "unj", "g", "bing"]
+         "infap", "rndcg", "ndcg_rel", "rbp_resid", "utility", "unj", "g", "bing", "gm_map",
+         "gm_bpref", "iprec_at_recall", "rprec_mult"]
+# trec_eval's measures with a fractional parameter, at its levels (metrics.FAMILIES)
+LEVELS = tuple([f"iprec_at_recall_{tenths / 10:.2f}" for tenths in range(11)]
+               + [f"rprec_mult_{fifths / 5:.2f}" for fifths in range(1, 11)])
+GEOMETRIC = ("gm_map", "gm_bpref")  # the summary: exp of the mean of the per-user logs
 SET = ("num_ret", "num_nonrel_judged_ret", "set_precision", "set_relative_precision", "set_map",
-       "set_f", "iprec_11pt_avg")
+       "set_f", "iprec_11pt_avg") + GEOMETRIC + LEVELS
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 
 
@@ -104,6 +111,9 @@ def test_matches_reference(data, layout, gain, gain_map, missing, empty, ks, tie
     for name, total in sums.items():
         if name in COUNTS:
             assert result.summary[name] == total
+        elif name in GEOMETRIC:
+            assert result.summary[name] == pytest.approx(math.exp(total / len(rows)),
+                                                         rel=1e-12, abs=1e-12)
         else:
             assert result.summary[name] == pytest.approx(total / len(rows), rel=1e-12, abs=1e-12)
     assert result.summary["users"] == len(rows)

@@ -1,7 +1,8 @@
 """trec_eval's own test suite through the CLI, for the metrics beside NDCG: every P_k, recall_k,
 map, map_cut_k, recip_rank, success_k, Rprec, num_rel, num_rel_ret, num_ret,
-num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, 11pt_avg and relative_P_k value of
-the five
+num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, 11pt_avg, relative_P_k,
+iprec_at_recall_X and Rprec_mult_X value of the five (and gm_map and gm_bpref, which trec_eval
+prints only in `all`: the geometric mean of map and bpref, each floored at 0.00001)
 scenarios, per query and `all`, to the 4 decimals trec_eval prints (tests/data/trec_eval and its
 README say which trec_eval command made each file).
 
@@ -54,11 +55,13 @@ WHOLE = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "num_rel": "
          "num_rel_ret": "num_rel_ret", "num_ret": "num_ret",
          "num_nonrel_judged_ret": "num_nonrel_judged_ret", "set_P": "set_precision",
          "set_relative_P": "set_relative_precision", "set_map": "set_map", "set_F": "set_f",
-         "11pt_avg": "iprec_11pt_avg"}
+         "11pt_avg": "iprec_11pt_avg", "gm_map": "gm_map", "gm_bpref": "gm_bpref"}
 WHOLE.update({"infAP": "infap", "utility": "utility", "binG": "bing", "G": "g",
               "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "rbp_resid": "rbp_resid",
               "utility_2,-1,0,0": "utility"})
 CUT["unj"] = "unj"
+# trec_eval's measures with a fractional parameter: iprec_at_recall_0.50, Rprec_mult_0.20
+FRACTIONAL = {"iprec_at_recall": "iprec_at_recall", "Rprec_mult": "rprec_mult"}
 COUNTS = ("num_rel", "num_rel_ret", "num_ret", "num_nonrel_judged_ret")
 # the measures that read gains as ndcg does: trec_eval's ignore -l (run without --min-relevance)
 GAINED = ("g", "ndcg_rel", "rndcg")
@@ -71,6 +74,8 @@ def ndcg_duck_name(measure):
     if measure in WHOLE:
         return WHOLE[measure]
     base, _, k = measure.rpartition("_")
+    if base in FRACTIONAL:
+        return f"{FRACTIONAL[base]}_{k}"
     if base in CUT and k.isdigit():
         return f"{CUT[base]}@{k}"
     return None
@@ -121,10 +126,11 @@ def test_reproduces_trec_eval(scenario, gained, tmp_path):
                    if line.split()[0] in names)
     assert summary == {name: value for (query, name), value in want.items() if query == "all"}
 
-    # per query
+    # per query (trec_eval prints gm_map and gm_bpref only in `all`)
+    per_query = {name for query, name in want if query != "all"}
     with open(per_user, encoding="utf-8") as handle:
         got = {(row["user_id"], name): printed(name, row[name])
-               for row in csv.DictReader(handle) for name in names}
+               for row in csv.DictReader(handle) for name in per_query}
     assert got == {key: value for key, value in want.items() if key[0] != "all"}
 
 
@@ -132,7 +138,9 @@ def test_every_trec_eval_value_is_checked():
     # 3 queries + all; 9 cutoffs each of P, recall, map_cut, relative_P, 3 of success, and map,
     # recip_rank, Rprec, num_rel, num_rel_ret, num_ret, num_nonrel_judged_ret, set_P,
     # set_relative_P, set_map, set_F, 11pt_avg, infAP, utility, binG, G, ndcg_rel, Rndcg,
-    # rbp_resid, unj_5,10,20: 61 measures; meas_params has P_3,5,7, recall_20,2000,
-    # success_2,5,20 and utility_2,-1,0,0
+    # rbp_resid, unj_5,10,20, iprec_at_recall at 11 levels, Rprec_mult at 10 multiples: 82
+    # measures; gm_map and gm_bpref in `all` only; meas_params has P_3,5,7, recall_20,2000,
+    # success_2,5,20, utility_2,-1,0,0, iprec_at_recall_0.10,0.20,0.25,0.50,0.75 and
+    # Rprec_mult_0.20,0.35,5.00
     counts = {name: len(trec_eval_values(spec[2])) for name, spec in SCENARIOS.items()}
-    assert counts == {"plain": 244, "-c": 244, "-c -M100": 244, "-l2": 244, "meas_params": 36}
+    assert counts == {"plain": 330, "-c": 330, "-c -M100": 330, "-l2": 330, "meas_params": 68}

@@ -1,6 +1,7 @@
 """A plain-Python version of the metrics beside NDCG, written from their definitions (trec_eval's
 P, recall, map, map_cut, recip_rank, success, Rprec, num_rel, num_rel_ret, num_ret,
-num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, relative_P; Jarvelin and
+num_nonrel_judged_ret, set_P, set_relative_P, set_map, set_F, relative_P, 11pt_avg,
+iprec_at_recall, Rprec_mult, gm_map and gm_bpref per user; Jarvelin and
 Kekalainen's CG and nCG; ir_measures' Judged; gdeval's ERR), used only as a test oracle."""
 
 import math
@@ -72,7 +73,19 @@ def binary_metrics(ranking, judgments, k, min_relevance=None, *, max_depth=None,
 
     precisions_all = [j / p for j, p in enumerate(
         [position for position, hit in enumerate(flags, 1) if hit], 1)]
+    # trec_eval's Rprec_mult.x: precision at c = (long) (x R + 0.9) ranks, 0 when c is 0
+    def rprec_mult(x):
+        c = int(x * r + 0.9)
+        return sum(flags[:c]) / c if c else 0.0
+
+    # gm_map, gm_bpref (trec_eval): each user's ln(max(value, 0.00001)), map over the whole
+    # ranking; the summary is exp of their mean
+    whole_ap = sum(precisions_all) / r if r else 0.0
     return {
+        **{f"iprec_at_recall_{tenths / 10:.2f}": iprec(tenths / 10) for tenths in range(11)},
+        **{f"rprec_mult_{fifths / 5:.2f}": rprec_mult(fifths / 5) for fifths in range(1, 11)},
+        "gm_map": math.log(max(whole_ap, 0.00001)),
+        "gm_bpref": math.log(max(bpref / r if r else 0.0, 0.00001)),
         "iprec_11pt_avg": sum(iprec(tenths / 10) for tenths in range(11)) / 11,
         "num_ret": n,
         "num_nonrel_judged_ret": sum(judgments.get(item) is not None and judgments[item] >= 0

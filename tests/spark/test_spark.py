@@ -93,7 +93,8 @@ EVERY_METRIC = ["ndcg", "P@3", "recall", "hit_rate", "mrr", "mrr@5", "map", "map
                 "r_precision", "num_rel", "num_rel_ret", "cg", "dcg@2", "idcg@2", "judged",
                 "ncg", "ERR@5", "bpref", "rbp", "num_ret", "num_nonrel_judged_ret", "set_P",
                 "set_relative_P", "set_map", "SetF", "relative_P@3", "11pt_avg",
-                "infAP", "Rndcg", "ndcg_rel", "rbp_resid", "utility", "unj@3", "G", "binG"]
+                "infAP", "Rndcg", "ndcg_rel", "rbp_resid", "utility", "unj@3", "G", "binG",
+                "gm_map", "gm_bpref", "IPrec@0.3", "Rprec_mult@1.2"]
 CASES = [
     # (layout, dataset arguments, options): every option of the core, several at once; most
     # with the whole metric family (the metrics macros), some NDCG alone (the core's macros)
@@ -367,7 +368,7 @@ def test_cli_intervals_as_the_default_engine(spark, files):
     segments = files / "segments.csv"
     segments.write_text("user_id,group\n" + "".join(
         f"{u},{['new', 'old'][n % 2]}\n" for n, u in enumerate(users)))
-    args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,dcg,num_rel", "--ci", "0.9",
+    args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,dcg,num_rel,gm_map", "--ci", "0.9",
             "--seed", "3",
             "--segments", segments, "--by", "group"]
     want = invoke("eval", files / "recs/*.parquet", *args, "--format", "json")
@@ -456,7 +457,8 @@ def test_compare_on_spark_gives_the_default_engines_rows(spark, runs):
     p-values to 1e-12, wins/ties/losses, the correction) as the default engine."""
     import json
 
-    args = runs + ["-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel", "--all-pairs", "--format", "json"]
+    args = runs + ["-k", "3,10", "-m", "ndcg,P@3,mrr,num_rel,IPrec@0.5", "--all-pairs", "--format",
+                   "json"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
     assert want.exit_code == 0 and got.exit_code == 0, got.output
     want_rows, got_rows = json.loads(want.output), json.loads(got.output)

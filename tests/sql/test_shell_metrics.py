@@ -52,10 +52,15 @@ def test_metrics_mean_from_the_shell():
         # q1: gains 1, 3, costs 3, 4: (1/log2(2 + 3 - 1) + 3/log2(2 + 4 - 4)) / 4 = 0.875; q2:
         # z at 3, costs 1, 1, 1: (1/log2(2 + 3 - 1)) / 1 = 0.5; q3: 0
         ["g", "0.4583", "3"],
+        # geometric means, each user floored at 0.00001: bpref 1, 1, 0; map 1, 1/3, 0
+        ["gm_bpref", "0.0215", "3"],      # (1 * 1 * 0.00001)^(1/3) = 0.021544
+        ["gm_map", "0.0149", "3"],        # (1 * (1/3) * 0.00001)^(1/3) = 0.014938
         ["hit_rate@2", "0.3333", "3"],
         ["idcg@2", "2.2103", "3"],        # q1 3 + 1/log2(3) = 3.6309, q2 1, q3 2
         ["infap", "0.4444", "3"],         # q1: 1 and (1 + 1 (1 + e)/(1 + 2e)) / 2; q2: z: 1/3
         ["iprec_11pt_avg", "0.4444", "3"],  # q1: 1 at every recall; q2: 1/3 (its one hit); q3: 0
+    ] + [[f"iprec_at_recall_{tenths / 10:.2f}", "0.4444", "3"]  # as 11pt_avg, at each level
+         for tenths in range(11)] + [
         ["judged@2", "0.3333", "3"],      # q1: b and a; q2: x, y not judged
         ["map@2", "0.3333", "3"],         # q1: (1/1 + 2/2) / 2
         ["mrr@2", "0.3333", "3"],
@@ -76,6 +81,14 @@ def test_metrics_mean_from_the_shell():
         # q1: nDCG at the ideal's level changes 1 and 2, 1/3 and 0.7967: 0.5650; q2: at 1, 0,
         # and (3 ranked >= 1 + 2) at the end, 0.5 / 1: 0.25; q3: 0
         ["rndcg", "0.2717", "3"],
+        # rprec_mult_x: precision at c = floor(x R + 0.9): q1 (R 2, both ranked relevant)
+        # c = 1, 1, 2, 2, 2, 3, 3, 4, 4, 4: 1 (five times), 2/3, 2/3, 1/2, 1/2, 1/2; q2 (R 1, z
+        # third) c = 1 or 2: 0; q3: 0
+        ["rprec_mult_0.20", "0.3333", "3"], ["rprec_mult_0.40", "0.3333", "3"],
+        ["rprec_mult_0.60", "0.3333", "3"], ["rprec_mult_0.80", "0.3333", "3"],
+        ["rprec_mult_1.00", "0.3333", "3"], ["rprec_mult_1.20", "0.2222", "3"],
+        ["rprec_mult_1.40", "0.2222", "3"], ["rprec_mult_1.60", "0.1667", "3"],
+        ["rprec_mult_1.80", "0.1667", "3"], ["rprec_mult_2.00", "0.1667", "3"],
         ["set_f", "0.5", "3"],            # q1: 1; q2: P 1/3, R 1: 2 (1/3) / (4/3) = 1/2; q3: 0
         ["set_map", "0.4444", "3"],       # q1: 2^2 / (2 2); q2: 1 / (3 1); q3: 0
         ["set_precision", "0.4444", "3"],  # q1: 2/2; q2: 1/3; q3 (nothing ranked): 0
