@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 import duckdb
 
 from .. import sqltext, statements
-from . import batches, beyond, inputs, intervals, progress
+from . import batches, beyond, inputs, intervals, leaks, progress
 from .. import interrupts, means, metrics as metric_names, objectstore, options as registry, outcome
 from .. import metrics_sql as own_sql
 from ..errors import InputError, duckdb_message
@@ -22,17 +22,27 @@ if TYPE_CHECKING:  # pyarrow loads on first use: the CLI's start-up is part of e
     import pyarrow as pa
 
 
-class Evaluation(NamedTuple):
-    """summary: {'ndcg@K': mean, ... (one entry per metric and cutoff), 'users': evaluated,
-    'users_without_recommendations': n, 'users_only_in_recommendations': n,
-    'users_with_zero_ideal_dcg': n}; per_user: one row per evaluated user (or None)."""
-
+class _Evaluated(NamedTuple):
     summary: dict
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
-             **options) -> Evaluation:
+class Evaluation(_Evaluated):
+    """summary: {'ndcg@K': mean, ... (one entry per metric and cutoff), 'users': evaluated,
+    'users_without_recommendations': n, 'users_only_in_recommendations': n,
+    'users_with_zero_ideal_dcg': n}; per_user: one row per evaluated user (or None). It unpacks
+    as (summary, per_user); per_item, an attribute: with per_item=True the per-item view (one
+    row per cutoff and item: evaluation/leaks.py), else None."""
+
+    per_item: Optional[pa.Table] = None
+
+    def with_items(self, table) -> "Evaluation":
+        self.per_item = table
+        return self
+
+
+def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_item=False,
+             con=None, **options) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
     recs and rels are paths (Parquet, CSV, JSON; globs and directories allowed), DuckDB
@@ -48,8 +58,10 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     (metrics='coverage', 'gini', 'entropy', 'novelty', 'popularity', 'tail', 'ild') read
     train= (user and item rows the system learned from) and items= (the catalogue: item_id,
     optionally category and embedding), paths or tables as recs; head_share= sets tail's head
-    (default 0.2). per_user=False skips the
-    per-user table. ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
+    (default 0.2). With train=, recommended items their user has in train are counted and warned
+    about, and exclude_seen=True takes them out of each ranking before the cut at k. Tied
+    scores are counted and warned about. per_user=False skips the per-user table; per_item=True
+    gives the per-item view as the result's per_item (docs/leaks.md). ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
     whose interval was clipped to [0, 1] (and those not clipped, their values leaving it), and
     [low, high] for each mean over users, as `ndcg-duck eval --ci --format json`; ci_method=
     'bootstrap' takes scipy's percentile bootstrap (n_resamples=, seed=) instead of Student's t. Raises InputError for bad input or options, and warns (NdcgWarning) when
@@ -64,7 +76,7 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=
     """
     def call():
         with interrupts.stoppable(signals=(signal.SIGINT,)):
-            return run(recs, rels, k, per_user=per_user, con=con, **options)
+            return run(recs, rels, k, per_user=per_user, per_item=per_item, con=con, **options)
     return outcome.in_python(call)
 
 
@@ -74,6 +86,7 @@ evaluate.__signature__ = inspect.Signature(
      inspect.Parameter("k", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                        default=registry.BY_NAME["k"].default),
      inspect.Parameter("per_user", inspect.Parameter.KEYWORD_ONLY, default=True),
+     inspect.Parameter("per_item", inspect.Parameter.KEYWORD_ONLY, default=False),
      inspect.Parameter("con", inspect.Parameter.KEYWORD_ONLY, default=None)]
     + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
        for name, default in intervals.KEYWORDS.items()]
@@ -82,11 +95,11 @@ evaluate.__signature__ = inspect.Signature(
     return_annotation=Evaluation)
 
 
-def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
-        **given) -> tuple[Evaluation, list]:
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_item=False,
+        con=None, **given) -> tuple[Evaluation, list]:
     """evaluate() with its messages in the command line's words: returns the evaluation and the
     notes (warnings) of the run."""
-    with running(recs, rels, k, per_user=per_user, con=con, **given) as ran:
+    with running(recs, rels, k, per_user=per_user, per_item=per_item, con=con, **given) as ran:
         pass
     return ran.evaluation, ran.notes
 
@@ -103,14 +116,15 @@ class Ran(NamedTuple):
 
 
 @contextmanager
-def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, ci=None,
-            ci_method=None, n_resamples=intervals.KEYWORDS["n_resamples"],
+def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_item=False,
+            con=None, ci=None, ci_method=None, n_resamples=intervals.KEYWORDS["n_resamples"],
             seed=intervals.KEYWORDS["seed"], **given):
     """run() that yields the run (Ran) with its cursor still open: what the block does in the
     cursor (segments, plots) is stopped by Ctrl-C as the run is, and a DuckDB error there is
     a message as the run's are (message). The cursor closes and `con`'s settings are put back
     when the block ends."""
     registry.flag("per_user", per_user)
+    registry.flag("per_item", per_item)
     spec = intervals.checked(ci, ci_method, n_resamples, seed)
     options, measures, settings = outcome.plan(k, given)
     cols = inputs.Columns.given(**settings)
@@ -123,14 +137,18 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
         loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
                              settings["rels_format"])
         item_type = recs_item_type(work, loaded.layout)
-        extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
-                            item_type)
+        given_extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
+                                  item_type)
+        train_what = given_extra and given_extra.train
+        leaks.check(work, options, loaded.layout, train_what)
+        extra = given_extra if beyond.wanted(measures) else None
         if extra:
             beyond.start_tops(work, extra, item_type)
         try:
-            result, said = _run(work, options, loaded, cols.user, per_user,
-                                settings["batch_users"], measures, extra, spec)
-            notes = _notes(work, options, loaded) + said
+            result, said = _run(work, options, loaded, cols, per_user,
+                                settings["batch_users"], measures, extra, spec, per_item,
+                                train_what)
+            notes = _notes(work, options, loaded, train_what) + said
             yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
             raise InputError(message(exc, loaded)) from None
@@ -186,9 +204,11 @@ def _restore(con, name: str, value: str) -> None:
     con.execute(f"SET {name} = {sqltext.literal(value)}")
 
 
-def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
+def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[str] = None
+           ) -> list:
     """What the run should tell its caller (outcome.run_notes): ids compared as text (and how
-    many users matched), gain map levels that never occur in the judgments."""
+    many users matched), gain map levels that never occur in the judgments, recommended items
+    seen in train (train_what: how the train input is named, or None), tied scores."""
     def matched():
         (ranked, judged), = con.sql(
             f"SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
@@ -200,7 +220,11 @@ def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
                            f"FROM ndcg_rels WHERE relevance::DOUBLE IN "
                            f"({', '.join(repr(level) for level in levels)})").fetchall()
         return seen
-    return outcome.run_notes(options, loaded, matched, found)
+    def seen():
+        return leaks.seen(con, options, loaded.layout, train_what)
+    return outcome.run_notes(options, loaded, matched, found,
+                             seen if train_what is not None else None,
+                             lambda: leaks.tied(con, options))
 
 
 def message(exc: Exception, loaded: inputs.Loaded) -> str:
@@ -314,12 +338,15 @@ def recs_item_type(con, layout: str) -> str:
     return inputs.element_type(schema["items"]) if layout == "lists" else schema["item_id"]
 
 
-def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
+def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per_user: bool,
          batch_users: Optional[int], all_measures: tuple, extra: Optional[beyond.Inputs],
-         spec: Optional[intervals.Spec] = None) -> tuple[Evaluation, list]:
+         spec: Optional[intervals.Spec] = None, per_item: bool = False,
+         train_what: Optional[str] = None) -> tuple[Evaluation, list]:
     """Score every user, batch by batch, then sum up: (Evaluation, notes). `all_measures` may
     hold beyond-accuracy ones (extra says what they read): their top_k lists are kept per batch
-    and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'."""
+    and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'; with
+    per_item, the per-item view (leaks.py; with train's popularity when train_what is given)."""
+    user_col = cols.user
     measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con, loaded.layout) if loaded.recs_countable else None)
@@ -334,6 +361,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
                             all_measures)
+        if per_item:
+            leaks.add_item_tops(con, options, loaded.layout, "ndcg_recs_batch",
+                                "ndcg_rels_batch", append=number > 0)
     evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if core_computes(measures)
                          else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
@@ -365,7 +395,12 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     else:
         table = (con.sql(wide_sql(all_measures, user_col, relation)).to_arrow_table()
                  if per_user else None)
-    return Evaluation(summary, table), notes
+    items = None
+    if per_item:
+        progress.step("the per-item view")
+        items = con.sql(leaks.per_item_sql(con, options, loaded.layout, train_what is not None,
+                                           cols.item)).to_arrow_table()
+    return Evaluation(summary, table).with_items(items), notes
 
 
 def with_beyond(con, columns: tuple) -> str:

@@ -1,0 +1,135 @@
+"""What would mislead, counted on the default engine by sql/ndcg_leaks.sql's macros: recommended
+items their user has in train (--train; --exclude-seen takes them out), tied scores, and the
+per-item view (--per-item). The warnings' text is outcome.py's (seen_note, ties_note).
+
+The tables it makes in the run's cursor: ndcg_item_tops (user_id, k, top: each user's top_k at
+every cutoff, appended per batch) for the per-item view.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import sqltext, statements
+from ..errors import InputError
+from ..options import Options
+from . import inputs
+
+EVALUATED = "(SELECT DISTINCT user_id FROM ndcg_result)"
+
+
+def _types(con, relation: str) -> dict:
+    return {row[0]: row[1] for row in con.sql(f"DESCRIBE {relation}").fetchall()}
+
+
+def _recs_types(con, layout: str) -> tuple:
+    """The recommendations' (user id type, item id type)."""
+    schema = _types(con, "ndcg_recs")
+    item = inputs.element_type(schema["items"]) if layout == "lists" else schema["item_id"]
+    return schema["user_id"], item
+
+
+def differ(con, layout: str) -> Optional[str]:
+    """How the ids of train (the view statements.TRAIN) and of the recommendations differ in
+    kind (integers and text), as 'user ids are INTEGER in the recommendations and VARCHAR in
+    train'; None when both kinds agree, so that the two are joined as they are."""
+    theirs = _types(con, statements.TRAIN)
+    for kind, ours, column in zip(("user", "item"), _recs_types(con, layout),
+                                  ("user_id", "item_id")):
+        if inputs.ids_as_text(ours, theirs[column]):
+            return f"{kind} ids are {ours} in the recommendations and {theirs[column]} in"
+    return None
+
+
+def check(con, options: Options, layout: str, train_what: Optional[str]) -> None:
+    """--exclude-seen needs --train, whose ids join the recommendations' as they are."""
+    if not options.exclude_seen:
+        return
+    if train_what is None:
+        raise InputError("--exclude-seen needs --train, the interactions the system learned "
+                         "from (rows of user and item)", usage=True)
+    differs = differ(con, layout)
+    if differs:
+        raise InputError(f"--exclude-seen: {differs} the {train_what}: give both files ids of "
+                         f"one type (integers or text)")
+
+
+def seen(con, options: Options, layout: str, train_what: str) -> tuple:
+    """outcome.seen_note's counts: the evaluated users' rankings as shown (statements.ranked_cte,
+    shown=True) against train (ndcg_seen), ids compared as text when their kinds differ; with
+    the depth and the train input's name."""
+    ranked = statements.ranked_cte(options, layout, recs="ndcg_recs_evaluated_", shown=True)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_evaluated_ AS FROM ndcg_recs "
+                f"SEMI JOIN {EVALUATED} AS e USING (user_id)")
+    train, lists = f"'{statements.TRAIN}'", "'ndcg_ranked_'"
+    text = ""
+    if differ(con, layout):
+        text = (", ndcg_ranked_text_ AS (SELECT user_id::VARCHAR AS user_id, "
+                "items::VARCHAR[] AS items FROM ndcg_ranked_), ndcg_train_text_ AS (SELECT "
+                f"user_id::VARCHAR AS user_id, item_id::VARCHAR AS item_id FROM {statements.TRAIN})")
+        train, lists = "'ndcg_train_text_'", "'ndcg_ranked_text_'"
+    (users, items, user, item, depth), = con.sql(
+        f"WITH {ranked}{text} SELECT *, {statements.shown_depth(options)} "
+        f"FROM ndcg_seen({lists}, {train})").fetchall()
+    return (users, items, user, item), depth, train_what
+
+
+def tied(con, options: Options) -> tuple:
+    """outcome.ties_note's counts: the tied scores (ndcg_ties) among the evaluated users'
+    rows of a ranking by score, within the depth shown; with the depth."""
+    (users, count, user, depth), = con.sql(
+        f"WITH ndcg_scored_ AS (FROM ndcg_recs SEMI JOIN {EVALUATED} AS e USING (user_id)) "
+        f"SELECT *, {statements.shown_depth(options)} "
+        f"FROM ndcg_ties('ndcg_scored_', depth := {statements.shown_depth(options)})").fetchall()
+    return (users, count, user), depth
+
+
+# --- the per-item view --------------------------------------------------------------------------
+
+def add_item_tops(con, options: Options, layout: str, recs: str, rels: str, append: bool) -> None:
+    """Append to ndcg_item_tops (created by the first batch) the top_k lists of the users of
+    `recs` and `rels` (one batch's views) at every cutoff, as every metric reads them
+    (ndcg_beyond_tops: the ranking edge, judged_only and exclude_seen applied)."""
+    into = ("INSERT INTO ndcg_item_tops" if append
+            else "CREATE OR REPLACE TEMP TABLE ndcg_item_tops AS")
+    con.execute(f"{into} WITH {statements.ranked_cte(options, layout, recs=recs)}, "
+                f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
+                f"{statements.judgments_args(options)})) "
+                f"SELECT user_id, k, top FROM ndcg_beyond_tops('ndcg_ranked_', "
+                f"'ndcg_judgments_', ks := {statements.ks(options)}, "
+                f"judged_only := {statements.value(options.judged_only)})")
+
+
+def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str) -> str:
+    """The per-item view's rows (ndcg_item_view) over the evaluated users' lists (ndcg_item_tops)
+    and their relevant items, with train's popularity (ndcg_beyond_popularity) when train is
+    given, ids compared as text when train's and the recommendations' differ in kind: k, the
+    item column (item_col), shown, exposure_share, relevant, hits and with train train_users;
+    by cutoff, most shown first."""
+    text = train and differ(con, layout) is not None
+    item = "item_id::VARCHAR" if text else "item_id"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_tops_ AS SELECT user_id, k, "
+                f"top{'::VARCHAR[]' if text else ''} AS top FROM ndcg_item_tops "
+                f"SEMI JOIN {EVALUATED} AS e USING (user_id)")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_item_entries_ AS "
+                "FROM ndcg_beyond_entries('ndcg_item_tops_')")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_relevant_ AS "
+                f"WITH ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
+                f"{statements.judgments_args(options)}) SEMI JOIN {EVALUATED} AS e "
+                f"USING (user_id)) "
+                f"SELECT user_id, {item} AS item_id FROM ndcg_relevant_pairs('ndcg_judgments_')")
+    if train:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_pop_ AS "
+                    f"WITH ndcg_train_ AS (SELECT user_id, {item} AS item_id "
+                    f"FROM {statements.TRAIN}), "
+                    f"ndcg_catalogue_ AS (FROM ndcg_beyond_catalogue(NULL, 'ndcg_train_')) "
+                    f"SELECT item_id, pop FROM ndcg_beyond_popularity('ndcg_train_', "
+                    f"'ndcg_catalogue_')")
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_pop_ AS SELECT item_id, "
+                    f"0::BIGINT AS pop FROM ndcg_item_relevant_ WHERE false")
+    dropped = "" if train else ", train_users"
+    return (f"SELECT k, item_id AS {sqltext.ident(item_col)}, * EXCLUDE (k, item_id{dropped}) "
+            f"FROM ndcg_item_view('ndcg_item_entries_', 'ndcg_item_tops_', "
+            f"'ndcg_item_relevant_', 'ndcg_item_pop_') "
+            f"ORDER BY k NULLS LAST, shown DESC, item_id::VARCHAR")
