@@ -1851,19 +1851,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_pairs(judgments) AS TABLE
 -- ndcg_item_view(entries, tops, relevant, popularity): the per-item view of a run, per cutoff k
 -- and item shown or relevant: k, item_id, shown (how many users' top_k hold it: the exposure
 -- count of ndcg_beyond_exposure_of), exposure_share (shown / the shown items of every user at
--- k), relevant (how many users it is relevant for, among the users of tops), hits (how many
--- users' top_k hold it and it is relevant for them) and train_users (its popularity: the
--- distinct train users with it; 0 when none). entries and tops as ndcg_beyond_entries and
--- ndcg_beyond_tops give them (the evaluated users' lists), relevant as ndcg_relevant_pairs,
--- popularity with item_id and pop (ndcg_beyond_popularity; empty without train).
+-- k), relevant (how many users of `relevant` it is relevant for), hits (how many users' top_k
+-- hold it and it is relevant for them) and train_users (its popularity: the distinct train
+-- users with it; 0 when none). entries and tops as ndcg_beyond_entries and ndcg_beyond_tops
+-- give them (the evaluated users' lists), relevant the (user_id, item_id) pairs of the
+-- evaluated users (ndcg_relevant_pairs), popularity item_id and pop (ndcg_beyond_popularity;
+-- empty without train).
 CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, tops, relevant, popularity) AS TABLE
     WITH cutoffs_ AS (FROM ndcg_beyond_cutoffs_of(tops)),
     exposure_ AS (FROM ndcg_beyond_exposure_of(entries, tops)),
-    relevant_ AS (SELECT r.item_id, count(*) AS relevant
-                  FROM query_table(relevant) AS r
-                  SEMI JOIN (SELECT DISTINCT user_id FROM query_table(tops)) AS u
-                    ON u.user_id = r.user_id
-                  GROUP BY r.item_id),
+    relevant_ AS (SELECT item_id, count(*) AS relevant FROM query_table(relevant)
+                  GROUP BY item_id),
     hits_ AS (SELECT c.k, e.item_id, count(*) AS hits
               FROM query_table(entries) AS e
               SEMI JOIN query_table(relevant) AS r

@@ -39,9 +39,13 @@ class SparkResult(Result):
         """--per-item is the default engine's (engine.refuse_leaks)."""
         refuse_leaks(per_item=path is not None)
 
+    def write_per_item(self, path: str) -> None:
+        refuse_leaks(per_item=True)  # check_per_item refused it before any work
+
     def open(self, stack) -> None:
         settings = self.settings
         conf = parse_conf(self.conf_pairs)
+        refuse_leaks(settings["exclude_seen"])  # fail fast, before Spark starts
         beyond.require(outcome.measured({name: value for name, value in settings.items()
                                          if registry.BY_NAME[name].group == "metric"},
                                         None)[1],  # fail fast, before Spark starts
