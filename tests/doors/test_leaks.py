@@ -3,7 +3,9 @@ items seen in train counted and warned about, --exclude-seen, tied scores counte
 named, and --per-item's view; every number from the worked example in WORKED's comment."""
 
 import csv
-import json
+import re
+import shlex
+import subprocess
 import warnings
 
 import pyarrow.parquet as pq
@@ -13,6 +15,8 @@ from click.testing import CliRunner
 import ndcg_duck
 from ndcg_duck import NdcgWarning
 from ndcg_duck.cli import cli
+from conftest import ROOT
+from test_shell import duckdb_binary
 
 # u1 scores a 0.9, b 0.8, c 0.7 and had a and b in train; u2 scores d 0.5, e 0.5, f 0.1 (d and e
 # tie: trec_eval's order e, d) and had d. u1 finds c relevant, u2 f. At k = 1:
@@ -128,3 +132,27 @@ def test_compare_says_each_runs_seen_items(worked):
     assert result.exit_code == 0, result.output
     assert ("Warning: run a: " + SEEN.format(d=worked).removeprefix("Warning: ") + DROPPED
             in result.stderr)
+
+
+# --- docs/leaks.md: its commands print what it shows, its Python and SQL blocks run -------------
+
+def _blocks(text, language):
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, re.S | re.M)
+
+
+def test_the_docs_page_shows_what_runs(monkeypatch):
+    text = (ROOT / "docs" / "leaks.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    pairs = re.findall(r"^```sh\n(ndcg-duck [^\n]*)\n```\n\n```text\n(.*?)^```$", text,
+                       re.S | re.M)
+    assert len(pairs) == 2
+    for command, shown in pairs:
+        result = run(*shlex.split(command)[1:])
+        assert result.exit_code == 0 and result.output == shown, (command, result.output)
+    for block in _blocks(text, "python"):
+        exec(compile(block, "docs/leaks.md", "exec"), {})
+    script = ".read sql/ndcg.sql\n" + "".join(_blocks(text, "sql"))
+    done = subprocess.run([duckdb_binary(), "-csv"], input=script, text=True, cwd=ROOT,
+                          capture_output=True)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert "users,items,example_user,example_item\n1,1,u1,a\n" in done.stdout
