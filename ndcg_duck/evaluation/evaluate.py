@@ -248,15 +248,19 @@ def user_flags_sql(options: Options, scores: str = "ndcg_all") -> str:
 
 
 def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
-                    rels: str = "ndcg_rels", measures: Optional[tuple] = None) -> str:
+                    rels: str = "ndcg_rels", measures: Optional[tuple] = None,
+                    ranked: Optional[str] = None) -> str:
     """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
     (user_id, item_id, relevance): their ranking edge and the judgments edge, then
     ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
     has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
-    ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
+    ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql). `ranked`: a table
+    of the ranking edge's result for `recs` already made (the rankings are not read again)."""
     macro = "ndcg_user_scores" if core_computes(measures) else "ndcg_user_metrics"
     metrics = "" if core_computes(measures) else f", {statements.sql_args(options, 'metrics')}"
-    return (f"WITH {statements.ranked_cte(options, layout, recs=recs)}, "
+    edge = (statements.ranked_cte(options, layout, recs=recs) if ranked is None
+            else f"ndcg_ranked_ AS (FROM {ranked})")
+    return (f"WITH {edge}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
             f"{statements.judgments_args(options)}, "
             f"ideal_depth := ndcg_width({statements.ks(options)}))) "
@@ -290,7 +294,8 @@ def _asked(measures: Optional[tuple], options: Options) -> str:
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
-                append: bool = False, measures: Optional[tuple] = None) -> None:
+                append: bool = False, measures: Optional[tuple] = None,
+                ranked: Optional[str] = None) -> None:
     """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
     tables or registered Arrow tables, with the columns inputs.load gives them) into the table
     `into` (created, or appended to), one row per user and cutoff with the has_judgments and
@@ -300,7 +305,8 @@ def score_users(con, options: Options, layout: str, recs: str, rels: str, into: 
     into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
     own_sql.load(con, options.metrics_sql)
     try:
-        con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
+        con.execute(f"{into_sql} "
+                    f"{user_scores_sql(options, layout, recs, rels, measures, ranked)}")
     except duckdb.Error as exc:
         blamed = _own_failure(con, options, layout, recs, rels, measures, exc)
         if blamed is None:
@@ -356,14 +362,16 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         interrupts.check()  # a signal between two batches' queries interrupted no query
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
+        ranked = None
+        if per_item:  # the batch's rankings once, for its scores and its per-item lists
+            ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
-                    append=number > 0, measures=measures)
+                    append=number > 0, measures=measures, ranked=ranked)
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
                             all_measures)
         if per_item:
-            leaks.add_item_tops(con, options, loaded.layout, "ndcg_recs_batch",
-                                "ndcg_rels_batch", append=number > 0)
+            leaks.add_item_tops(con, options, ranked, "ndcg_rels_batch", append=number > 0)
     evaluated, summed = (("ndcg_evaluated", "ndcg_summary") if core_computes(measures)
                          else ("ndcg_metrics_evaluated", "ndcg_metrics_summary"))
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "

@@ -86,18 +86,30 @@ def tied(con, options: Options) -> tuple:
 
 # --- the per-item view --------------------------------------------------------------------------
 
-def add_item_tops(con, options: Options, layout: str, recs: str, rels: str, append: bool) -> None:
-    """Append to ndcg_item_tops (created by the first batch) the top_k lists of the users of
-    `recs` and `rels` (one batch's views) at every cutoff, as every metric reads them
-    (ndcg_beyond_tops: the ranking edge, judged_only and exclude_seen applied)."""
+def ranked_table(con, options: Options, layout: str, recs: str) -> str:
+    """The ranking edge's result for `recs` (in `layout`), as every metric reads it, made once
+    into the table ndcg_ranked_batch (the batch's scores and per-item lists read it): its name."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ranked_batch AS "
+                f"WITH {statements.ranked_cte(options, layout, recs=recs)} FROM ndcg_ranked_")
+    return "ndcg_ranked_batch"
+
+
+def add_item_tops(con, options: Options, ranked: str, rels: str, append: bool) -> None:
+    """Append to ndcg_item_tops (created by the first batch) the top_k lists at every cutoff of
+    the rankings `ranked` (a ranking edge's result: ranked_table). Without judged_only the
+    judgments `rels` are not read (per_item_sql keeps the evaluated users); with it,
+    ndcg_beyond_tops takes the unjudged items out as the core does."""
     into = ("INSERT INTO ndcg_item_tops" if append
             else "CREATE OR REPLACE TEMP TABLE ndcg_item_tops AS")
-    con.execute(f"{into} WITH {statements.ranked_cte(options, layout, recs=recs)}, "
-                f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
+    ks = statements.ks(options)
+    if not options.judged_only:
+        con.execute(f"{into} SELECT user_id, k, top FROM ndcg_beyond_lists('{ranked}', "
+                    f"ks := {ks})")
+        return
+    con.execute(f"{into} WITH ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
                 f"{statements.judgments_args(options)})) "
-                f"SELECT user_id, k, top FROM ndcg_beyond_tops('ndcg_ranked_', "
-                f"'ndcg_judgments_', ks := {statements.ks(options)}, "
-                f"judged_only := {statements.value(options.judged_only)})")
+                f"SELECT user_id, k, top FROM ndcg_beyond_tops('{ranked}', 'ndcg_judgments_', "
+                f"ks := {ks}, judged_only := true)")
 
 
 def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str) -> str:

@@ -117,6 +117,25 @@ def test_python_keywords(worked):
         assert ndcg_duck.evaluate(recs, rels, 1).per_item is None
 
 
+def test_per_item_at_every_cutoff_and_judged_only(worked):
+    recs, rels = str(worked / "recs.csv"), str(worked / "rels.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = ndcg_duck.evaluate(recs, rels, [1, "all"], per_item=True).per_item
+        judged = ndcg_duck.evaluate(recs, rels, 1, judged_only=True, per_item=True).per_item
+    # k = 1: a and e shown (half each), c and f relevant, no hit; whole rankings (k empty): all
+    # six items shown once (a sixth each), c and f hits
+    sixth = 1 / 6
+    assert [tuple(row.values()) for row in whole.to_pylist()] == [
+        (1, "a", 1, 0.5, 0, 0), (1, "e", 1, 0.5, 0, 0), (1, "c", 0, 0.0, 1, 0),
+        (1, "f", 0, 0.0, 1, 0), (None, "a", 1, sixth, 0, 0), (None, "b", 1, sixth, 0, 0),
+        (None, "c", 1, sixth, 1, 1), (None, "d", 1, sixth, 0, 0), (None, "e", 1, sixth, 0, 0),
+        (None, "f", 1, sixth, 1, 1)]
+    # judged only: u1's ranking is c, u2's f, both hits
+    assert [tuple(row.values()) for row in judged.to_pylist()] == [
+        (1, "c", 1, 0.5, 1, 1), (1, "f", 1, 0.5, 1, 1)]
+
+
 def test_no_warning_without_seen_items_or_ties(worked):
     (worked / "untied.csv").write_text("user_id,item_id,score\nu1,c,3\nu2,f,2\nu2,e,1\n")
     with warnings.catch_warnings():
