@@ -1777,17 +1777,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_seen_entries(ranked, train) AS TABLE
           FROM query_table(ranked)) AS e
     SEMI JOIN query_table(train) AS t ON t.user_id = e.user_id AND t.item_id = e.item_id;
 
--- ndcg_seen(ranked, train): how many of the rankings of `ranked` (a ranking edge's result, cut
--- where the metrics read it) hold items their user has in train: users, items (the recommended
--- rows seen in train) and one example, the smallest user as text and its first such item
--- (example_user, example_item as text; NULL when there is none). One row.
-CREATE OR REPLACE TEMP MACRO ndcg_seen(ranked, train) AS TABLE
+-- ndcg_seen_of(entries): ndcg_seen's counts from its rows of ndcg_seen_entries (by name).
+CREATE OR REPLACE TEMP MACRO ndcg_seen_of(entries) AS TABLE
     SELECT count(DISTINCT user_id) AS users, count(*) AS items,
            arg_min(user_id::VARCHAR, [user_id::VARCHAR, lpad(position::VARCHAR, 20, '0')])
                AS example_user,
            arg_min(item_id::VARCHAR, [user_id::VARCHAR, lpad(position::VARCHAR, 20, '0')])
                AS example_item
-    FROM ndcg_seen_entries(ranked, train);
+    FROM query_table(entries);
+
+-- ndcg_seen(ranked, train): how many of the rankings of `ranked` (a ranking edge's result, cut
+-- where the metrics read it) hold items their user has in train: users, items (the recommended
+-- rows seen in train) and one example, the smallest user as text and its first such item
+-- (example_user, example_item as text; NULL when there is none). One row.
+CREATE OR REPLACE TEMP MACRO ndcg_seen(ranked, train) AS TABLE
+    WITH entries_ AS (FROM ndcg_seen_entries(ranked, train))
+    FROM ndcg_seen_of('entries_');
 
 -- ndcg_unseen(ranked, train, depth): a ranking edge's result with each user's train items taken
 -- out of their ranking before the cut (as most recommender libraries evaluate: the items below

@@ -353,6 +353,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
     and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'; with
     per_item, the per-item view (leaks.py; with train's popularity when train_what is given)."""
     user_col = cols.user
+    counts_seen = train_what is not None and not options.exclude_seen  # leaks.add_seen
     measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con, loaded.layout) if loaded.recs_countable else None)
@@ -363,10 +364,12 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         ranked = None
-        if per_item:  # the batch's rankings once, for its scores and its per-item lists
+        if per_item or counts_seen:  # the batch's rankings once, for its scores and the rest
             ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
                     append=number > 0, measures=measures, ranked=ranked)
+        if counts_seen:
+            leaks.add_seen(con, options, loaded.layout, ranked, append=number > 0)
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
                             all_measures)

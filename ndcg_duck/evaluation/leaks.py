@@ -54,23 +54,47 @@ def check(con, options: Options, layout: str, train_what: Optional[str]) -> None
                          f"one type (integers or text)")
 
 
+def _comparable(con, layout: str, lists: str) -> tuple:
+    """CTEs (text, to follow others) and the names of `lists` (user_id, items) and of train as
+    compared: as they are, or both as text when their ids differ in kind."""
+    if not differ(con, layout):
+        return "", f"'{lists}'", f"'{statements.TRAIN}'"
+    return (f", ndcg_lists_text_ AS (SELECT user_id::VARCHAR AS user_id, items::VARCHAR[] AS "
+            f"items FROM {lists}), ndcg_train_text_ AS (SELECT user_id::VARCHAR AS user_id, "
+            f"item_id::VARCHAR AS item_id FROM {statements.TRAIN})",
+            "'ndcg_lists_text_'", "'ndcg_train_text_'")
+
+
+def add_seen(con, options: Options, layout: str, ranked: str, append: bool) -> None:
+    """Without exclude_seen: append to ndcg_seen_rows (created by the first batch) the items of
+    the rankings `ranked` (ranked_table's), cut where they were shown (statements.shown_depth),
+    that their user has in train (ndcg_seen_entries): seen() counts them, ranking nothing
+    again."""
+    into = "INSERT INTO ndcg_seen_rows" if append else \
+        "CREATE OR REPLACE TEMP TABLE ndcg_seen_rows AS"
+    text, lists, train = _comparable(con, layout, "ndcg_shown_")
+    con.execute(f"{into} WITH ndcg_shown_ AS (SELECT user_id, list_slice(items, 1, coalesce("
+                f"{statements.shown_depth(options)}, len(items))) AS items FROM {ranked}){text} "
+                f"FROM ndcg_seen_entries({lists}, {train})")
+
+
 def seen(con, options: Options, layout: str, train_what: str) -> tuple:
-    """outcome.seen_note's counts: the evaluated users' rankings as shown (statements.ranked_cte,
-    shown=True) against train (ndcg_seen), ids compared as text when their kinds differ; with
-    the depth and the train input's name."""
-    ranked = statements.ranked_cte(options, layout, recs="ndcg_recs_evaluated_", shown=True)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_evaluated_ AS FROM ndcg_recs "
-                f"SEMI JOIN {EVALUATED} AS e USING (user_id)")
-    train, lists = f"'{statements.TRAIN}'", "'ndcg_ranked_'"
-    text = ""
-    if differ(con, layout):
-        text = (", ndcg_ranked_text_ AS (SELECT user_id::VARCHAR AS user_id, "
-                "items::VARCHAR[] AS items FROM ndcg_ranked_), ndcg_train_text_ AS (SELECT "
-                f"user_id::VARCHAR AS user_id, item_id::VARCHAR AS item_id FROM {statements.TRAIN})")
-        train, lists = "'ndcg_train_text_'", "'ndcg_ranked_text_'"
-    (users, items, user, item, depth), = con.sql(
-        f"WITH {ranked}{text} SELECT *, {statements.shown_depth(options)} "
-        f"FROM ndcg_seen({lists}, {train})").fetchall()
+    """outcome.seen_note's counts among the evaluated users: from add_seen's rows, or with
+    exclude_seen (whose rankings lost those items) from the rankings as shown
+    (statements.ranked_cte, shown=True) against train (ndcg_seen); with the depth and the train
+    input's name. Ids are compared as text when their kinds differ."""
+    if not options.exclude_seen:
+        found = ("WITH ndcg_seen_ AS (FROM ndcg_seen_rows SEMI JOIN "
+                 f"{EVALUATED} AS e USING (user_id)) SELECT *, "
+                 f"{statements.shown_depth(options)} FROM ndcg_seen_of('ndcg_seen_')")
+    else:
+        ranked = statements.ranked_cte(options, layout, recs="ndcg_recs_evaluated_", shown=True)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_evaluated_ AS FROM ndcg_recs "
+                    f"SEMI JOIN {EVALUATED} AS e USING (user_id)")
+        text, lists, train = _comparable(con, layout, "ndcg_ranked_")
+        found = (f"WITH {ranked}{text} SELECT *, {statements.shown_depth(options)} "
+                 f"FROM ndcg_seen({lists}, {train})")
+    (users, items, user, item, depth), = con.sql(found).fetchall()
     return (users, items, user, item), depth, train_what
 
 

@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import warnings
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -134,6 +135,17 @@ def test_per_item_at_every_cutoff_and_judged_only(worked):
     # judged only: u1's ranking is c, u2's f, both hits
     assert [tuple(row.values()) for row in judged.to_pylist()] == [
         (1, "c", 1, 0.5, 1, 1), (1, "f", 1, 0.5, 1, 1)]
+
+
+def test_seen_items_of_ids_of_another_kind_compare_as_text():
+    # users are integers in the recommendations and text in train: '1' is user 1, as text
+    recs = pa.table({"user_id": [1, 1], "item_id": ["a", "b"], "score": [2.0, 1.0]})
+    rels = pa.table({"user_id": [1], "item_id": ["b"], "relevance": [1]})
+    train = pa.table({"user_id": ["1"], "item_id": ["a"]})
+    with pytest.warns(NdcgWarning, match=r"^1 evaluated user was recommended items they have "
+                                         r"in the train \(Table\) among their first 1 "
+                                         r"items \(1 item; e.g. user '1', item 'a'\)"):
+        ndcg_duck.evaluate(recs, rels, 1, train=train)
 
 
 def test_no_warning_without_seen_items_or_ties(worked):
