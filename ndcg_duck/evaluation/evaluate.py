@@ -61,7 +61,8 @@ def evaluate(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_
     (default 0.2). With train=, recommended items their user has in train are counted and warned
     about, and exclude_seen=True takes them out of each ranking before the cut at k. Tied
     scores are counted and warned about. per_user=False skips the per-user table; per_item=True
-    gives the per-item view as the result's per_item (docs/leaks.md). ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
+    gives the per-item view as the result's per_item (docs/leaks.md).
+    ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
     whose interval was clipped to [0, 1] (and those not clipped, their values leaving it), and
     [low, high] for each mean over users, as `ndcg-duck eval --ci --format json`; ci_method=
     'bootstrap' takes scipy's percentile bootstrap (n_resamples=, seed=) instead of Student's t. Raises InputError for bad input or options, and warns (NdcgWarning) when
@@ -151,7 +152,7 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_i
             notes = _notes(work, options, loaded, train_what) + said
             yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
-            raise InputError(message(exc, loaded)) from None
+            raise InputError(message(exc, loaded, given_extra)) from None
 
 
 # the connection's own limits, with the option that sets each
@@ -227,11 +228,11 @@ def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[st
                              lambda: leaks.tied(con, options))
 
 
-def message(exc: Exception, loaded: inputs.Loaded) -> str:
+def message(exc: Exception, loaded: inputs.Loaded, given: Optional[beyond.Inputs] = None) -> str:
     """A DuckDB error as a user message: the macros' own checks name the input they read
-    (outcome.named_input)."""
+    (outcome.named_input; given: how the train and items inputs are named)."""
     text = str(exc).strip().splitlines()[0]
-    named = outcome.named_input(text, loaded.recs_what, loaded.rels_what)
+    named = outcome.named_input(text, loaded.recs_what, loaded.rels_what, given)
     return named if named is not None else f"evaluation failed: {text}"
 
 

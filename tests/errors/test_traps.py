@@ -243,6 +243,11 @@ ERRORS = {
         ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--exclude-seen"], 1,
         "Error: --exclude-seen: user ids are VARCHAR in the recommendations and BIGINT in the "
         "train file {d}/train.csv: give both files ids of one type (integers or text)\n"),
+    "--per-item with a train row without an item": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\nu2,\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--per-item",
+         "{d}/items.csv"], 1,
+        "Error: train file {d}/train.csv: 1 row(s) have no item id (NULL)\n"),
     "--per-item to an unknown format": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
         ["{d}/recs.parquet", "{d}/rels.csv", "--per-item", "{d}/items.txt"], 2,
