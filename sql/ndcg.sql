@@ -1803,7 +1803,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_unseen(ranked, train, depth := NULL) AS TABLE
                    FROM ndcg_seen_entries(ranked, train) GROUP BY user_id),
     kept_ AS (SELECT r.user_id,
                      CASE WHEN s.positions IS NULL THEN r.items
-                          ELSE list_filter(r.items, lambda item, i: NOT list_contains(s.positions, i))
+                          ELSE list_filter(r.items,
+                                           lambda item, i: NOT list_contains(s.positions, i))
                      END AS items,
                      CASE WHEN s.positions IS NULL OR r.ranks IS NULL THEN r.ranks
                           ELSE ndcg_first_positions(list_filter(r.ranks,
