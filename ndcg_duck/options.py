@@ -413,6 +413,10 @@ PARAMS = (
     Param("judged_only", "metric", default=False, kind="flag", sql="scores",
           help="Take unjudged items (no judgment, or a negative one) out of each ranking before "
                "scoring (trec_eval -J)."),
+    Param("exclude_seen", "metric", default=False, kind="flag",
+          help="Take each user's --train items out of their ranking before the cut at k (the "
+               "items below move up), as most recommender libraries evaluate. Without it, "
+               "recommended items seen in train count as shown, and the run warns about them."),
     Param("missing", "metric", default="zero", choices=("zero", "skip"), sql="evaluated",
           help="Users in RELEVANCE without recommendations: score 0, or leave out."),
     Param("empty", "metric", default="zero", choices=("zero", "skip"), sql="evaluated",
@@ -572,6 +576,10 @@ PARAMS = (
                "stdout with '-' (CSV, or a JSON array with --format json; the summary then goes "
                "to stderr). With --engine spark, OUT/ (ending in /) or a URI is a directory of "
                "Parquet part files that Spark writes."),
+    Param("per_item", "output", metavar="OUT", python=False,
+          help="Write one row per item and cutoff to OUT (.parquet, .csv, .json, .jsonl): how "
+               "many evaluated users were shown it, its share of exposure, for how many it is "
+               "relevant and was a hit, and with --train its train users."),
     Param("format", "output", default="table", choices=EVAL_FORMATS,
           python=False,
           help="How to print the summary (and the per-user table with --per-user -). trec: "

@@ -121,12 +121,16 @@ SPARK_NEEDS_JUDGMENTS = ("the Spark engine needs the judgments (RELEVANCE): its 
                          "use the default engine (--engine duckdb, or ndcg_duck.evaluate)")
 
 
-def check_lists_only(measures: tuple, given: dict) -> None:
+def check_lists_only(measures: tuple, given: dict, per_item: bool = False) -> None:
     """A run without judgments (no relevance file), on any engine: every measure must be a
     beyond-accuracy one (they read only the lists, --train and --items), and no option that
     reads the judgments or chooses users by them may be given (`given`: the run's keyword
-    options; one at its default is not given). A usage error names the first in the caller's
-    words."""
+    options; one at its default is not given), nor --per-item (it counts each item's relevant
+    users and hits). A usage error names the first in the caller's words."""
+    if per_item:
+        raise InputError("--per-item counts how often each item was relevant and how often it "
+                         "hit, and there is no relevance file: pass it (RELEVANCE) or leave out "
+                         "--per-item", usage=True)
     for m in measures:
         if not metric_names.beyond(m):
             raise InputError(f"{m.name} needs judgments: pass the relevance file (RELEVANCE), "
@@ -183,12 +187,60 @@ def unseen_levels_note(levels: list, found, rels_what: str) -> Optional[str]:
             f"{rels_what}: check the map and the relevance values")
 
 
+def _within(depth) -> str:
+    """Where in each ranking a count was made: its first `depth` items (None: all of them)."""
+    return "anywhere in their rankings" if depth is None else f"among their first {depth} items"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def seen_note(counted: tuple, depth, train_what: str, excluded: bool) -> Optional[str]:
+    """The warning for recommended items their user already has in train (counted: users,
+    items, an example user and item, as sql/ndcg_leaks.sql's ndcg_seen gives them, within the
+    first `depth` items of each ranking as shown); None when there are none."""
+    users, items, user, item = counted
+    if not items:
+        return None
+    said = (f"{_plural(users, 'evaluated user was', 'evaluated users were')} recommended items "
+            f"they have in the {train_what} {_within(depth)} "
+            f"({_plural(items, 'item', 'items')}; e.g. user {user!r}, item {item!r})")
+    if excluded:
+        return (f"{said}: --exclude-seen took them out of the rankings before the cut at k "
+                f"(the items below moved up)")
+    return (f"{said}: they count as recommended; --exclude-seen takes them out before the cut "
+            f"at k, as most recommender libraries evaluate")
+
+
+TIE_RULES = {"trec": "ordered by item id, descending as text (trec_eval's rule; --ties average "
+                     "gives ndcg, dcg, idcg, cg and ncg each tied item's mean discount instead)",
+             "average": "ndcg, dcg, idcg, cg and ncg give each tied item the mean discount of "
+                        "its tie (--ties average); the other metrics order them by item id, "
+                        "descending as text (trec_eval's rule)"}
+
+
+def ties_note(counted: tuple, depth, ties: str) -> Optional[str]:
+    """The warning for tied scores (counted: users, tied rows, an example user, as
+    sql/ndcg_leaks.sql's ndcg_ties gives them, within the first `depth` items of each ranking),
+    naming the rule that orders them (ties: --ties); None when there are none."""
+    users, tied, user = counted
+    if not tied:
+        return None
+    return (f"{_plural(tied, 'recommended item shares its', 'recommended items share their')} "
+            f"score with another item of {_plural(users, 'user', 'users')} {_within(depth)} "
+            f"(e.g. user {user!r}): {TIE_RULES[ties]}")
+
+
 def run_notes(options: Options, loaded, matched: Callable[[], tuple],
-              found: Callable[[list], object]) -> list:
+              found: Callable[[list], object], seen: Optional[Callable[[], tuple]] = None,
+              tied: Optional[Callable[[], tuple]] = None) -> list:
     """A run's warnings, however the engine counts: with ids compared as text (loaded.as_text,
     inputs.Loaded), as_text_note with matched() = (judged users with recommendations, judged
     users); with a gain map, unseen_levels_note with found(levels) = the levels that occur
-    among the judgments' relevance values."""
+    among the judgments' relevance values; with train, seen_note with seen() = (its counts, the
+    depth, how the train input is named); with scores, ties_note with tied() = (its counts,
+    the depth)."""
     notes = []
     if loaded.as_text:
         notes.append(as_text_note(loaded.as_text, loaded.recs_what, loaded.rels_what,
@@ -197,6 +249,13 @@ def run_notes(options: Options, loaded, matched: Callable[[], tuple],
         levels = [level for level, _ in options.gain_map]
         unseen = unseen_levels_note(levels, found(levels), loaded.rels_what)
         notes += [unseen] if unseen else []
+    if seen is not None:
+        counted, depth, train_what = seen()
+        notes += [note for note in [seen_note(counted, depth, train_what, options.exclude_seen)]
+                  if note]
+    if tied is not None and loaded.layout == "scores":
+        counted, depth = tied()
+        notes += [note for note in [ties_note(counted, depth, options.ties)] if note]
     return notes
 
 

@@ -55,16 +55,38 @@ def depth(options: Options, layout: str) -> str:
             f"{value(options.judged_only)}, ties := {literal(options.value_for('ties', layout))})")
 
 
-def ranked_cte(options: Options, layout: str, recs: str = "ndcg_recs") -> str:
+# the train interactions as the run reads them (user_id, item_id): evaluation/beyond.py's view
+TRAIN = "ndcg_train"
+
+
+def shown_depth(options: Options) -> str:
+    """How many items of each ranking were shown, as SQL: the largest cutoff, no more than
+    max_depth (NULL: all), whatever judged_only and ties do to what counts."""
+    return f"ndcg_depth({ks(options)}, {value(options.max_depth)})"
+
+
+def ranked_cte(options: Options, layout: str, recs: str = "ndcg_recs", shown: bool = False
+               ) -> str:
     """SQL CTEs that end in `ndcg_ranked_`: the ranked items of `recs` (in `layout`) that can
-    count. With duplicates 'first', repeats are dropped before the depth cut."""
+    count. With duplicates 'first', repeats are dropped before the depth cut; with exclude_seen,
+    each user's train items (TRAIN) too (sql/ndcg_leaks.sql's ndcg_unseen). shown=True: the
+    rankings as shown instead, cut at shown_depth, train items kept, ties in trec_eval's
+    order."""
     macro = RANKED_MACROS[layout]
-    ties = f", ties := {literal(options.ties)}" if layout == "scores" else ""
-    cut = depth(options, layout)
+    ties = (f", ties := {literal('trec' if shown else options.ties)}" if layout == "scores"
+            else "")
+    cut = shown_depth(options) if shown else depth(options, layout)
+    unseen = options.exclude_seen and not shown
+    # with exclude_seen the cut comes after the train items are taken out
+    last, first = ("ndcg_once_", "NULL") if unseen else ("ndcg_ranked_", cut)
     if options.duplicates == "first":
-        return (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL{ties})), "
-                f"ndcg_ranked_ AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {cut}))")
-    return f"ndcg_ranked_ AS (FROM {macro}('{recs}', depth := {cut}{ties}))"
+        ctes = (f"ndcg_every_ AS (FROM {macro}('{recs}', depth := NULL{ties})), "
+                f"{last} AS (FROM ndcg_first_occurrence('ndcg_every_', depth := {first}))")
+    else:
+        ctes = f"{last} AS (FROM {macro}('{recs}', depth := {first}{ties}))"
+    if unseen:
+        ctes += f", ndcg_ranked_ AS (FROM ndcg_unseen('{last}', '{TRAIN}', depth := {cut}))"
+    return ctes
 
 
 def judgments_args(options: Options) -> str:

@@ -1916,6 +1916,134 @@ CREATE OR REPLACE TEMP MACRO ndcg_own_checked(value, macro, file, user_id, k) AS
                            || 'number or NULL')
          THEN value::DOUBLE END;
 
+-- ndcg_leaks.sql
+-- What would mislead, said out loud (issue 33): recommended items the user already had in train
+-- (seen items, which a recommender is rarely meant to show again), tied scores (whose order
+-- only a rule decides), and the per-item view of a run (how often each item is shown, relevant
+-- and hit).
+--
+-- train has user_id and item_id (the interactions the system learned from; other columns are
+-- ignored). A ranking edge's result (user_id, items, ranks) is what every metric reads
+-- (sql/ndcg_input.sql).
+
+-- ndcg_seen_entries(ranked, train): the items of each ranking of `ranked` (a ranking edge's
+-- result) that its user has in train: user_id, position (1 for the first) and item_id, one row
+-- each. An item a user has in train several times is one row.
+CREATE OR REPLACE TEMP MACRO ndcg_seen_entries(ranked, train) AS TABLE
+    SELECT e.user_id, e.position, e.item_id
+    FROM (SELECT user_id, generate_subscripts(items, 1) AS position, unnest(items) AS item_id
+          FROM query_table(ranked)) AS e
+    SEMI JOIN query_table(train) AS t ON t.user_id = e.user_id AND t.item_id = e.item_id;
+
+-- ndcg_seen_of(entries): ndcg_seen's counts from its rows of ndcg_seen_entries (by name).
+CREATE OR REPLACE TEMP MACRO ndcg_seen_of(entries) AS TABLE
+    SELECT count(DISTINCT user_id) AS users, count(*) AS items,
+           arg_min(user_id::VARCHAR, [user_id::VARCHAR, lpad(position::VARCHAR, 20, '0')])
+               AS example_user,
+           arg_min(item_id::VARCHAR, [user_id::VARCHAR, lpad(position::VARCHAR, 20, '0')])
+               AS example_item
+    FROM query_table(entries);
+
+-- ndcg_seen(ranked, train): how many of the rankings of `ranked` (a ranking edge's result, cut
+-- where the metrics read it) hold items their user has in train: users, items (the recommended
+-- rows seen in train) and one example, the smallest user as text and its first such item
+-- (example_user, example_item as text; NULL when there is none). One row.
+CREATE OR REPLACE TEMP MACRO ndcg_seen(ranked, train) AS TABLE
+    WITH entries_ AS (FROM ndcg_seen_entries(ranked, train))
+    FROM ndcg_seen_of('entries_');
+
+-- ndcg_unseen(ranked, train, depth): a ranking edge's result with each user's train items taken
+-- out of their ranking before the cut (as most recommender libraries evaluate: the items below
+-- move up), the tie ranks numbered again (ndcg_first_positions), each list cut to its first
+-- `depth` items (NULL: all). A user without train rows keeps their ranking.
+CREATE OR REPLACE TEMP MACRO ndcg_unseen(ranked, train, depth := NULL) AS TABLE
+    WITH seen_ AS (SELECT user_id, list(position) AS positions
+                   FROM ndcg_seen_entries(ranked, train) GROUP BY user_id),
+    kept_ AS (SELECT r.user_id,
+                     CASE WHEN s.positions IS NULL THEN r.items
+                          ELSE list_filter(r.items,
+                                           lambda item, i: NOT list_contains(s.positions, i))
+                     END AS items,
+                     CASE WHEN s.positions IS NULL OR r.ranks IS NULL THEN r.ranks
+                          ELSE ndcg_first_positions(list_filter(r.ranks,
+                                   lambda rank, i: NOT list_contains(s.positions, i)))
+                     END AS ranks
+              FROM query_table(ranked) AS r LEFT JOIN seen_ AS s ON s.user_id = r.user_id)
+    SELECT user_id, list_slice(items, 1, coalesce(depth, len(items))) AS items,
+           list_slice(ranks, 1, coalesce(depth, len(ranks))) AS ranks
+    FROM kept_;
+
+-- ndcg_tied_rows(scores, depth): how many of the first `depth` places (NULL: all) of a list of
+-- scores in rank order (best first) hold a score equal to a neighbour's: the rows whose order
+-- among themselves, or whether they are in the first depth at all, only a tie rule decides.
+CREATE OR REPLACE TEMP MACRO ndcg_tied_rows(scores, depth) AS
+    len(list_filter(range(1, least(len(scores), coalesce(depth, len(scores))) + 1),
+                    lambda i: coalesce(scores[i] = scores[i - 1], false)
+                              OR coalesce(scores[i] = scores[i + 1], false)));
+
+-- ndcg_score_lists(recs, depth): per user of recs (user_id, item_id, score, checked by
+-- ndcg_rows_scored), user_id and scores: the best depth + 1 scores, best first (all of them
+-- with a NULL depth or one past ndcg_top_depth: then sorted per user).
+CREATE OR REPLACE TEMP MACRO ndcg_score_lists(recs, depth) AS TABLE
+    SELECT user_id, max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS scores
+    FROM ndcg_rows_scored(recs)
+    WHERE ndcg_top_depth(depth) IS NOT NULL
+    GROUP BY user_id
+    UNION ALL
+    SELECT user_id, list(score ORDER BY score DESC) AS scores
+    FROM ndcg_rows_scored(recs)
+    WHERE ndcg_top_depth(depth) IS NULL
+    GROUP BY user_id;
+
+-- ndcg_ties(recs, depth): the tied scores among each user's first `depth` rows (NULL: all) of
+-- recs (user_id, item_id, score): users (with a tie there), tied (ndcg_tied_rows, summed) and
+-- example_user (the smallest such user, as text). One row.
+CREATE OR REPLACE TEMP MACRO ndcg_ties(recs, depth := NULL) AS TABLE
+    SELECT count(*) AS users, coalesce(sum(tied), 0) AS tied, min(user_id::VARCHAR) AS example_user
+    FROM (SELECT user_id, ndcg_tied_rows(scores, depth) AS tied
+          FROM ndcg_score_lists(recs, depth))
+    WHERE tied > 0;
+
+-- ndcg_relevant_pairs(judgments): the relevant (user_id, item_id) pairs of a judgments edge's
+-- result (ndcg_judgments: relevance > 0, or >= min_relevance).
+CREATE OR REPLACE TEMP MACRO ndcg_relevant_pairs(judgments) AS TABLE
+    SELECT user_id, item_id
+    FROM (SELECT user_id, unnest(items) AS item_id, unnest(relevant) AS relevant
+          FROM query_table(judgments))
+    WHERE relevant;
+
+-- ndcg_item_view(entries, tops, relevant, popularity): the per-item view of a run, per cutoff k
+-- and item shown or relevant: k, item_id, shown (how many users' top_k hold it: the exposure
+-- count of ndcg_beyond_exposure_of), exposure_share (shown / the shown items of every user at
+-- k), relevant (how many users of `relevant` it is relevant for), hits (how many users' top_k
+-- hold it and it is relevant for them) and train_users (its popularity: the distinct train
+-- users with it; 0 when none). entries and tops as ndcg_beyond_entries and ndcg_beyond_tops
+-- give them (the evaluated users' lists), relevant the (user_id, item_id) pairs of the
+-- evaluated users (ndcg_relevant_pairs), popularity item_id and pop (ndcg_beyond_popularity;
+-- empty without train).
+CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, tops, relevant, popularity) AS TABLE
+    WITH cutoffs_ AS (FROM ndcg_beyond_cutoffs_of(tops)),
+    exposure_ AS (FROM ndcg_beyond_exposure_of(entries, tops)),
+    relevant_ AS (SELECT item_id, count(*) AS relevant FROM query_table(relevant)
+                  GROUP BY item_id),
+    hits_ AS (SELECT c.k, e.item_id, count(*) AS hits
+              FROM query_table(entries) AS e
+              SEMI JOIN query_table(relevant) AS r
+                ON r.user_id = e.user_id AND r.item_id = e.item_id
+              JOIN cutoffs_ AS c ON e.position <= c.depth
+              GROUP BY c.k, e.item_id),
+    keys_ AS (SELECT k, item_id FROM exposure_
+              UNION SELECT c.k, r.item_id FROM relevant_ AS r CROSS JOIN cutoffs_ AS c)
+    SELECT keys_.k, keys_.item_id, coalesce(x.c, 0) AS shown,
+           coalesce(x.c, 0) / sum(coalesce(x.c, 0)) OVER (PARTITION BY keys_.k) AS exposure_share,
+           coalesce(r.relevant, 0) AS relevant, coalesce(h.hits, 0) AS hits,
+           coalesce(p.pop, 0) AS train_users
+    FROM keys_
+    LEFT JOIN exposure_ AS x ON x.k IS NOT DISTINCT FROM keys_.k AND x.item_id = keys_.item_id
+    LEFT JOIN relevant_ AS r ON r.item_id = keys_.item_id
+    LEFT JOIN hits_ AS h ON h.k IS NOT DISTINCT FROM keys_.k AND h.item_id = keys_.item_id
+    LEFT JOIN query_table(popularity) AS p ON p.item_id = keys_.item_id;
+
 -- ndcg_metrics.sql
 -- The metrics people report beside NDCG, from the same per-user gains the core finds.
 --

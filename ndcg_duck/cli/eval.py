@@ -30,9 +30,9 @@ from ..sqlfiles import script
 @registry_options("metric", "columns", "beyond", "formats", "engine", "spark", "output", "extras",
                   "intervals", "n_resamples", "seed")
 @user_errors
-def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups, activity_cuts,
-                 plot, engine, spark_master, spark_conf, eval_ci, ci_method, n_resamples, seed,
-                 **settings):
+def eval_command(recs, relevance, per_user, per_item, format, quiet, segments, by, groups,
+                 activity_cuts, plot, engine, spark_master, spark_conf, eval_ci, ci_method,
+                 n_resamples, seed, **settings):
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RELEVANCE may be left out when only beyond-accuracy metrics are asked for (coverage, gini,
@@ -66,7 +66,7 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
     """
     refuse_tables([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
                    ("--train", settings["train"]), ("--items", settings["items"]),
-                   ("--per-user", per_user), ("--plot", plot)], engine)
+                   ("--per-user", per_user), ("--per-item", per_item), ("--plot", plot)], engine)
     if engine == "spark":
         from ..spark.files import refuse_s3
 
@@ -75,9 +75,11 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
 
         refuse_s3([("RECS", recs), ("RELEVANCE", relevance), ("--segments", segments),
                    ("--train", settings["train"]), ("--items", settings["items"]),
-                   ("--per-user", per_user), ("--plot", plot)], settings["s3_endpoint"])
+                   ("--per-user", per_user), ("--per-item", per_item), ("--plot", plot)],
+                  settings["s3_endpoint"])
     refuse_clashes(
-        [Output("--per-user", per_user, "the per-user table"), Output("--plot", plot, "the plot")],
+        [Output("--per-user", per_user, "the per-user table"),
+         Output("--per-item", per_item, "the per-item view"), Output("--plot", plot, "the plot")],
         [Input("recommendations", "RECS", recs), Input("relevance", "RELEVANCE", relevance),
          *beside_inputs(segments, settings)])
     # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
@@ -102,10 +104,12 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
         on_spark = dict(master=spark_master, conf_pairs=spark_conf, output=per_user)
     if per_user and per_user != "-":
         engine_result.check_output(per_user)
+    if per_item is not None:
+        engine_result.check_per_item(per_item)
     check_eval_extras(segments, by, plot)
     rows = None
     keep = bool(per_user or segments or plot or spec)  # the per-user table is needed
-    with engine_result(recs, relevance, settings, per_user=keep,
+    with engine_result(recs, relevance, settings, per_user=keep, per_item=per_item is not None,
                        by_segment=segments is not None,
                        show_progress=not quiet and common.stderr_is_terminal(),
                        **on_spark) as result:
@@ -114,6 +118,8 @@ def eval_command(recs, relevance, per_user, format, quiet, segments, by, groups,
                 result.write_trec_lines()
             else:
                 result.write_per_user(per_user, format)
+        if per_item is not None:
+            result.write_per_item(per_item)
         if plot:
             result.plot(plot)
         ci = None

@@ -70,8 +70,9 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
          ) -> Optional[Inputs]:
     """Check that every beyond-accuracy measure has what it reads (a usage error names the
     option to give), and make the views ndcg_train and ndcg_items over the inputs given. None
-    when no beyond-accuracy measure is asked for (train and items are then not read)."""
-    if not wanted(measures):
+    when no beyond-accuracy measure is asked for and no train given (train is read by the
+    checks of seen items too: evaluation/leaks.py)."""
+    if not wanted(measures) and train is None:
         return None
     require(measures, train, items)
     types = []

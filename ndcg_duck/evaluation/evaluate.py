@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 import duckdb
 
 from .. import sqltext, statements
-from . import batches, beyond, inputs, intervals, progress
+from . import batches, beyond, inputs, intervals, leaks, progress
 from .. import interrupts, means, metrics as metric_names, objectstore, options as registry, outcome
 from .. import metrics_sql as own_sql
 from ..errors import InputError, duckdb_message
@@ -22,17 +22,27 @@ if TYPE_CHECKING:  # pyarrow loads on first use: the CLI's start-up is part of e
     import pyarrow as pa
 
 
-class Evaluation(NamedTuple):
-    """summary: {'ndcg@K': mean, ... (one entry per metric and cutoff), 'users': evaluated,
-    'users_without_recommendations': n, 'users_only_in_recommendations': n,
-    'users_with_zero_ideal_dcg': n}; per_user: one row per evaluated user (or None)."""
-
+class _Evaluated(NamedTuple):
     summary: dict
     per_user: Optional[pa.Table]
 
 
-def evaluate(recs, rels=None, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
-             **options) -> Evaluation:
+class Evaluation(_Evaluated):
+    """summary: {'ndcg@K': mean, ... (one entry per metric and cutoff), 'users': evaluated,
+    'users_without_recommendations': n, 'users_only_in_recommendations': n,
+    'users_with_zero_ideal_dcg': n}; per_user: one row per evaluated user (or None). It unpacks
+    as (summary, per_user); per_item, an attribute: with per_item=True the per-item view (one
+    row per cutoff and item: evaluation/leaks.py), else None."""
+
+    per_item: Optional[pa.Table] = None
+
+    def with_items(self, table) -> "Evaluation":
+        self.per_item = table
+        return self
+
+
+def evaluate(recs, rels=None, k=registry.BY_NAME["k"].default, *, per_user=True, per_item=False,
+             con=None, **options) -> Evaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`.
 
     recs and rels are paths (Parquet, CSV, JSON; globs and directories allowed), DuckDB
@@ -51,9 +61,12 @@ def evaluate(recs, rels=None, k=registry.BY_NAME["k"].default, *, per_user=True,
     optionally category and embedding), paths or tables as recs; head_share= sets tail's head
     (default 0.2), beyond_as= ('recbole', 'elliot', ...) and the options of docs/beyond-peers.md
     (novelty_smoothing=, gini_items=, ...) each peer's definitions. They read the lists alone:
-    with rels=None (no judgments) only they may be asked for, over every user of recs.
-    per_user=False skips the
-    per-user table. ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
+    with rels=None (no judgments) only they may be asked for, over every user of recs. With
+    train=, recommended items their user has in train are counted and warned about, and
+    exclude_seen=True takes them out of each ranking before the cut at k. Tied scores are
+    counted and warned about. per_user=False skips the per-user table; per_item=True gives the
+    per-item view as the result's per_item (docs/leaks.md).
+    ci=0.95 adds to the summary 'intervals': the level, the method, the metrics
     whose interval was clipped to [0, 1] (and those not clipped, their values leaving it), and
     [low, high] for each mean over users, as `ndcg-duck eval --ci --format json`; ci_method=
     'bootstrap' takes scipy's percentile bootstrap (n_resamples=, seed=) instead of Student's t. Raises InputError for bad input or options, and warns (NdcgWarning) when
@@ -68,7 +81,7 @@ def evaluate(recs, rels=None, k=registry.BY_NAME["k"].default, *, per_user=True,
     """
     def call():
         with interrupts.stoppable(signals=(signal.SIGINT,)):
-            return run(recs, rels, k, per_user=per_user, con=con, **options)
+            return run(recs, rels, k, per_user=per_user, per_item=per_item, con=con, **options)
     return outcome.in_python(call)
 
 
@@ -78,6 +91,7 @@ evaluate.__signature__ = inspect.Signature(
      inspect.Parameter("k", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                        default=registry.BY_NAME["k"].default),
      inspect.Parameter("per_user", inspect.Parameter.KEYWORD_ONLY, default=True),
+     inspect.Parameter("per_item", inspect.Parameter.KEYWORD_ONLY, default=False),
      inspect.Parameter("con", inspect.Parameter.KEYWORD_ONLY, default=None)]
     + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
        for name, default in intervals.KEYWORDS.items()]
@@ -86,11 +100,11 @@ evaluate.__signature__ = inspect.Signature(
     return_annotation=Evaluation)
 
 
-def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None,
-        **given) -> tuple[Evaluation, list]:
+def run(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_item=False,
+        con=None, **given) -> tuple[Evaluation, list]:
     """evaluate() with its messages in the command line's words: returns the evaluation and the
     notes (warnings) of the run."""
-    with running(recs, rels, k, per_user=per_user, con=con, **given) as ran:
+    with running(recs, rels, k, per_user=per_user, per_item=per_item, con=con, **given) as ran:
         pass
     return ran.evaluation, ran.notes
 
@@ -107,18 +121,19 @@ class Ran(NamedTuple):
 
 
 @contextmanager
-def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=None, ci=None,
-            ci_method=None, n_resamples=intervals.KEYWORDS["n_resamples"],
+def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_item=False,
+            con=None, ci=None, ci_method=None, n_resamples=intervals.KEYWORDS["n_resamples"],
             seed=intervals.KEYWORDS["seed"], **given):
     """run() that yields the run (Ran) with its cursor still open: what the block does in the
     cursor (segments, plots) is stopped by Ctrl-C as the run is, and a DuckDB error there is
     a message as the run's are (message). The cursor closes and `con`'s settings are put back
     when the block ends."""
     registry.flag("per_user", per_user)
+    registry.flag("per_item", per_item)
     spec = intervals.checked(ci, ci_method, n_resamples, seed)
     options, measures, settings = outcome.plan(k, given)
     if rels is None:
-        outcome.check_lists_only(measures, given)
+        outcome.check_lists_only(measures, given, per_item)
     cols = inputs.Columns.given(**settings)
     owner = con if con is not None else duckdb.connect()
     with objectstore.using(settings["s3_endpoint"]), borrowed(owner, settings) as work, \
@@ -129,8 +144,11 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
         loaded = inputs.load(work, recs, rels, cols, settings["recs_format"],
                              settings["rels_format"])
         item_type = recs_item_type(work, loaded.layout)
-        extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
-                            item_type)
+        given_extra = beyond.load(work, measures, settings["train"], settings["items"], cols,
+                                  item_type)
+        train_what = given_extra and given_extra.train
+        leaks.check(work, options, loaded.layout, train_what)
+        extra = given_extra if beyond.wanted(measures) else None
         if extra:
             beyond.start_tops(work, extra, item_type)
         try:
@@ -138,12 +156,13 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, con=N
                 result, notes = _run_lists(work, options, loaded, cols.user, per_user,
                                            settings["batch_users"], measures, extra, spec)
             else:
-                result, said = _run(work, options, loaded, cols.user, per_user,
-                                    settings["batch_users"], measures, extra, spec)
-                notes = _notes(work, options, loaded) + said
+                result, said = _run(work, options, loaded, cols, per_user,
+                                    settings["batch_users"], measures, extra, spec, per_item,
+                                    train_what)
+                notes = _notes(work, options, loaded, train_what) + said
             yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
-            raise InputError(message(exc, loaded)) from None
+            raise InputError(message(exc, loaded, given_extra)) from None
 
 
 # the connection's own limits, with the option that sets each
@@ -196,9 +215,11 @@ def _restore(con, name: str, value: str) -> None:
     con.execute(f"SET {name} = {sqltext.literal(value)}")
 
 
-def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
+def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[str] = None
+           ) -> list:
     """What the run should tell its caller (outcome.run_notes): ids compared as text (and how
-    many users matched), gain map levels that never occur in the judgments."""
+    many users matched), gain map levels that never occur in the judgments, recommended items
+    seen in train (train_what: how the train input is named, or None), tied scores."""
     def matched():
         (ranked, judged), = con.sql(
             f"SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
@@ -210,14 +231,18 @@ def _notes(con, options: Options, loaded: inputs.Loaded) -> list:
                            f"FROM ndcg_rels WHERE relevance::DOUBLE IN "
                            f"({', '.join(repr(level) for level in levels)})").fetchall()
         return seen
-    return outcome.run_notes(options, loaded, matched, found)
+    def seen():
+        return leaks.seen(con, options, loaded.layout, train_what)
+    return outcome.run_notes(options, loaded, matched, found,
+                             seen if train_what is not None else None,
+                             lambda: leaks.tied(con, options))
 
 
-def message(exc: Exception, loaded: inputs.Loaded) -> str:
+def message(exc: Exception, loaded: inputs.Loaded, given: Optional[beyond.Inputs] = None) -> str:
     """A DuckDB error as a user message: the macros' own checks name the input they read
-    (outcome.named_input)."""
+    (outcome.named_input; given: how the train and items inputs are named)."""
     text = str(exc).strip().splitlines()[0]
-    named = outcome.named_input(text, loaded.recs_what, loaded.rels_what)
+    named = outcome.named_input(text, loaded.recs_what, loaded.rels_what, given)
     return named if named is not None else f"evaluation failed: {text}"
 
 
@@ -234,15 +259,19 @@ def user_flags_sql(options: Options, scores: str = "ndcg_all") -> str:
 
 
 def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
-                    rels: str = "ndcg_rels", measures: Optional[tuple] = None) -> str:
+                    rels: str = "ndcg_rels", measures: Optional[tuple] = None,
+                    ranked: Optional[str] = None) -> str:
     """The statement that scores every user of the relations `recs` (in `layout`) and `rels`
     (user_id, item_id, relevance): their ranking edge and the judgments edge, then
     ndcg_user_scores: one row per user and cutoff (user_id, k, dcg, idcg, ndcg, has_judgments,
     has_ranking). With `measures` (metrics.parse_metrics) beyond NDCG and its parts,
-    ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql)."""
+    ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql). `ranked`: a table
+    of the ranking edge's result for `recs` already made (the rankings are not read again)."""
     macro = "ndcg_user_scores" if core_computes(measures) else "ndcg_user_metrics"
     metrics = "" if core_computes(measures) else f", {statements.sql_args(options, 'metrics')}"
-    return (f"WITH {statements.ranked_cte(options, layout, recs=recs)}, "
+    edge = (statements.ranked_cte(options, layout, recs=recs) if ranked is None
+            else f"ndcg_ranked_ AS (FROM {ranked})")
+    return (f"WITH {edge}, "
             f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
             f"{statements.judgments_args(options)}, "
             f"ideal_depth := ndcg_width({statements.ks(options)}))) "
@@ -284,7 +313,8 @@ def _asked(measures: Optional[tuple], options: Options) -> str:
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
-                append: bool = False, measures: Optional[tuple] = None) -> None:
+                append: bool = False, measures: Optional[tuple] = None,
+                ranked: Optional[str] = None) -> None:
     """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
     tables or registered Arrow tables, with the columns inputs.load gives them) into the table
     `into` (created, or appended to), one row per user and cutoff with the has_judgments and
@@ -294,7 +324,8 @@ def score_users(con, options: Options, layout: str, recs: str, rels: str, into: 
     into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
     own_sql.load(con, options.metrics_sql)
     try:
-        con.execute(f"{into_sql} {user_scores_sql(options, layout, recs, rels, measures)}")
+        con.execute(f"{into_sql} "
+                    f"{user_scores_sql(options, layout, recs, rels, measures, ranked)}")
     except duckdb.Error as exc:
         blamed = _own_failure(con, options, layout, recs, rels, measures, exc)
         if blamed is None:
@@ -339,12 +370,16 @@ def recs_item_type(con, layout: str) -> str:
     return inputs.element_type(schema["items"]) if layout == "lists" else schema["item_id"]
 
 
-def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: bool,
+def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per_user: bool,
          batch_users: Optional[int], all_measures: tuple, extra: Optional[beyond.Inputs],
-         spec: Optional[intervals.Spec] = None) -> tuple[Evaluation, list]:
+         spec: Optional[intervals.Spec] = None, per_item: bool = False,
+         train_what: Optional[str] = None) -> tuple[Evaluation, list]:
     """Score every user, batch by batch, then sum up: (Evaluation, notes). `all_measures` may
     hold beyond-accuracy ones (extra says what they read): their top_k lists are kept per batch
-    and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'."""
+    and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'; with
+    per_item, the per-item view (leaks.py; with train's popularity when train_what is given)."""
+    user_col = cols.user
+    counts_seen = train_what is not None and not options.exclude_seen  # leaks.add_seen
     measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con, loaded.layout) if loaded.recs_countable else None)
@@ -354,11 +389,18 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
         interrupts.check()  # a signal between two batches' queries interrupted no query
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
+        ranked = None
+        if per_item or counts_seen:  # the batch's rankings once, for its scores and the rest
+            ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
-                    append=number > 0, measures=measures)
+                    append=number > 0, measures=measures, ranked=ranked)
+        if counts_seen:
+            leaks.add_seen(con, options, loaded.layout, ranked, append=number > 0)
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
                             all_measures)
+        if per_item:
+            leaks.add_item_tops(con, options, ranked, "ndcg_rels_batch", append=number > 0)
     evaluated, summed = macros_of(measures)
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {statements.evaluated_args(options)})")
@@ -377,7 +419,12 @@ def _run(con, options: Options, loaded: inputs.Loaded, user_col: str, per_user: 
     (zero_ideal,), = con.sql(f"SELECT count(*) FILTER (WHERE zero_ideal) "
                              f"FROM ({user_flags_sql(options)})").fetchall()
     summary.update(outcome.user_counts(unranked, unjudged, zero_ideal))
-    return _finished(con, summary, all_measures, user_col, relation, per_user, spec), notes
+    result = _finished(con, summary, all_measures, user_col, relation, per_user, spec)
+    if per_item:
+        progress.step("the per-item view")
+        result = result.with_items(con.sql(leaks.per_item_sql(
+            con, options, loaded.layout, train_what is not None, cols.item)).to_arrow_table())
+    return result, notes
 
 
 def _finished(con, summary: dict, measures: tuple, user_col: str, relation: str,

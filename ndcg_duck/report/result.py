@@ -70,8 +70,9 @@ class DuckDBResult(Result):
     stderr (progress.shown) until close."""
 
     def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
-                 by_segment: bool = False):
+                 by_segment: bool = False, per_item: bool = False):
         self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
+        self.per_item = per_item
         super().__init__(settings)
 
     @staticmethod
@@ -79,10 +80,16 @@ class DuckDBResult(Result):
         """Before any work: --per-user PATH can be written (a file, its format by extension)."""
         output.check_output_path(path)
 
+    @staticmethod
+    def check_per_item(path: str) -> None:
+        """Before any work: --per-item PATH can be written (a file, its format by extension)."""
+        output.check_output_path(path)
+
     def open(self, stack: ExitStack) -> None:
         stack.enter_context(progress.shown(enabled=self.show))
         self.ran = stack.enter_context(evaluate.running(self.recs, self.rels,
-                                                        per_user=self.per_user, **self.settings))
+                                                        per_user=self.per_user,
+                                                        per_item=self.per_item, **self.settings))
         self.relation = None
 
     def summary(self) -> dict:
@@ -98,6 +105,12 @@ class DuckDBResult(Result):
             output.write_stdout(self.ran.evaluation.per_user, fmt)
         else:
             output.write_table(self.ran.evaluation.per_user, path)
+
+    def write_per_item(self, path: str) -> None:
+        """The per-item view (evaluation/leaks.py) to `path`, written whole (its format by
+        extension)."""
+        progress.step("writing the per-item view")
+        output.write_table(self.ran.evaluation.per_item, path)
 
     def per_user_rows(self):
         """The evaluated users' rows as dicts, user ids in order as text (trec.arrow_rows)."""

@@ -113,6 +113,16 @@ def bucket_count(spark, recs, rels) -> int:
     return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
 
 
+def refuse_leaks(exclude_seen: bool = False, per_item: bool = False) -> None:
+    """--exclude-seen and --per-item are not on Spark: the workers hold no train rows and
+    gather no per-item counts."""
+    said = "--exclude-seen" if exclude_seen else "--per-item" if per_item else None
+    if said:
+        raise InputError(f"{said} is not on --engine spark (its workers do not read --train's "
+                         f"rows or gather the counts per item): use --engine duckdb",
+                         usage=True)
+
+
 def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                      buckets=None, recs_what="recommendations (DataFrame)",
                      rels_what="relevance (DataFrame)", lists=None, ranked=False,
@@ -130,6 +140,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     if rels is None:
         raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
     options, measures, settings = outcome.plan(k, given)
+    refuse_leaks(options.exclude_seen)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
                                 or buckets < 1):  # batch_users: checked by the registry
         raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)

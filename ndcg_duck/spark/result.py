@@ -9,7 +9,7 @@ from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
 from .columns import col
-from .engine import run
+from .engine import refuse_leaks, run
 from .files import (check_one_file_per_user, check_output, check_table_output, read,
                     write_per_user)
 from .launch import cli_session, parse_conf
@@ -26,7 +26,7 @@ class SparkResult(Result):
 
     def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
                  by_segment: bool = False, master: str = "local[*]", conf_pairs=(),
-                 output=None):
+                 output=None, per_item: bool = False):
         self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
         self.output = output  # --per-user's path, or table:NAME (checked once Spark is up)
         self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
@@ -34,9 +34,18 @@ class SparkResult(Result):
 
     check_output = staticmethod(check_output)
 
+    @staticmethod
+    def check_per_item(path: str) -> None:
+        """--per-item is the default engine's (engine.refuse_leaks)."""
+        refuse_leaks(per_item=path is not None)
+
+    def write_per_item(self, path: str) -> None:
+        refuse_leaks(per_item=True)  # check_per_item refused it before any work
+
     def open(self, stack) -> None:
         settings = self.settings
         conf = parse_conf(self.conf_pairs)
+        refuse_leaks(settings["exclude_seen"])  # fail fast, before Spark starts
         beyond.require(outcome.measured({name: value for name, value in settings.items()
                                          if registry.BY_NAME[name].group == "metric"},
                                         None)[1],  # fail fast, before Spark starts

@@ -180,16 +180,26 @@ def trec_files(tmp_path, run_lines, qrels_lines):
 TREC_FLAGS = ["--recs-format", "trec", "--rels-format", "trec"]
 
 
+TIED = ("Warning: 3 recommended items share their score with another item of 1 user anywhere "
+        "in their rankings (e.g. user 'q1'): ")
+TIE_RULE = {"trec": "ordered by item id, descending as text (trec_eval's rule; --ties average "
+                    "gives ndcg, dcg, idcg, cg and ncg each tied item's mean discount instead)",
+            "average": "ndcg, dcg, idcg, cg and ncg give each tied item the mean discount of its "
+                       "tie (--ties average); the other metrics order them by item id, "
+                       "descending as text (trec_eval's rule)"}
+
+
 @pytest.mark.parametrize("ties, expected", [("trec", "1.0000"), ("average", "0.7103")])
 def test_trec_files_and_ties(tmp_path, ties, expected):
     # TV1: d1, d2, d3 all score 1.0, d3 relevant. trec_eval: 1.0 (d3 first, by doc id
     # descending); scikit-learn's tie average: 0.7103. The rank column is ignored, blank lines
-    # and words after the tag too, and fields may be separated by tabs and runs of spaces.
+    # and words after the tag too, and fields may be separated by tabs and runs of spaces. The
+    # three tied items are counted (issue 33) and the warning names the rule that orders them.
     run, qrels = trec_files(tmp_path, ["q1 Q0 d1 1 1.0 tag some words", "",
                                        "q1\tQ0   d2 2  1.0\ttag", "q1 Q0 d3 3 1.0 tag"],
                             ["q1 0 d3 1", "q1 0 d9 0"])
     output = run_cli_ok(["eval", run, qrels, *TREC_FLAGS, "-k", "all", "--ties", ties])
-    assert output == f"ndcg@all  {expected}\nusers     1\n"
+    assert output == f"{TIED}{TIE_RULE[ties]}\nndcg@all  {expected}\nusers     1\n"
 
 
 def test_trec_words_are_split_at_carriage_returns_and_form_feeds_too(tmp_path):

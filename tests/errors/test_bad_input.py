@@ -334,7 +334,7 @@ def test_checks_at_the_counted_depth(tmp_path, rels, column, u1_rows, k, problem
         assert f"recommendations file {path}: {problem}" in result.output
     else:
         assert result.exit_code == 0, result.output
-        assert json.loads(result.output)[f"ndcg@{k}"] == pytest.approx((u1_ndcg + 1) / 2,
+        assert json.loads(result.stdout)[f"ndcg@{k}"] == pytest.approx((u1_ndcg + 1) / 2,
                                                                        rel=1e-12)
 
 

@@ -67,6 +67,10 @@ CLASHES = {
         ["eval", "recs.parquet", "rels.csv", "-m", "coverage", "--items", "items.csv",
          "--per-user", "items.csv"],
         EVAL + "Error: --per-user items.csv is the items file --items (items.csv)" + PER_USER),
+    "--per-item over the --train file": (
+        ["eval", "recs.parquet", "rels.csv", "--train", "train.csv", "--per-item", "train.csv"],
+        EVAL + "Error: --per-item train.csv is the train file --train (train.csv): write the "
+        "per-item view elsewhere\n"),
     "compare's run file": (
         ["compare", "rels.csv", "--run", "a=runs/a.parquet", "--run", "b=runs/b.parquet",
          "--per-user", "runs/b.parquet"],

@@ -307,6 +307,39 @@ ERRORS = {
          "{d}/a.csv", "--out-test", "{d}/b.csv"], 1,
         "Error: interactions file {d}/inter.csv: has a column 'ndcg_part', the name the split "
         "gives its parts: rename it\n"),
+    # issue 33: --exclude-seen reads --train, joined with the recommendations' ids as they are
+    "--exclude-seen without --train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--exclude-seen"], 2,
+        USAGE + "Error: --exclude-seen needs --train, the interactions the system learned from "
+        "(rows of user and item)\n"),
+    "--exclude-seen with train's user ids of another type": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\n1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--exclude-seen"], 1,
+        "Error: --exclude-seen: user ids are VARCHAR in the recommendations and BIGINT in the "
+        "train file {d}/train.csv: give both files ids of one type (integers or text)\n"),
+    "--per-item with a train row without an item": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\nu2,\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--per-item",
+         "{d}/items.csv"], 1,
+        "Error: train file {d}/train.csv: 1 row(s) have no item id (NULL)\n"),
+    "--per-item to an unknown format": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--per-item", "{d}/items.txt"], 2,
+        USAGE + "Error: cannot tell the format of output file {d}/items.txt: use one of "
+        ".parquet, .csv, .json, .jsonl, .ndjson\n"),
+    # refused before Spark starts: no Spark session, so not a slow (spark-marked) test
+    "--per-item on Spark": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--per-item", "{d}/i.csv"], 2,
+        USAGE + "Error: --per-item is not on --engine spark (its workers do not read --train's "
+        "rows or gather the counts per item): use --engine duckdb\n"),
+    "--exclude-seen on Spark": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--train", "{d}/train.csv",
+         "--exclude-seen"], 2,
+        USAGE + "Error: --exclude-seen is not on --engine spark (its workers do not read "
+        "--train's rows or gather the counts per item): use --engine duckdb\n"),
 }
 
 

@@ -1,0 +1,171 @@
+"""What would mislead, counted on the default engine by sql/ndcg_leaks.sql's macros: recommended
+items their user has in train (--train; --exclude-seen takes them out), tied scores, and the
+per-item view (--per-item). The warnings' text is outcome.py's (seen_note, ties_note).
+
+The tables it makes in the run's cursor: ndcg_item_tops (user_id, k, top: each user's top_k at
+every cutoff, appended per batch) for the per-item view.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import sqltext, statements
+from ..errors import InputError
+from ..options import Options
+from . import inputs
+
+EVALUATED = "(SELECT DISTINCT user_id FROM ndcg_result)"
+
+
+def _types(con, relation: str) -> dict:
+    return {row[0]: row[1] for row in con.sql(f"DESCRIBE {relation}").fetchall()}
+
+
+def _recs_types(con, layout: str) -> tuple:
+    """The recommendations' (user id type, item id type)."""
+    schema = _types(con, "ndcg_recs")
+    item = inputs.element_type(schema["items"]) if layout == "lists" else schema["item_id"]
+    return schema["user_id"], item
+
+
+def differ(con, layout: str) -> Optional[str]:
+    """How the ids of train (the view statements.TRAIN) and of the recommendations differ in
+    kind (integers and text), as 'user ids are INTEGER in the recommendations and VARCHAR in
+    train'; None when both kinds agree, so that the two are joined as they are."""
+    theirs = _types(con, statements.TRAIN)
+    for kind, ours, column in zip(("user", "item"), _recs_types(con, layout),
+                                  ("user_id", "item_id")):
+        if inputs.ids_as_text(ours, theirs[column]):
+            return f"{kind} ids are {ours} in the recommendations and {theirs[column]} in"
+    return None
+
+
+def check(con, options: Options, layout: str, train_what: Optional[str]) -> None:
+    """--exclude-seen needs --train, whose ids join the recommendations' as they are."""
+    if not options.exclude_seen:
+        return
+    if train_what is None:
+        raise InputError("--exclude-seen needs --train, the interactions the system learned "
+                         "from (rows of user and item)", usage=True)
+    differs = differ(con, layout)
+    if differs:
+        raise InputError(f"--exclude-seen: {differs} the {train_what}: give both files ids of "
+                         f"one type (integers or text)")
+
+
+def _comparable(con, layout: str, lists: str) -> tuple:
+    """CTEs (text, to follow others) and the names of `lists` (user_id, items) and of train as
+    compared: as they are, or both as text when their ids differ in kind."""
+    if not differ(con, layout):
+        return "", f"'{lists}'", f"'{statements.TRAIN}'"
+    return (f", ndcg_lists_text_ AS (SELECT user_id::VARCHAR AS user_id, items::VARCHAR[] AS "
+            f"items FROM {lists}), ndcg_train_text_ AS (SELECT user_id::VARCHAR AS user_id, "
+            f"item_id::VARCHAR AS item_id FROM {statements.TRAIN})",
+            "'ndcg_lists_text_'", "'ndcg_train_text_'")
+
+
+def add_seen(con, options: Options, layout: str, ranked: str, append: bool) -> None:
+    """Without exclude_seen: append to ndcg_seen_rows (created by the first batch) the items of
+    the rankings `ranked` (ranked_table's), cut where they were shown (statements.shown_depth),
+    that their user has in train (ndcg_seen_entries): seen() counts them, ranking nothing
+    again."""
+    into = "INSERT INTO ndcg_seen_rows" if append else \
+        "CREATE OR REPLACE TEMP TABLE ndcg_seen_rows AS"
+    text, lists, train = _comparable(con, layout, "ndcg_shown_")
+    con.execute(f"{into} WITH ndcg_shown_ AS (SELECT user_id, list_slice(items, 1, coalesce("
+                f"{statements.shown_depth(options)}, len(items))) AS items FROM {ranked}){text} "
+                f"FROM ndcg_seen_entries({lists}, {train})")
+
+
+def seen(con, options: Options, layout: str, train_what: str) -> tuple:
+    """outcome.seen_note's counts among the evaluated users: from add_seen's rows, or with
+    exclude_seen (whose rankings lost those items) from the rankings as shown
+    (statements.ranked_cte, shown=True) against train (ndcg_seen); with the depth and the train
+    input's name. Ids are compared as text when their kinds differ."""
+    if not options.exclude_seen:
+        found = ("WITH ndcg_seen_ AS (FROM ndcg_seen_rows SEMI JOIN "
+                 f"{EVALUATED} AS e USING (user_id)) SELECT *, "
+                 f"{statements.shown_depth(options)} FROM ndcg_seen_of('ndcg_seen_')")
+    else:
+        ranked = statements.ranked_cte(options, layout, recs="ndcg_recs_evaluated_", shown=True)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_evaluated_ AS FROM ndcg_recs "
+                    f"SEMI JOIN {EVALUATED} AS e USING (user_id)")
+        text, lists, train = _comparable(con, layout, "ndcg_ranked_")
+        found = (f"WITH {ranked}{text} SELECT *, {statements.shown_depth(options)} "
+                 f"FROM ndcg_seen({lists}, {train})")
+    (users, items, user, item, depth), = con.sql(found).fetchall()
+    return (users, items, user, item), depth, train_what
+
+
+def tied(con, options: Options) -> tuple:
+    """outcome.ties_note's counts: the tied scores (ndcg_ties) among the evaluated users'
+    rows of a ranking by score, within the depth shown; with the depth."""
+    (users, count, user, depth), = con.sql(
+        f"WITH ndcg_scored_ AS (FROM ndcg_recs SEMI JOIN {EVALUATED} AS e USING (user_id)) "
+        f"SELECT *, {statements.shown_depth(options)} "
+        f"FROM ndcg_ties('ndcg_scored_', depth := {statements.shown_depth(options)})").fetchall()
+    return (users, count, user), depth
+
+
+# --- the per-item view --------------------------------------------------------------------------
+
+def ranked_table(con, options: Options, layout: str, recs: str) -> str:
+    """The ranking edge's result for `recs` (in `layout`), as every metric reads it, made once
+    into the table ndcg_ranked_batch (the batch's scores and per-item lists read it): its name."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ranked_batch AS "
+                f"WITH {statements.ranked_cte(options, layout, recs=recs)} FROM ndcg_ranked_")
+    return "ndcg_ranked_batch"
+
+
+def add_item_tops(con, options: Options, ranked: str, rels: str, append: bool) -> None:
+    """Append to ndcg_item_tops (created by the first batch) the top_k lists at every cutoff of
+    the rankings `ranked` (a ranking edge's result: ranked_table). Without judged_only the
+    judgments `rels` are not read (per_item_sql keeps the evaluated users); with it,
+    ndcg_beyond_tops takes the unjudged items out as the core does."""
+    into = ("INSERT INTO ndcg_item_tops" if append
+            else "CREATE OR REPLACE TEMP TABLE ndcg_item_tops AS")
+    ks = statements.ks(options)
+    if not options.judged_only:
+        con.execute(f"{into} SELECT user_id, k, top FROM ndcg_beyond_lists('{ranked}', "
+                    f"ks := {ks})")
+        return
+    con.execute(f"{into} WITH ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
+                f"{statements.judgments_args(options)})) "
+                f"SELECT user_id, k, top FROM ndcg_beyond_tops('{ranked}', 'ndcg_judgments_', "
+                f"ks := {ks}, judged_only := true)")
+
+
+def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str) -> str:
+    """The per-item view's rows (ndcg_item_view) over the evaluated users' lists (ndcg_item_tops)
+    and their relevant items, with train's popularity (ndcg_beyond_popularity) when train is
+    given, ids compared as text when train's and the recommendations' differ in kind: k, the
+    item column (item_col), shown, exposure_share, relevant, hits and with train train_users;
+    by cutoff, most shown first."""
+    text = train and differ(con, layout) is not None
+    item = "item_id::VARCHAR" if text else "item_id"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_tops_ AS SELECT user_id, k, "
+                f"top{'::VARCHAR[]' if text else ''} AS top FROM ndcg_item_tops "
+                f"SEMI JOIN {EVALUATED} AS e USING (user_id)")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_item_entries_ AS "
+                "FROM ndcg_beyond_entries('ndcg_item_tops_')")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_relevant_ AS "
+                f"WITH ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
+                f"{statements.judgments_args(options)}) SEMI JOIN {EVALUATED} AS e "
+                f"USING (user_id)) "
+                f"SELECT user_id, {item} AS item_id FROM ndcg_relevant_pairs('ndcg_judgments_')")
+    if train:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_pop_ AS "
+                    f"WITH ndcg_train_ AS (SELECT user_id, {item} AS item_id "
+                    f"FROM {statements.TRAIN}), "
+                    f"ndcg_catalogue_ AS (FROM ndcg_beyond_catalogue(NULL, 'ndcg_train_')) "
+                    f"SELECT item_id, pop FROM ndcg_beyond_popularity('ndcg_train_', "
+                    f"'ndcg_catalogue_')")
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_pop_ AS SELECT item_id, "
+                    f"0::BIGINT AS pop FROM ndcg_item_relevant_ WHERE false")
+    dropped = "" if train else ", train_users"
+    return (f"SELECT k, item_id AS {sqltext.ident(item_col)}, * EXCLUDE (k, item_id{dropped}) "
+            f"FROM ndcg_item_view('ndcg_item_entries_', 'ndcg_item_tops_', "
+            f"'ndcg_item_relevant_', 'ndcg_item_pop_') "
+            f"ORDER BY k NULLS LAST, shown DESC, item_id::VARCHAR")

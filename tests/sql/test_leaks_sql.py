@@ -1,0 +1,95 @@
+"""What would mislead (sql/ndcg_leaks.sql, issue 33): recommended items seen in train
+(ndcg_seen, ndcg_unseen), tied scores (ndcg_ties) and the per-item view (ndcg_item_view), each
+against a worked example counted by hand in the comments."""
+
+import pytest
+
+# u1 scores a 0.9, b 0.5, c 0.5, d 0.1: trec_eval's order a, c, b, d (the tie of b and c by item
+# id descending as text); u2 e 1.0, f 1.0, g 0.3: f, e, g; u3 h alone.
+SCORED = """
+CREATE OR REPLACE TABLE recs AS SELECT * FROM (VALUES
+    ('u1', 'a', 0.9), ('u1', 'b', 0.5), ('u1', 'c', 0.5), ('u1', 'd', 0.1),
+    ('u2', 'e', 1.0), ('u2', 'f', 1.0), ('u2', 'g', 0.3), ('u3', 'h', 0.5))
+    t(user_id, item_id, score);
+-- u1 had c (twice) and d in train, u2 had f; u9 is in train only
+CREATE OR REPLACE TABLE train AS SELECT * FROM (VALUES
+    ('u1', 'c'), ('u1', 'c'), ('u1', 'd'), ('u2', 'f'), ('u9', 'a')) t(user_id, item_id);
+CREATE OR REPLACE TABLE ranked AS FROM ndcg_ranked_scores('recs');
+CREATE OR REPLACE TABLE ranked_one AS FROM ndcg_ranked_scores('recs', depth := 1);
+CREATE OR REPLACE TABLE averaged AS FROM ndcg_ranked_scores('recs', ties := 'average');
+"""
+
+
+@pytest.fixture
+def scored(con):
+    con.execute(SCORED)
+    return con
+
+
+def test_ties_counted_within_the_depth(scored):
+    # the first 2 places: u1 0.9, 0.5 (the next is 0.5 too: place 2 is tied), u2 1.0, 1.0 (both
+    # tied): 3 tied places of 2 users. Every place: u1's two 0.5s and u2's two 1.0s: 4. The
+    # first place only: u2's 1.0 (tied with the second).
+    assert scored.sql("FROM ndcg_ties('recs', depth := 2)").fetchall() == [(2, 3, "u1")]
+    assert scored.sql("FROM ndcg_ties('recs')").fetchall() == [(2, 4, "u1")]
+    assert scored.sql("FROM ndcg_ties('recs', depth := 1)").fetchall() == [(1, 1, "u2")]
+    # a cut past what the top-n aggregates gather: every row sorted, the same count
+    assert scored.sql("FROM ndcg_ties('recs', depth := 500)").fetchall() == [(2, 4, "u1")]
+
+
+def test_no_ties(con):
+    con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u1', 'a', 2), ('u1', 'b', 1)) "
+                "t(user_id, item_id, score)")
+    assert con.sql("FROM ndcg_ties('recs', depth := 10)").fetchall() == [(0, 0, None)]
+
+
+def test_seen_items_counted(scored):
+    # whole rankings: u1's c (place 2) and d (place 4), u2's f (place 1): 3 items of 2 users;
+    # the example is the smallest user's first. Cut at 1: u1 shows a (not seen), u2 f.
+    assert scored.sql("FROM ndcg_seen('ranked', 'train')").fetchall() == [(2, 3, "u1", "c")]
+    assert scored.sql("FROM ndcg_seen('ranked_one', 'train')").fetchall() == [(1, 1, "u2", "f")]
+
+
+def test_unseen_drops_train_items_before_the_cut(scored):
+    # u1 a, c, b, d without c and d: a, b; u2 f, e, g without f: e, g; u3 keeps h
+    rows = scored.sql("FROM ndcg_unseen('ranked', 'train', depth := 2) ORDER BY user_id"
+                      ).fetchall()
+    assert rows == [("u1", ["a", "b"], None), ("u2", ["e", "g"], None), ("u3", ["h"], None)]
+    # tie ranks closed up: u1 1, 2, 2, 4 without places 2 and 4: 1, 2; u2 1, 1, 3 without
+    # place 1: 1, 3 numbered again 1, 2
+    rows = scored.sql("FROM ndcg_unseen('averaged', 'train') ORDER BY user_id").fetchall()
+    assert rows == [("u1", ["a", "b"], [1, 2]), ("u2", ["e", "g"], [1, 2]),
+                    ("u3", ["h"], [1])]
+
+
+ITEMS = """
+CREATE OR REPLACE TABLE recs AS SELECT * FROM (VALUES
+    ('u1', ['a', 'b', 'c']), ('u2', ['b', 'a']), ('u3', ['d'])) t(user_id, items);
+CREATE OR REPLACE TABLE rels AS SELECT * FROM (VALUES
+    ('u1', 'a', 1), ('u1', 'c', 1), ('u2', 'b', 0), ('u2', 'c', 2), ('u3', 'a', 1),
+    ('u4', 'b', 1)) t(user_id, item_id, relevance);
+CREATE OR REPLACE TABLE train AS SELECT * FROM (VALUES
+    ('t1', 'a'), ('t2', 'a'), ('t1', 'b'), ('t1', 'b')) t(user_id, item_id);
+CREATE OR REPLACE TABLE ranked AS FROM ndcg_ranked_lists('recs');
+CREATE OR REPLACE TABLE judg AS FROM ndcg_judgments('rels');
+CREATE OR REPLACE TABLE tops AS FROM ndcg_beyond_tops('ranked', 'judg', ks := [1, 2]);
+CREATE OR REPLACE TABLE entries AS FROM ndcg_beyond_entries('tops');
+CREATE OR REPLACE TABLE relevant AS FROM ndcg_relevant_pairs('judg');
+CREATE OR REPLACE TABLE cat AS FROM ndcg_beyond_catalogue(NULL, 'train');
+CREATE OR REPLACE TABLE pop AS FROM ndcg_beyond_popularity('train', 'cat');
+"""
+
+
+def test_item_view_by_hand(con):
+    con.execute(ITEMS)
+    # top_1: u1 a, u2 b, u3 d (3 shown); top_2: u1 a b, u2 b a, u3 d (5 shown). Relevant: a for
+    # u1 and u3, c for u1 and u2 (u2's b is judged 0), b for u4. Hits: a in u1's lists (at 1
+    # and 2); u2's a and b are not relevant to u2. Train users: a 2, b 1 (t1 twice), c, d 0.
+    rows = con.sql("SELECT k, item_id, shown, round(exposure_share, 12), relevant, hits, "
+                   "train_users FROM ndcg_item_view('entries', 'tops', 'relevant', 'pop') "
+                   "ORDER BY k, item_id").fetchall()
+    third = round(1 / 3, 12)
+    assert rows == [(1, "a", 1, third, 2, 1, 2), (1, "b", 1, third, 1, 0, 1),
+                    (1, "c", 0, 0.0, 2, 0, 0), (1, "d", 1, third, 0, 0, 0),
+                    (2, "a", 2, 0.4, 2, 1, 2), (2, "b", 2, 0.4, 1, 0, 1),
+                    (2, "c", 0, 0.0, 2, 0, 0), (2, "d", 1, 0.2, 0, 0, 0)]
