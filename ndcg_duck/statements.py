@@ -94,6 +94,22 @@ def judgments_args(options: Options) -> str:
     return sql_args(options, "judgments")
 
 
+def tops_query(options: Options, ranked: str, rels: str, ks: str, ctes: tuple = ()) -> str:
+    """The top_k lists (user_id, k, top) at the cutoffs `ks` (a BIGINT list literal) of the
+    rankings `ranked` (a ranking edge's result, by name; `ctes`: WITH clauses it needs). Without
+    judged_only the judgments `rels` are not read (ndcg_beyond_lists); with it, ndcg_beyond_tops
+    takes the unjudged items out as the core does."""
+    ctes = list(ctes)
+    if options.judged_only:
+        ctes.append(f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
+                    f"{judgments_args(options)}))")
+        select = (f"SELECT user_id, k, top FROM ndcg_beyond_tops('{ranked}', 'ndcg_judgments_', "
+                  f"ks := {ks}, judged_only := true)")
+    else:
+        select = f"SELECT user_id, k, top FROM ndcg_beyond_lists('{ranked}', ks := {ks})"
+    return (f"WITH {', '.join(ctes)} " if ctes else "") + select
+
+
 def user_scores_args(options: Options, layout: str) -> str:
     """The named arguments of ndcg_user_scores for these options and recommendation layout."""
     return sql_args(options, "scores", layout)

@@ -140,15 +140,8 @@ def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures:
     ndcg_beyond_tops takes the unjudged items out as the core does."""
     ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
     ranked = statements.ranked_cte(options, layout, recs=recs)
-    if not options.judged_only:
-        con.execute(f"INSERT INTO ndcg_tops WITH {ranked} "
-                    f"SELECT user_id, k, top FROM ndcg_beyond_lists('ndcg_ranked_', ks := {ks})")
-        return
-    con.execute(f"INSERT INTO ndcg_tops WITH {ranked}, "
-                f"ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
-                f"{statements.judgments_args(options)})) "
-                f"SELECT user_id, k, top FROM ndcg_beyond_tops('ndcg_ranked_', 'ndcg_judgments_', "
-                f"ks := {ks}, judged_only := true)")
+    con.execute(f"INSERT INTO ndcg_tops "
+                f"{statements.tops_query(options, 'ndcg_ranked_', rels, ks, (ranked,))}")
 
 
 class Results(NamedTuple):

@@ -125,15 +125,7 @@ def add_item_tops(con, options: Options, ranked: str, rels: str, append: bool) -
     ndcg_beyond_tops takes the unjudged items out as the core does."""
     into = ("INSERT INTO ndcg_item_tops" if append
             else "CREATE OR REPLACE TEMP TABLE ndcg_item_tops AS")
-    ks = statements.ks(options)
-    if not options.judged_only:
-        con.execute(f"{into} SELECT user_id, k, top FROM ndcg_beyond_lists('{ranked}', "
-                    f"ks := {ks})")
-        return
-    con.execute(f"{into} WITH ndcg_judgments_ AS (FROM ndcg_judgments('{rels}', "
-                f"{statements.judgments_args(options)})) "
-                f"SELECT user_id, k, top FROM ndcg_beyond_tops('{ranked}', 'ndcg_judgments_', "
-                f"ks := {ks}, judged_only := true)")
+    con.execute(f"{into} {statements.tops_query(options, ranked, rels, statements.ks(options))}")
 
 
 def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str) -> str:
