@@ -24,7 +24,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT
+from conftest import ROOT, as_spark_prints
 from ndcg_duck.cli import cli
 from test_shell import duckdb_binary
 
@@ -312,8 +312,8 @@ def test_the_options_beside_test_spark_work_with_spark(spark, tmp_path):
         want = CliRunner().invoke(cli, [str(a) for a in args + ["--per-user", tmp_path / "w.csv"]])
         got = CliRunner().invoke(cli, [str(a) for a in args + ["--per-user", tmp_path / "g.csv",
                                                                 "--engine", "spark"]])
-        assert want.exit_code == 0 and got.exit_code == 0, (want.output, got.output)
-        assert got.output == want.output
+        assert want.exit_code == 0 and got.exit_code == 0, (as_spark_prints(want.output), got.output)
+        assert got.output == as_spark_prints(want.output)
         assert (tmp_path / "g.csv").read_text() == (tmp_path / "w.csv").read_text()
 
 
