@@ -95,7 +95,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share
                   FROM (SELECT user_id, item_id, count(*) AS n FROM query_table(train)
                         GROUP BY user_id, item_id)
                   GROUP BY item_id
-                  HAVING ndcg_require(item_id IS NOT NULL, 'train: rows have no item id (NULL)')
+                  HAVING ndcg_require(item_id IS NOT NULL,
+                                      'train: ' || sum(n) || ' row(s) have no item id (NULL)')
                      AND ndcg_require(count(*) = count(user_id),
                                       'train: item ' || ndcg_show(item_id)
                                       || ' has rows without a user id (NULL)')),
