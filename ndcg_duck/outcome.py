@@ -133,10 +133,10 @@ def check_lists_only(measures: tuple, given: dict, per_item: bool = False) -> No
                          "--per-item", usage=True)
     for m in measures:
         if not metric_names.beyond(m):
+            listed = ", ".join(metric.name for metric in metric_names.METRICS if metric.needs)
             raise InputError(f"{m.name} needs judgments: pass the relevance file (RELEVANCE), "
-                             f"or ask only for beyond-accuracy metrics (coverage, gini, entropy,"
-                             f" novelty, popularity, tail, ild), which read the lists alone",
-                             usage=True)
+                             f"or ask only for beyond-accuracy metrics ({listed}), which read "
+                             f"the lists alone", usage=True)
     for name in JUDGMENT_OPTIONS:
         param = registry.BY_NAME[name]
         value = given.get(name, param.default)

@@ -36,8 +36,8 @@ def eval_command(recs, relevance, per_user, per_item, format, quiet, segments, b
     """Evaluate the rankings in RECS against the judgments in RELEVANCE.
 
     RELEVANCE may be left out when only beyond-accuracy metrics are asked for (coverage, gini,
-    entropy, novelty, popularity, tail, ild: -m, with --train or --items): they read the lists
-    alone, of every user of RECS.
+    entropy, novelty, popularity, tail, ild, coverage_count, personalization: -m, with --train
+    or --items): they read the lists alone, of every user of RECS.
 
     RECS holds one row per user with a list of item ids in rank order, or one row per
     (user, item) with a rank or a score. RELEVANCE holds (user, item, relevance) rows, or

@@ -152,7 +152,8 @@ def test_compare_without_relevance(tmp_path):
     refused = run("compare", "--run", f"a={EX}recs.json", "--run", f"b={b}", "-m", "ndcg")
     assert refused.exit_code == 2 and refused.stderr.endswith(
         "Error: ndcg@10 needs judgments: pass the relevance file (RELEVANCE), or ask only for "
-        "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild), "
+        "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild, "
+        "coverage_count, personalization), "
         "which read the lists alone\n")
     spark = run("compare", "--run", f"a={EX}recs.json", "--run", f"b={b}", "-m", "coverage",
                 "--train", EX + "train.csv", "--engine", "spark")  # refused before Spark starts

@@ -501,10 +501,12 @@ def test_cutoff_and_depth_beyond_64_bits_in_python(recs, rels, keyword, message)
 NO_JUDGMENTS = [
     (["-m", "ndcg"], 2, "Error: ndcg@10 needs judgments: pass the relevance file (RELEVANCE), or "
                         "ask only for beyond-accuracy metrics (coverage, gini, entropy, novelty, "
-                        "popularity, tail, ild), which read the lists alone\n"),
+                        "popularity, tail, ild, coverage_count, personalization), which read the "
+                        "lists alone\n"),
     (["-m", "coverage,P@5"], 2, "Error: precision@5 needs judgments: pass the relevance file "
                                 "(RELEVANCE), or ask only for beyond-accuracy metrics (coverage, "
-                                "gini, entropy, novelty, popularity, tail, ild), which read the "
+                                "gini, entropy, novelty, popularity, tail, ild, coverage_count, "
+                                "personalization), which read the "
                                 "lists alone\n"),
     (["-m", "coverage", "--empty", "skip"], 2,
      "Error: --empty skip chooses users by their judgments, and there is no relevance file "
@@ -550,7 +552,8 @@ def test_without_judgments_in_python_words(recs):
         ndcg_duck.evaluate(recs, metrics="recall@5")
     assert error.value.usage and str(error.value) == (
         "recall@5 needs judgments: pass the relevance file (rels=), or ask only for "
-        "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild), "
+        "beyond-accuracy metrics (coverage, gini, entropy, novelty, popularity, tail, ild, "
+        "coverage_count, personalization), "
         "which read the lists alone")
     with pytest.raises(ndcg_duck.InputError) as error:
         ndcg_duck.evaluate(recs, None, metrics="coverage", items=recs, empty="skip")
