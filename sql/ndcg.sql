@@ -406,55 +406,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_all(recs, depth) AS TABLE
       AND (depth IS NULL OR position <= depth)
     GROUP BY user_id;
 
--- ndcg_rank_within(rank, depth): whether a rank is at most depth, compared without converting
--- depth to the rank's type (a DECIMAL with many decimals cannot hold 20): an integer rank that
--- fits one as a BIGINT, any other (checked: finite) as a DOUBLE. Both orders agree with the
--- ranks' own (rounding never swaps two values), so the ranks within come before every rank
--- beyond. (Both casts bind for any type, so a rank of another type is refused by its check,
--- ndcg_order_number, not here.)
-CREATE OR REPLACE TEMP MACRO ndcg_rank_within(rank, depth) AS
-    CASE WHEN typeof(rank) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT',
-                               'USMALLINT', 'UINTEGER')
-         THEN rank::BIGINT <= depth ELSE rank::DOUBLE <= depth END;
-
--- ndcg_ranked_ranks_top(recs, depth): each user's first depth + 1 items by rank and their ranks,
--- smallest rank first (top-n aggregates: min_by, min; two plain ones cost a third of one over a
--- struct); the first depth items are the ranking. The top-n aggregates read only the rows ranked
--- within depth (ndcg_rank_within), in the one pass that sees every row (the row
--- checks, and a count per user): a user with at least depth rows within, or with no row beyond,
--- has its first depth + 1 there (or every row, and depth rows within put the next one beyond,
--- where no tie with them can be). Only the others (ranks starting late, or gaps, before
--- position depth) are gathered again from all their rows, exactly (a semi-join that reads nothing
--- when there are none; fixed-length lists ranked from 1 never need it). Two items at one rank
--- among the gathered stop the query: such a tie within the first depth, or straddling position
--- depth, decides which items count. A tie wholly below position depth changes no number and
--- passes.
+-- ndcg_ranked_ranks_top(recs, depth): each user's first depth + 1 items by rank (min_by), and
+-- their ranks (min), both smallest rank first; the first depth items are the ranking. Two items
+-- at one rank among them stop the query: such a tie within the first depth, or straddling
+-- position depth, decides which items count. A tie wholly below position depth changes no
+-- number and passes. (Two plain top-n aggregates cost a third of one over a struct.)
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_top(recs, depth) AS TABLE
-    WITH ndcg_rows_ AS NOT MATERIALIZED (FROM ndcg_rows_ranked(recs)),
-    ndcg_within_ AS (
-        SELECT user_id,
-               min_by(item_id, rank, coalesce(ndcg_top_depth(depth), 1) + 1)
-                   FILTER (WHERE ndcg_rank_within(rank, coalesce(ndcg_top_depth(depth), 1)))
-                   AS top,
-               min(rank, coalesce(ndcg_top_depth(depth), 1) + 1)
-                   FILTER (WHERE ndcg_rank_within(rank, coalesce(ndcg_top_depth(depth), 1)))
-                   AS top_ranks,
-               count(*) AS rows
-        FROM ndcg_rows_
-        GROUP BY user_id),
-    ndcg_gathered_ AS (
-        SELECT user_id, top, top_ranks FROM ndcg_within_
-        WHERE len(top) >= coalesce(ndcg_top_depth(depth), 1) OR len(top) = rows
-        UNION ALL
-        SELECT user_id, min_by(item_id, rank, coalesce(ndcg_top_depth(depth), 1) + 1),
-               min(rank, coalesce(ndcg_top_depth(depth), 1) + 1)
-        FROM ndcg_rows_
-        WHERE user_id IN (SELECT user_id FROM ndcg_within_
-                          WHERE coalesce(len(top), 0)
-                                < least(coalesce(ndcg_top_depth(depth), 1), rows))
-        GROUP BY user_id)
     SELECT user_id, ndcg_first(top, depth) AS items, NULL::BIGINT[] AS ranks
-    FROM ndcg_gathered_
+    FROM (
+        SELECT user_id, min_by(item_id, rank, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+               min(rank, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_ranks
+        FROM ndcg_rows_ranked(recs)
+        GROUP BY user_id
+    )
     WHERE ndcg_require(ndcg_all_differ(top_ranks),
               ndcg_two_at_rank(user_id, list_filter(top_ranks, lambda r, i: i > 1
                                                     AND top_ranks[i - 1] = r)[1]));
