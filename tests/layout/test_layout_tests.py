@@ -21,8 +21,9 @@ SUBJECTS = {
     "layout": "the package's layers and the tests' layout",
 }
 # The oracles a file of tests/oracles/ starts with: trec_eval's own test outputs, pytrec_eval, the
-# plain-Python references of tests/reference/, the test vectors and worked examples.
-ORACLES = ("trec_eval", "pytrec_eval", "ir_measures", "reference", "worked_examples")
+# plain-Python references of tests/reference/, the test vectors and worked examples, and the
+# peer libraries' own code (test_peers_<peer>.py, each in its own CI environment).
+ORACLES = ("trec_eval", "pytrec_eval", "ir_measures", "reference", "worked_examples", "peers")
 NAME = re.compile(r"test_[a-z0-9]+(_[a-z0-9]+)*\.py")
 
 

@@ -10,8 +10,9 @@ ild: RecTools' PairwiseHammingDistanceCalculator over one feature column (the ca
 number) counts 1 for two items of different categories, 0 for the same, as ndcg-duck's
 1 - Jaccard of two one-category sets does.
 
-RecTools pins numpy below 2, so CI runs this file in a virtual environment of its own (.ci/run,
-the peers-rectools extra); elsewhere it skips."""
+RecTools pins numpy below 2, which pyarrow 26 does not import with, so CI runs this file in a
+virtual environment apart from the test extra's (.ci/run, the peers-rectools extra, with pyarrow
+25); elsewhere it skips."""
 
 import warnings
 
@@ -22,7 +23,7 @@ from reference import peers
 
 rectools = pytest.importorskip(
     "rectools", reason="RecTools is not installed: pip install -e '.[peers-rectools]' in a "
-                       "virtual environment of its own (it pins numpy below 2); .ci/run does")
+                       "virtual environment apart (it pins numpy below 2); .ci/run does")
 pd = pytest.importorskip("pandas")
 from rectools.metrics import (AvgRecPopularity, CatalogCoverage,  # noqa: E402
                               IntraListDiversity, MeanInvUserFreq, calc_metrics)
