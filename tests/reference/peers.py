@@ -1,5 +1,5 @@
 """Random runs for the tests that run a peer library's own code beside ndcg-duck
-(tests/oracles/test_peers_*.py): the same lists, train rows and catalogue, written as the files
+(tests/oracles/test_peer_*.py): the same lists, train rows and catalogue, written as the files
 ndcg-duck reads and kept as plain Python for the peer's own data frames."""
 
 from __future__ import annotations
