@@ -31,10 +31,11 @@ def random_run(seed: int = 32, users: int = 300, train_users: int = 80, catalogu
     names = list(items)
     seen = names[:catalogue - catalogue // 6]
     shown = names[:-2]
+    skewed = [1 / (j + 1) for j in range(len(seen))]
     train = []
     for t in range(train_users):
-        for item in set(rng.choices(seen, weights=[1 / (j + 1) for j in range(len(seen))],
-                                    k=rng.randint(1, 8))):
+        # sorted: a set's order of text varies from run to run (PYTHONHASHSEED)
+        for item in sorted(set(rng.choices(seen, weights=skewed, k=rng.randint(1, 8)))):
             train += [(f"t{t:02d}", item)] * (2 if rng.random() < 0.2 else 1)
     rng.shuffle(train)
     weights = [1 / (j + 3) for j in range(len(shown))]
