@@ -84,34 +84,60 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_short(user_id, n, minimum, users) AS
     || ': leave such users out with short_users ''drop'', or keep them whole in train with '
     || 'short_users ''train''';
 
+-- ndcg_split_users(keyed, minimum, share, last): each user of `keyed` with n, the number of their
+-- interactions, and t, how many go to test (ndcg_split_test_count); t is NULL for a user short of
+-- the minimum.
+CREATE OR REPLACE TEMP MACRO ndcg_split_users(keyed, minimum, share, last) AS TABLE
+    SELECT user_id, n, CASE WHEN n >= minimum THEN ndcg_split_test_count(n, share, last) END AS t
+    FROM (SELECT user_id, count(*) AS n FROM query_table(keyed) GROUP BY user_id);
+
+-- ndcg_split_edges(keyed, users): where each user's test part starts, without sorting their rows:
+-- edge, the t-th largest ndcg_first of the user (a top-(t + 1) aggregate), and tied, whether the
+-- (t + 1)-th is equal to it. When it is not, the user's test rows are exactly those with
+-- ndcg_first >= edge; when it is, the tie straddles the edge and only the whole order
+-- (ndcg_split_keyed's) decides. `users` is ndcg_split_users; a user short of the minimum has no
+-- edge.
+CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
+    SELECT user_id, n, t, top[t] AS edge, coalesce(top[t + 1] = top[t], false) AS tied
+    FROM query_table(users) LEFT JOIN (
+        SELECT user_id, max(ndcg_first, t + 1) AS top
+        FROM query_table(keyed) JOIN query_table(users) USING (user_id)
+        WHERE t IS NOT NULL GROUP BY user_id, t) USING (user_id);
+
 -- ndcg_split_keyed(keyed, test_share, test_last, min_interactions, short_users): the holdout of
--- `keyed` (user_id, item_id and ndcg_key, each user's order: the last go to test), its rows
--- without ndcg_key, with ndcg_part. The users short of the minimum (ndcg_split_minimum) stop the
--- query, naming the smallest user id, or stay in train, or are left out (short_users). The
--- options are read once (ndcg_options_), not per row; the count of a user's rows shares the
--- window's sort (a window of its own cost the whole split about 12% more).
+-- `keyed` (user_id, item_id, ndcg_first and ndcg_tie: each user's rows in the order of
+-- ndcg_first, then item_id, then ndcg_tie; the last go to test), its rows without ndcg_first and
+-- ndcg_tie, with ndcg_part. The users short of the minimum (ndcg_split_minimum) stop the query,
+-- naming the smallest user id, or stay in train, or are left out (short_users). The options are
+-- read once (ndcg_options_), not per row. No user's rows are sorted unless a tie of ndcg_first
+-- straddles their edge (ndcg_split_edges): the others' rows are compared with their edge (a window
+-- that numbered every user's rows cost the split about twice as much).
 CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_interactions,
                                                short_users) AS TABLE
     WITH ndcg_options_ AS (
         SELECT ndcg_split_minimum(test_share, test_last, min_interactions) AS minimum,
-               test_share::VARCHAR::DECIMAL(38, 18) AS share, ndcg_whole(test_last) AS last)
-    SELECT * EXCLUDE (ndcg_key, ndcg_position, ndcg_count, minimum, share, last),
-           CASE WHEN ndcg_count >= minimum
-                     AND ndcg_position > ndcg_count - ndcg_split_test_count(ndcg_count, share, last)
-                THEN 'test' ELSE 'train' END AS ndcg_part
-    FROM (SELECT *, row_number() OVER ndcg_order_ AS ndcg_position,
-                 count(*) OVER (ndcg_order_ ROWS BETWEEN UNBOUNDED PRECEDING
-                                AND UNBOUNDED FOLLOWING) AS ndcg_count
-          FROM query_table(keyed)
-          WINDOW ndcg_order_ AS (PARTITION BY user_id ORDER BY ndcg_key)), ndcg_options_
-    WHERE ndcg_option('short_users', short_users, ['error', 'train', 'drop'])
-      AND (short_users <> 'drop' OR ndcg_count >= minimum)
-      AND (short_users <> 'error' OR (
-          SELECT ndcg_require(count(*) = 0, ndcg_split_short(min(user_id), min_by(n, user_id),
-                                                             first(minimum), count(*)))
-          FROM (SELECT user_id, count(*) AS n, first(minimum) AS minimum
-                FROM query_table(keyed), ndcg_options_ GROUP BY user_id
-                HAVING count(*) < first(minimum))));
+               test_share::VARCHAR::DECIMAL(38, 18) AS share, ndcg_whole(test_last) AS last),
+    ndcg_users_ AS MATERIALIZED (
+        FROM ndcg_options_, ndcg_split_users(keyed, minimum, share, last)),
+    ndcg_edges_ AS MATERIALIZED (FROM ndcg_split_edges(keyed, 'ndcg_users_')),
+    ndcg_rows_ AS NOT MATERIALIZED (
+        SELECT k.*, e.n AS ndcg_n_, e.t AS ndcg_t_, e.edge AS ndcg_edge_, e.tied AS ndcg_tied_
+        FROM query_table(keyed) AS k JOIN ndcg_edges_ AS e USING (user_id)
+        WHERE ndcg_option('short_users', short_users, ['error', 'train', 'drop'])
+          AND (short_users <> 'drop' OR e.t IS NOT NULL)
+          AND (short_users <> 'error' OR (
+              SELECT ndcg_require(count(*) = 0, ndcg_split_short(min(user_id), min_by(n, user_id),
+                                                                 first(minimum), count(*)))
+              FROM ndcg_users_ WHERE t IS NULL)))
+    SELECT * EXCLUDE (ndcg_first, ndcg_tie, ndcg_n_, ndcg_t_, ndcg_edge_, ndcg_tied_),
+           CASE WHEN ndcg_first >= ndcg_edge_ THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM ndcg_rows_ WHERE NOT ndcg_tied_
+    UNION ALL
+    SELECT * EXCLUDE (ndcg_first, ndcg_tie, ndcg_n_, ndcg_t_, ndcg_edge_, ndcg_tied_),
+           CASE WHEN row_number() OVER (PARTITION BY user_id
+                                   ORDER BY ndcg_first, item_id, ndcg_tie)
+                     > ndcg_n_ - ndcg_t_ THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM ndcg_rows_ WHERE ndcg_tied_;
 
 -- ndcg_split_temporal(interactions, test_share := NULL, test_last := NULL,
 -- min_interactions := NULL, short_users := 'error'): the per-user temporal holdout: each user's
@@ -121,9 +147,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_
 CREATE OR REPLACE TEMP MACRO ndcg_split_temporal(interactions, test_share := NULL,
                                                  test_last := NULL, min_interactions := NULL,
                                                  short_users := 'error') AS TABLE
-    WITH ndcg_keyed_ AS (
-        SELECT *, (ndcg_split_time(timestamp, 'interactions: column timestamp'), item_id,
-                   hash(ndcg_row_)) AS ndcg_key
+    WITH ndcg_keyed_ AS NOT MATERIALIZED (
+        SELECT *, ndcg_split_time(timestamp, 'interactions: column timestamp') AS ndcg_first,
+               hash(ndcg_row_) AS ndcg_tie
         FROM query_table(interactions) AS ndcg_row_
         WHERE ndcg_require(ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
                                                   ndcg_id(item_id, 'interactions: column item_id'),
@@ -148,9 +174,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_random(interactions, test_share := NULL,
                                                test_last := NULL, seed := 0,
                                                min_interactions := NULL,
                                                short_users := 'error') AS TABLE
-    WITH ndcg_keyed_ AS (
-        SELECT *, (hash(ndcg_split_seed(seed), user_id, item_id), item_id, hash(ndcg_row_))
-                  AS ndcg_key
+    WITH ndcg_keyed_ AS NOT MATERIALIZED (
+        SELECT *, hash(ndcg_split_seed(seed), user_id, item_id) AS ndcg_first,
+               hash(ndcg_row_) AS ndcg_tie
         FROM query_table(interactions) AS ndcg_row_
         WHERE ndcg_require(ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
                                                   ndcg_id(item_id, 'interactions: column item_id'),
