@@ -41,13 +41,19 @@ def differ(con, layout: str) -> Optional[str]:
     return None
 
 
+def needs_train(exclude_seen: bool, train) -> None:
+    """--exclude-seen needs --train (train: as given, or None): a usage error, before any work
+    (both engines)."""
+    if exclude_seen and train is None:
+        raise InputError("--exclude-seen needs --train, the interactions the system learned "
+                         "from (rows of user and item)", usage=True)
+
+
 def check(con, options: Options, layout: str, train_what: Optional[str]) -> None:
     """--exclude-seen needs --train, whose ids join the recommendations' as they are."""
     if not options.exclude_seen:
         return
-    if train_what is None:
-        raise InputError("--exclude-seen needs --train, the interactions the system learned "
-                         "from (rows of user and item)", usage=True)
+    needs_train(options.exclude_seen, train_what)
     differs = differ(con, layout)
     if differs:
         raise InputError(f"--exclude-seen: {differs} the {train_what}: give both files ids of "

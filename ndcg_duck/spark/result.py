@@ -4,7 +4,7 @@ engine's DuckDBResult) over a Spark session that stays up until close."""
 from __future__ import annotations
 
 from .. import options as registry, outcome
-from ..evaluation import beyond, inputs
+from ..evaluation import beyond, inputs, leaks
 from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
@@ -45,7 +45,7 @@ class SparkResult(Result):
     def open(self, stack) -> None:
         settings = self.settings
         conf = parse_conf(self.conf_pairs)
-        refuse_leaks(settings["exclude_seen"])  # fail fast, before Spark starts
+        leaks.needs_train(settings["exclude_seen"], settings["train"])  # before Spark starts
         beyond.require(outcome.measured({name: value for name, value in settings.items()
                                          if registry.BY_NAME[name].group == "metric"},
                                         None)[1],  # fail fast, before Spark starts

@@ -332,14 +332,13 @@ ERRORS = {
     "--per-item on Spark": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
         ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--per-item", "{d}/i.csv"], 2,
-        USAGE + "Error: --per-item is not on --engine spark (its workers do not read --train's "
-        "rows or gather the counts per item): use --engine duckdb\n"),
-    "--exclude-seen on Spark": (
-        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
-        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--train", "{d}/train.csv",
-         "--exclude-seen"], 2,
-        USAGE + "Error: --exclude-seen is not on --engine spark (its workers do not read "
-        "--train's rows or gather the counts per item): use --engine duckdb\n"),
+        USAGE + "Error: --per-item is not on --engine spark (its workers do not gather the "
+        "counts per item): use --engine duckdb\n"),
+    "--exclude-seen on Spark without --train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--exclude-seen"], 2,
+        USAGE + "Error: --exclude-seen needs --train, the interactions the system learned "
+        "from (rows of user and item)\n"),
 }
 
 
