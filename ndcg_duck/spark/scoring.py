@@ -27,6 +27,9 @@ FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_idea
 SEEN = ("__ndcg_seen_users", "__ndcg_seen_items", "__ndcg_seen_user", "__ndcg_seen_item")
 TIED = ("__ndcg_tied_users", "__ndcg_tied", "__ndcg_tied_user")
 NOTED = SEEN + TIED
+# with per_item: the bucket's per-item counts (leaks.item_counts: k, item_id, shown, relevant,
+# hits), a list in the bucket's first row; the driver adds them up per cutoff and item
+ITEM_COUNTS = "__ndcg_item_counts"
 # --train's rows travel with the judgments (the second side of the cogroup), marked TRAIN_ROW,
 # their user and item under TRAIN_COLUMNS: each bucket gets its users' train rows
 TRAIN_ROW = "__ndcg_train_row"
@@ -34,7 +37,8 @@ TRAIN_COLUMNS = ("__ndcg_train_user", "__ndcg_train_item")
 
 
 def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
-                user_col: str, shipped=None, key=None, train=None, cols=None) -> pa.Table:
+                user_col: str, shipped=None, key=None, train=None, cols=None,
+                per_item: bool = False) -> pa.Table:
     """Every user of the loaded inputs (views ndcg_recs, ndcg_rels): the user id, whether they are
     judged, ranked, evaluated and of zero ideal DCG (evaluate.user_flags_sql's flags), and
     the default engine's per-user columns of `measures` (metrics.per_user_columns; NULL unless
@@ -47,13 +51,14 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     LACKING the shown items without features. With `train` (the bucket's users' --train rows,
     an Arrow table with the columns `cols` names, checked on the driver), the view
     statements.TRAIN as the default engine makes it (beyond.load: --exclude-seen reads it)
-    and the bucket's counts of seen items (SEEN); with scores, of tied scores (TIED)."""
+    and the bucket's counts of seen items (SEEN); with scores, of tied scores (TIED); with
+    per_item, the bucket's per-item counts (ITEM_COUNTS)."""
     accuracy = metric_names.accuracy(measures)
     counts_seen = train is not None and not options.exclude_seen  # as evaluate._run
     if train is not None:
         beyond.load(con, (), train, None, cols, recs_item_type(con, loaded.layout))
-    ranked = (leaks.ranked_table(con, options, loaded.layout, "ndcg_recs") if counts_seen
-              else None)
+    ranked = (leaks.ranked_table(con, options, loaded.layout, "ndcg_recs")
+              if counts_seen or per_item else None)
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
               measures=accuracy, ranked=ranked)
     if counts_seen:
@@ -66,6 +71,13 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         noted.update(zip(SEEN, leaks.seen(con, options, loaded.layout, "")[0]))
     if loaded.layout == "scores":
         noted.update(zip(TIED, leaks.tied(con, options)[0]))
+    items = None
+    if per_item:
+        leaks.add_item_tops(con, options, ranked, "ndcg_rels", append=False)
+        counts = con.sql(leaks.item_counts(con, options, loaded.layout, train is not None)
+                         ).to_arrow_table()
+        items = pa.StructArray.from_arrays([column.combine_chunks() for column in counts.columns],
+                                           fields=list(counts.schema))
     relation, tops, lists = "ndcg_result", "", ""
     if shipped is not None:
         relation = spark_beyond.score(con, options, measures, loaded.layout, shipped, key)
@@ -88,14 +100,20 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         value = None if value is None else str(value) if kind == pa.string() else int(value)
         table = table.append_column(name, pa.array(
             [value] + [None] * (table.num_rows - 1) if table.num_rows else [], kind))
+    if items is not None:  # in the first row only
+        kind = pa.list_(items.type)
+        first = (pa.ListArray.from_arrays(pa.array([0, len(items)], pa.int32()), items)
+                 if table.num_rows else pa.array([], kind))
+        table = table.append_column(ITEM_COUNTS, pa.concat_arrays(
+            [first, pa.nulls(max(table.num_rows - 1, 0), kind)]))
     return table
 
 
 def bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schema: pa.Schema,
-                   settings: tuple, summed: bool = False, shipped=None):
+                   settings: tuple, summed: bool = False, shipped=None, per_item: bool = False):
     """The function Spark runs on each bucket: (recommendations, judgments) -> per-user rows, or
     with summed, the bucket's one row of partial sums (partial_sums: no per-user row leaves the
-    worker, and no second pass reads them). shipped: as score_users takes it."""
+    worker, and no second pass reads them). shipped, per_item: as score_users takes them."""
     given = dict(options._values)  # Options does not pickle: the worker makes its own
     partial = partial_sums(measures) if summed else None
 
@@ -107,7 +125,7 @@ def bucket_scorer(options: Options, measures: tuple, cols: inputs.Columns, schem
         try:
             loaded = inputs.load(con, recs, rels, cols, require_rows=False)
             table = score_users(con, options, measures, loaded, cols.user, shipped, settings,
-                                train, cols)
+                                train, cols, per_item)
         except duckdb.Error as exc:
             # the macros' own message, one line; the driver names the input it came from
             raise RuntimeError(str(exc).strip().splitlines()[0]) from None

@@ -262,8 +262,8 @@ def test_every_command_block_runs(tmp_path):
 def spark_claim():
     """docs/spark.md's sentence that every eval option works with --engine spark."""
     text = " ".join(page("docs/spark.md").split())
-    return ("With `--engine spark`, every `eval` option but `--s3-endpoint` and `--per-item` "
-            "works as with the default engine" in text)
+    return ("With `--engine spark`, every `eval` option but `--s3-endpoint` works as with the "
+            "default engine" in text)
 
 
 def eval_options():
@@ -275,7 +275,7 @@ def eval_options():
 
 
 # refused with --engine spark, in the caller's words (tests/errors/test_traps.py's table)
-NOT_ON_SPARK = ("--s3-endpoint", "--per-item")
+NOT_ON_SPARK = ("--s3-endpoint",)
 
 
 def test_every_option_is_tested_with_spark():

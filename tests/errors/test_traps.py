@@ -329,11 +329,11 @@ ERRORS = {
         USAGE + "Error: cannot tell the format of output file {d}/items.txt: use one of "
         ".parquet, .csv, .json, .jsonl, .ndjson\n"),
     # refused before Spark starts: no Spark session, so not a slow (spark-marked) test
-    "--per-item on Spark": (
+    "--per-item on Spark to an unknown format": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
-        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--per-item", "{d}/i.csv"], 2,
-        USAGE + "Error: --per-item is not on --engine spark (its workers do not gather the "
-        "counts per item): use --engine duckdb\n"),
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--per-item", "{d}/i.txt"], 2,
+        USAGE + "Error: cannot tell the format of output file {d}/i.txt: use one of "
+        ".parquet, .csv, .json, .jsonl, .ndjson\n"),
     "--exclude-seen on Spark without --train": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
         ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--exclude-seen"], 2,

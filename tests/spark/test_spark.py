@@ -278,12 +278,16 @@ def files(tmp_path):
 def test_cli_matches_the_default_engine_on_part_files_and_globs(spark, files):
     args = [files / "recs", files / "rels-*.csv", "-k", "3,10", "--gain", "exponential",
             "--format", "json", "-m", "ndcg,P@3,mrr,num_rel"]
-    want = invoke("eval", files / "recs/*.parquet", *args[1:], "--per-user", files / "want.csv")
+    # --per-item: each bucket's counts added up per cutoff and item
+    want = invoke("eval", files / "recs/*.parquet", *args[1:], "--per-user", files / "want.csv",
+                  "--per-item", files / "want-items.csv")
     got = invoke("eval", *args, "--engine", "spark", "--spark-conf",
-                 "spark.sql.shuffle.partitions=3", "--per-user", files / "got.csv")
+                 "spark.sql.shuffle.partitions=3", "--per-user", files / "got.csv",
+                 "--per-item", files / "got-items.csv")
     assert want.exit_code == 0 and got.exit_code == 0, (got.output, want.output)
     assert got.output == want.output
     assert (files / "got.csv").read_text() == (files / "want.csv").read_text()
+    assert (files / "got-items.csv").read_text() == (files / "want-items.csv").read_text()
     assert not [p for p in files.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
@@ -350,9 +354,11 @@ def test_cli_user_activity_as_the_default_engine(spark, files, runs):
     for choice in (["--groups", "3"], ["--activity-cuts", "2,4,8", "--exclude-seen"]):
         args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,recall", "--train", train,
                 "--by", "user-activity", *choice, "--ci", "0.9"]
-        want = invoke("eval", files / "recs/*.parquet", *args)
-        got = invoke("eval", files / "recs", *args, "--engine", "spark")
+        want = invoke("eval", files / "recs/*.parquet", *args, "--per-item", files / "w.json")
+        got = invoke("eval", files / "recs", *args, "--engine", "spark", "--per-item",
+                     files / "g.json")
         assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+        assert (files / "g.json").read_text() == (files / "w.json").read_text()
         assert "\ncold " in want.output and "they have in the train file" in want.output
     # a train file without an item column: refused by one rule on both engines
     users_only = files / "users.csv"
