@@ -14,7 +14,7 @@ from typing import NamedTuple
 import duckdb
 import pyarrow as pa
 
-from .. import metrics as metric_names, options as registry, outcome, statements
+from .. import metrics as metric_names, options as registry, outcome, sqltext, statements
 from ..errors import InputError
 from ..evaluation import beyond, inputs, leaks
 from ..evaluation.evaluate import LIMITS, no_overlap, recs_item_type
@@ -117,18 +117,26 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None
 
 
 def train_frame(spark, train, cols: inputs.Columns):
-    """--train's user and item columns as Spark reads them (a path, or a table in memory as
-    ndcg_duck.spark.evaluate takes it), under the names TRAIN_COLUMNS; None without train."""
+    """--train's user and item columns as Spark reads them (a path; a table in memory, as
+    ndcg_duck.spark.evaluate takes it, as the driver's DuckDB reads it), under the names
+    TRAIN_COLUMNS; None without train."""
     from .files import read
 
     if train is None:
         return None
     if isinstance(train, (str, os.PathLike)):
         df = read(spark, train, None, "train", cols)
-    elif type(train).__module__.split(".")[0] == "pyspark":
-        df = train
-    else:  # an Arrow table or a pandas DataFrame
-        df = spark.createDataFrame(train.to_pandas() if hasattr(train, "to_pandas") else train)
+    else:  # a table in memory (checked by beyond.load): its two columns as DuckDB reads them
+        con = driver_connection()
+        try:
+            inputs.attach_source(con, train, "ndcg_train_src", None, "train")
+            table = con.sql(f"SELECT {sqltext.ident(cols.user)}, {sqltext.ident(cols.item)} "
+                            f"FROM ndcg_train_src").to_arrow_table()
+        finally:
+            con.close()
+        df = spark.createDataFrame(table.cast(pa.schema([
+            pa.field(f.name, pa.string() if pa.types.is_string_view(f.type) else f.type)
+            for f in table.schema])))
     return df.select(col(cols.user).alias(TRAIN_COLUMNS[0]),
                      col(cols.item).alias(TRAIN_COLUMNS[1]))
 

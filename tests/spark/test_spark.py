@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -115,9 +116,20 @@ CASES = [
 
 
 def both_engines(spark, recs, rels, buckets=3, **options):
-    want = ndcg_duck.evaluate(recs, rels, **options)
-    got = engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
-                          buckets=buckets, **options)
+    """Both engines' results (the default engine's, Spark's summary and per-user rows); the
+    same warnings, and with per_item=True the same per-item view."""
+    with warnings.catch_warnings(record=True) as told_want:
+        warnings.simplefilter("always")
+        want = ndcg_duck.evaluate(recs, rels, **options)
+    with warnings.catch_warnings(record=True) as told_got:
+        warnings.simplefilter("always")
+        got = engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
+                              buckets=buckets, recs_what="recommendations (Table)",
+                              rels_what="relevance (Table)", **options)
+    assert [str(w.message) for w in told_got if w.category is ndcg_duck.NdcgWarning] == [
+        str(w.message) for w in told_want if w.category is ndcg_duck.NdcgWarning]
+    if options.get("per_item"):
+        assert got.per_item == want.per_item
     user = options.get("user_col", "user_id")
     rows = sorted((row.asDict() for row in got.per_user.collect()), key=lambda r: r[user])
     got.per_user.unpersist()
@@ -918,12 +930,15 @@ def test_beyond_accuracy_matches_the_default_engine(spark):
     rankings, judgments = dataset(21, users=120)
     scores = scores_of(rankings, 21, ties=False)
     rng = random.Random(21)
-    train = [(f"t{rng.randrange(40)}", f"doc-{rng.randrange(12)}") for _ in range(150)]
+    # train users of the run among others: items seen in train (the warning, --exclude-seen),
+    # and the per-item view with train popularity, every count added up over the buckets
+    train = [(f"{'ut'[n % 2]}{rng.randrange(40)}", f"doc-{rng.randrange(12)}")
+             for n in range(150)]
     train = pa.table({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
     items = pa.table({"item_id": [f"doc-{n}" for n in range(18)],
                       "embedding": [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(18)]})
     options = dict(k=[3, "all"], metrics=BEYOND, judged_only=True, max_depth=6, train=train,
-                   items=items, head_share=0.3)
+                   items=items, head_share=0.3, exclude_seen=True, per_item=True)
     recs, rels = recs_table(rankings, "scores", scores), rels_table(judgments)
     want, summary, rows = both_engines(spark, recs, rels, **options)
     assert summary["users"] > 50 and summary["users_without_ild@3"] > 0
