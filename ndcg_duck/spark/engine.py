@@ -225,10 +225,11 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
 
             def bucketed(df):
                 # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle;
-                # a train row goes with its user's (its id as the user ids are typed)
+                # a train row goes with its user's (its id as the user ids are typed; a text
+                # id that is no number, such as 'u1' with integer users, matches no user)
                 user = col(cols.user).cast(user_type)
                 if TRAIN_ROW in df.columns:
-                    user = F.when(col(TRAIN_ROW), col(TRAIN_COLUMNS[0]).cast(user_type)) \
+                    user = F.when(col(TRAIN_ROW), col(TRAIN_COLUMNS[0]).try_cast(user_type)) \
                         .otherwise(user)
                 bucket = F.pmod(F.hash(user), F.lit(count))
                 return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)

@@ -27,6 +27,7 @@ FLAGS = ("__ndcg_judged", "__ndcg_ranked", "__ndcg_evaluated", "__ndcg_zero_idea
 SEEN = ("__ndcg_seen_users", "__ndcg_seen_items", "__ndcg_seen_user", "__ndcg_seen_item")
 TIED = ("__ndcg_tied_users", "__ndcg_tied", "__ndcg_tied_user")
 NOTED = SEEN + TIED
+EXAMPLES = (SEEN[2], SEEN[3], TIED[2])  # the texts among them (the others are counts)
 # with per_item: the bucket's per-item counts (leaks.item_counts: k, item_id, shown, relevant,
 # hits), a list in the bucket's first row; the driver adds them up per cutoff and item
 ITEM_COUNTS = "__ndcg_item_counts"
@@ -57,12 +58,12 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     counts_seen = train is not None and not options.exclude_seen  # as evaluate._run
     if train is not None:
         beyond.load(con, (), train, None, cols, recs_item_type(con, loaded.layout))
-    ranked = (leaks.ranked_table(con, options, loaded.layout, "ndcg_recs")
-              if counts_seen or per_item else None)
+    rankings = (leaks.ranked_table(con, options, loaded.layout, "ndcg_recs")
+                if counts_seen or per_item else None)  # made once, as evaluate._run does
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
-              measures=accuracy, ranked=ranked)
+              measures=accuracy, ranked=rankings)
     if counts_seen:
-        leaks.add_seen(con, options, loaded.layout, ranked, append=False)
+        leaks.add_seen(con, options, loaded.layout, rankings, append=False)
     evaluated = "ndcg_evaluated" if core_computes(accuracy) else "ndcg_metrics_evaluated"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result AS "
                 f"FROM {evaluated}('ndcg_all', {statements.evaluated_args(options)})")
@@ -73,7 +74,7 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         noted.update(zip(TIED, leaks.tied(con, options)[0]))
     items = None
     if per_item:
-        leaks.add_item_tops(con, options, ranked, "ndcg_rels", append=False)
+        leaks.add_item_tops(con, options, rankings, "ndcg_rels", append=False)
         counts = con.sql(leaks.item_counts(con, options, loaded.layout, train is not None)
                          ).to_arrow_table()
         items = pa.StructArray.from_arrays([column.combine_chunks() for column in counts.columns],
@@ -96,7 +97,7 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
         f"FROM users AS u LEFT JOIN wide AS w ON w.__ndcg_user = u.user_id{lists}"
     ).to_arrow_table()
     for name, value in noted.items():  # in the first row only
-        kind = pa.string() if name in (SEEN[2], SEEN[3], TIED[2]) else pa.int64()
+        kind = pa.string() if name in EXAMPLES else pa.int64()
         value = None if value is None else str(value) if kind == pa.string() else int(value)
         table = table.append_column(name, pa.array(
             [value] + [None] * (table.num_rows - 1) if table.num_rows else [], kind))
@@ -172,7 +173,7 @@ def partial_sums(measures: tuple):
                 sums.count(None, name, pc.sum(flags).as_py() or 0)
             noted = [name for name in NOTED if name in batch.schema.names]
             for name in noted:
-                if name not in (SEEN[2], SEEN[3], TIED[2]):
+                if name not in EXAMPLES:
                     sums.count(None, name, pc.sum(batch.column(name)).as_py() or 0)
             for example, texts in ((SEEN[2], (SEEN[2], SEEN[3])), (TIED[2], (TIED[2],))):
                 if example in noted:
