@@ -204,7 +204,7 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
     con = ran.cursor
     scored = popularity.score_groups(ran, settings, popular)
     if not grouped:
-        grouped += [scored.unplaced, popularity.groups(con)]
+        grouped += [scored.unplaced, popularity.groups(con, scored)]
     user = per_user.column_names[0]
     con.register("ndcg_cmp_everyone_arrow", per_user)
     values = [name for name in per_user.column_names[1:]]
@@ -290,7 +290,7 @@ def _aggregates(con, runs: int, pairs, metrics, with_segments: bool, groups=None
 def _no_users(con, columns: list) -> dict:
     """The aggregates `columns` over no users (a popularity group no paired user is in)."""
     result = con.sql(f"SELECT {', '.join(columns)} FROM ndcg_cmp_paired WHERE false")
-    return dict(zip(result.columns, result.fetchone()))
+    return dict(zip(result.columns, result.fetchall()[0]))
 
 
 def _exact(con, aggregates, runs: int, pairs, metrics, with_segments: bool,

@@ -120,10 +120,13 @@ def score_groups(ran, settings: dict, popularity: Popularity) -> Scored:
     return Scored(options, measures, names, unplaced, as_text, found)
 
 
-def groups(con) -> list:
-    """Every group's name (after score_groups), those no user has a relevant item in too."""
-    return [name for (name,) in con.sql("SELECT DISTINCT segment FROM ndcg_item_groups"
-                                        ).fetchall()]
+def groups(con, scored: Scored) -> list:
+    """Every group listed (after score_groups, for eval and compare): the groups of the items,
+    those no user has a relevant item in too, and the group of unlisted items when a user has a
+    relevant item there."""
+    listed = [name for (name,) in con.sql("SELECT DISTINCT segment FROM ndcg_item_groups"
+                                          ).fetchall()]
+    return list(dict.fromkeys([*listed, *scored.found]))
 
 
 def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
@@ -135,8 +138,7 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
     scored = score_groups(ran, settings, popularity)
     names, unplaced, found = scored.names, scored.unplaced, scored.found
     # every group is listed, those without a user with a relevant item in them too (0 users)
-    users = dict.fromkeys(groups(con))
-    users.update(dict.fromkeys(found))
+    users = dict.fromkeys(groups(con, scored))
     users.update(con.sql("SELECT segment, count(*) FROM ndcg_pop_wide GROUP BY segment"
                          ).fetchall())
     users = {name: n or 0 for name, n in users.items()}
