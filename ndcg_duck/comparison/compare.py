@@ -41,7 +41,9 @@ def compare(rels, runs, k=registry.BY_NAME["k"].default, **settings) -> Comparis
     'bonferroni' or 'none', over every test made. ci is the level of the intervals, alpha that
     of `significant`. segments (a path or table with a user column and the column `by`) breaks
     every result down by segment (or, without segments, by='user-activity' with train and
-    groups=N or activity_cuts=[5, 20, 100]: by the users' number of train interactions); a
+    groups=N or activity_cuts=[5, 20, 100]: by the users' number of train interactions; or
+    by='item-popularity' with train, and head_share or groups=N: each accuracy metric over the
+    relevant items of each popularity group, the users paired within each group); a
     segment with fewer than min_users users gets means but no test. per_user=True returns
     each user's values and differences; plot='out.png' draws the sorted per-user differences
     and the per-segment differences. Other keyword arguments (k,
@@ -70,7 +72,8 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
             activity_cuts=None, **options) -> tuple:
     """compare() with its messages in the command line's words: returns the comparison and the
     notes (warnings) of the runs' evaluations. by='user-activity' (with train, and groups or
-    activity_cuts) breaks every result down by activity cohort (segments.Cohorts)."""
+    activity_cuts) breaks every result down by activity cohort (segments.Cohorts);
+    by='item-popularity' by popularity group (segments.Popularity, _with_groups)."""
     segments = segmenting.source(segments, by, options.get("train"), groups, activity_cuts)
     # --by item-popularity: each group scored per user as eval scores it (popularity.py), the
     # users paired within each group; the groups' rows sit beside every user's (ALL) in one table
