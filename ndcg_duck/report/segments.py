@@ -91,8 +91,8 @@ def refuse_popularity(segments, engine) -> None:
 
 def option(segments, by) -> str:
     """How the command line names what breaks the results down: --segments, or --by
-    user-activity."""
-    return f"--by {by}" if isinstance(segments, Cohorts) else "--segments"
+    user-activity (item-popularity)."""
+    return f"--by {by}" if isinstance(segments, (Cohorts, Popularity)) else "--segments"
 
 
 def unplaced(con) -> str:

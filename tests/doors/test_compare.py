@@ -489,6 +489,9 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
        "no user has recommendations in every run (a, c): there is no user to compare the runs "
        "on; check that the runs are for the same users, with the same ids")
       for missing in ("zero", "skip")],
+    (["--train", "listeners.csv", "--by", "item-popularity", "--format", "latex"], 2,
+     "--format latex prints a row per run against one baseline, over every user: use --format "
+     "table, json or csv with --by item-popularity"),
     (["--train", "listeners.csv", "--by", "item-popularity", "--engine", "spark"], 2,
      "--by item-popularity runs on the default engine only (each group is scored again in the "
      "run's own connection): leave out --engine spark"),
