@@ -111,8 +111,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                               ran.notes, found)
         scored = common.scored_runs(runs, score)
         metrics = scored.metrics
-        if popular is not None:
-            where = ""
+        if popular is not None:  # the group _aggregates lists last ('tail' or 'cold')
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments_unplaced AS "
                         f"SELECT {literal(grouped[0])} AS segment")
         paired, everyone = _pair_users(con, scored.tables, metrics, where, popular is not None)
@@ -210,9 +209,9 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
         grouped += [scored.unplaced, popularity.groups(con, scored)]
     user = per_user.column_names[0]
     con.register("ndcg_cmp_everyone_arrow", per_user)
-    values = [name for name in per_user.column_names[1:]]
+    values = per_user.column_names[1:]
     kept = set(scored.names)
-    group_values = ", ".join((ident(m) if m in kept else f"NULL::DOUBLE") + f" AS {ident(m)}"
+    group_values = ", ".join((ident(m) if m in kept else "NULL::DOUBLE") + f" AS {ident(m)}"
                              for m in values)
     every = ", ".join(ident(m) for m in values)
     table = con.sql(f"SELECT {ident(user)}, {literal(ALL)} AS segment, {every} "
@@ -374,4 +373,4 @@ def _per_user(con, names, pairs, metrics, user_col: str, with_segments: bool) ->
                  else f"{_column(run, m)} - {_column(reference, m)}")
         columns.append(f"{value} AS {ident(name)}")
     return con.sql(f"SELECT {', '.join(columns)} FROM ndcg_cmp_paired ORDER BY user_id"
-                   + (", segment <> '(all)', segment" if with_segments else "")).to_arrow_table()
+                   + (f", segment <> {literal(ALL)}, segment" if with_segments else "")).to_arrow_table()
