@@ -89,7 +89,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         if segments is not None and popular is None:
             where = segmenting.attach(con, segments, by, user_col, segments_format)
         unranked = []
-        grouped = []  # with --by item-popularity: the unplaced group, every group's name
+        grouped = {}  # with --by item-popularity: _with_groups' unplaced, groups, metrics
 
         def score(name, recs):
             with running(recs, rels, k, con=con, per_user=True, threads=threads,
@@ -113,13 +113,16 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         metrics = scored.metrics
         if popular is not None:  # the group _aggregates lists last ('tail' or 'cold')
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments_unplaced AS "
-                        f"SELECT {literal(grouped[0])} AS segment")
+                        f"SELECT {literal(grouped['unplaced'])} AS segment")
         paired, everyone = _pair_users(con, scored.tables, metrics, where, popular is not None)
         common.check_shared(_shared(con, unranked), names)
         aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None,
-                                 popular is not None and grouped[1])
+                                 popular is not None and grouped["groups"])
         rows, info = common.comparison_rows(aggregates, scored, names, pairs, paired, everyone,
                                             own, by, _resampler(con, popular is not None))
+        if popular is not None:  # a group's rows: the metrics scored per group (none tested)
+            rows = [row for row in rows if row["segment"] == ALL
+                    or common.row_metric(row) in grouped["metrics"]]
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
             _plot(con, rows, names, pairs, metrics, info, plot)
@@ -198,7 +201,8 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
     segment column, ALL on every user's row, followed by a row per user and popularity group
     with a relevant item in it (popularity.score_groups, eval's rule: the accuracy metrics over
     the group's judgments; the others NULL). Puts in `grouped` (once) the group of unlisted items
-    and every group's name, and in the per-run values `found` (per_run_found's) each group's
+    ('unplaced'), every group's name ('groups') and the metrics a group has ('metrics': the
+    accuracy metrics averaged over users, exposure@K), and in the per-run values `found` (per_run_found's) each group's
     exposure@K (popularity.exposures: a share of the run's top k, one value per run). Returns
     the table and the run's summary with exposure@K (1: every item)."""
     from ..report import popularity
@@ -206,7 +210,9 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
     con = ran.cursor
     scored = popularity.score_groups(ran, settings, popular)
     if not grouped:
-        grouped += [scored.unplaced, popularity.groups(con, scored)]
+        grouped.update(unplaced=scored.unplaced, groups=popularity.groups(con, scored),
+                       metrics={*scored.names, *map(popularity.exposure_name,
+                                                    scored.options.k)})
     user = per_user.column_names[0]
     con.register("ndcg_cmp_everyone_arrow", per_user)
     values = per_user.column_names[1:]
@@ -222,7 +228,7 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
     shares = popularity.exposures(ran, scored)
     summary = dict(ran.evaluation.summary)
     users = summary.get("users")
-    for group in [ALL, *grouped[1]]:
+    for group in [ALL, *grouped["groups"]]:
         values = found.setdefault(group, {"users": users, "values": {}})
         if group == ALL and not values["values"]:
             values["users"] = users

@@ -552,12 +552,14 @@ def test_compare_by_item_popularity_pairs_users_within_each_group(tmp_path):
             f"{user},{item},{n}\n" for user, items in lists.items()
             for n, item in enumerate(items, 1)))
     result = run("compare", tmp_path / "rels.csv", "--run", f"old={tmp_path / 'old.csv'}",
-                 "--run", f"new={tmp_path / 'new.csv'}", "-k", "3", "-m", "ndcg", "--train",
-                 tmp_path / "train.csv", "--by", "item-popularity", "--head-share", "0.5",
+                 "--run", f"new={tmp_path / 'new.csv'}", "-k", "3", "-m", "ndcg,novelty",
+                 "--train", tmp_path / "train.csv", "--by", "item-popularity", "--head-share", "0.5",
                  "--min-users", "2", "--correction", "none", "--format", "json")
     assert result.exit_code == 0, result.output
-    rows = {(r["metric"], r["segment"], r["run"]): r for r in json.loads(result.output)}
+    rows = {(r["metric"], r["segment"], r["run"]): r for r in json.loads(result.stdout)}
     assert [s for (m, s, r) in rows if m == "ndcg" and r == "new"] == ["(all)", "head", "tail"]
+    # novelty is not scored per group: its rows are every user's only
+    assert [s for (m, s, r) in rows if m == "novelty"] == ["(all)", "(all)"]
 
     def group(item):
         return next((g for g, items in POP_GROUPS.items() if item in items), "tail")
