@@ -606,7 +606,7 @@ PARAMS = (
     Param("by", "extras", metavar="COLUMN", python=False,
           help="The segment column of --segments; or, without --segments, user-activity: users "
                "grouped by their number of --train interactions (--groups N or "
-               "--activity-cuts), users absent from train 'cold'; or item-popularity (eval): "
+               "--activity-cuts), users absent from train 'cold'; or item-popularity: "
                "each accuracy metric over the relevant items of each popularity group only "
                "(head and tail by --head-share, or --groups N), and each group's exposure."),
     Param("groups", "extras", kind="int", minimum=2, maximum=None, metavar="N", python=False,

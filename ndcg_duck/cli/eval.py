@@ -84,10 +84,7 @@ def eval_command(recs, relevance, per_user, per_item, format, quiet, segments, b
          *beside_inputs(segments, settings)])
     # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
     segments = segmenting.source(segments, by, settings["train"], groups, activity_cuts)
-    if engine == "spark" and isinstance(segments, Popularity):
-        raise InputError("--by item-popularity runs on the default engine only (each group is "
-                         "scored again in the run's own connection): leave out --engine spark",
-                         usage=True)
+    segmenting.refuse_popularity(segments, engine)
     if format == "trec" and (segments is not None or plot):
         raise InputError(f"--format trec prints trec_eval's lines, which have no segments or "
                          f"plot: use --format table, json or csv with "

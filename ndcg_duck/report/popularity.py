@@ -13,6 +13,8 @@ is in it (users with nothing relevant there are left out, as with --empty skip).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import means, metrics as metric_names, outcome
 from ..evaluation import beyond, evaluate, inputs, intervals as ci
 from ..sqltext import ident, literal
@@ -66,11 +68,25 @@ def _item_groups(con, popularity: Popularity, settings: dict, options) -> tuple:
     return cold, as_text
 
 
-def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
-    """The rows of --by item-popularity for the run `ran` (evaluate.running's, its cursor open):
-    as segments.rows' ('(all)': the run's summary, with exposure 1), each group's metrics over
-    the judgments of its items and its exposure@K, with spec (--ci) each row's intervals.
-    Returns (rows, what the intervals said)."""
+class Scored(NamedTuple):
+    """A run's groups scored (score_groups): the options and accuracy measures they were scored
+    with, the names of the metrics that are means over users, the group of unlisted items
+    ('tail' or 'cold'), whether item ids compare as text, and the groups that have a relevant
+    item (each group's users and values are in ndcg_pop_wide)."""
+
+    options: object
+    measures: list
+    names: list
+    unplaced: str
+    as_text: bool
+    found: list
+
+
+def score_groups(ran, settings: dict, popularity: Popularity) -> Scored:
+    """Score each popularity group of the run `ran` (evaluate.running's, its cursor open) per
+    user, the one rule eval and compare share: ndcg_pop_wide (user_id, segment, one column per
+    accuracy metric), a row per user and group with a relevant item of the group; and
+    ndcg_item_groups (item_id, segment)."""
     con = ran.cursor
     options, measures, _ = outcome.plan(settings["k"], {n: v for n, v in settings.items()
                                                         if n != "k"})
@@ -101,10 +117,28 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
     else:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS SELECT NULL AS user_id, "
                     "NULL::VARCHAR AS segment WHERE false")
+    return Scored(options, measures, names, unplaced, as_text, found)
+
+
+def groups(con, scored: Scored) -> list:
+    """Every group listed (after score_groups, for eval and compare): the groups of the items,
+    those no user has a relevant item in too, and the group of unlisted items when a user has a
+    relevant item there."""
+    listed = [name for (name,) in con.sql("SELECT DISTINCT segment FROM ndcg_item_groups"
+                                          ).fetchall()]
+    return list(dict.fromkeys([*listed, *scored.found]))
+
+
+def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
+    """The rows of --by item-popularity for the run `ran` (evaluate.running's, its cursor open):
+    as segments.rows' ('(all)': the run's summary, with exposure 1), each group's metrics over
+    the judgments of its items (score_groups) and its exposure@K, with spec (--ci) each row's
+    intervals. Returns (rows, what the intervals said)."""
+    con = ran.cursor
+    scored = score_groups(ran, settings, popularity)
+    names, unplaced, found = scored.names, scored.unplaced, scored.found
     # every group is listed, those without a user with a relevant item in them too (0 users)
-    users = dict.fromkeys(name for (name,) in con.sql(
-        "SELECT DISTINCT segment FROM ndcg_item_groups").fetchall())
-    users.update(dict.fromkeys(found))
+    users = dict.fromkeys(groups(con, scored))
     users.update(con.sql("SELECT segment, count(*) FROM ndcg_pop_wide GROUP BY segment"
                          ).fetchall())
     users = {name: n or 0 for name, n in users.items()}
@@ -123,31 +157,39 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
         for row in out:
             key = None if row["segment"] == segmenting.ALL else row["segment"]
             row["intervals"] = {m: intervals.get((key, m), (None, None)) for m in averaged}
-    _exposure(con, options, layout, out, unplaced, as_text)
+    _exposure(ran, scored, out)
     return out, told
 
 
-def _exposure(con, options, layout: str, out: list, unplaced: str, as_text: bool) -> None:
-    """Add exposure@K to each row: the group's share of the top-k places of the evaluated users
-    (1 on the row of every item; 0 for a group never shown); as_text: the recommended ids
-    compared as text."""
+def exposures(ran, scored: Scored) -> dict:
+    """exposure@K of each group after score_groups: {(k, group): its share of the top-k places of
+    the evaluated users} (a group never shown has none)."""
     from .. import statements
 
-    top = "list_transform(top, lambda i: i::VARCHAR)" if as_text else "top"
+    con, options = ran.cursor, scored.options
+    top = "list_transform(top, lambda i: i::VARCHAR)" if scored.as_text else "top"
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS "
-                f"WITH {statements.ranked_cte(options, layout)}, "
+                f"WITH {statements.ranked_cte(options, ran.loaded.layout)}, "
                 f"ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
                 f"{statements.judgments_args(options)})), "
                 f"ndcg_tops_pop_ AS (SELECT user_id, k, {top} AS top FROM ndcg_beyond_tops("
                 f"'ndcg_ranked_', 'ndcg_judgments_', {statements.ks(options)}, judged_only := "
                 f"{statements.value(options.judged_only)})) "
                 f"FROM ndcg_group_exposure('ndcg_tops_pop_', 'ndcg_item_groups', "
-                f"{literal(unplaced)})")
-    shares = {(k, segment): share for k, segment, _, share in
-              con.sql("FROM ndcg_pop_exposure").fetchall()}
-    for k in options.k:
-        name = f"exposure@{'all' if k is None else k}"
-        for row in out:
-            row[name] = 1.0 if row["segment"] == segmenting.ALL else \
-                float(shares.get((k, row["segment"]), 0.0))
+                f"{literal(scored.unplaced)})")
+    return {(k, segment): float(share) for k, segment, _, share in
+            con.sql("FROM ndcg_pop_exposure").fetchall()}
 
+
+def exposure_name(k) -> str:
+    return f"exposure@{'all' if k is None else k}"
+
+
+def _exposure(ran, scored: Scored, out: list) -> None:
+    """Add exposure@K to each row: the group's share of the top-k places of the evaluated users
+    (1 on the row of every item; 0 for a group never shown)."""
+    shares = exposures(ran, scored)
+    for k in scored.options.k:
+        for row in out:
+            row[exposure_name(k)] = 1.0 if row["segment"] == segmenting.ALL else \
+                shares.get((k, row["segment"]), 0.0)

@@ -59,7 +59,7 @@ class Cohorts:
 class Popularity:
     """--by item-popularity: items grouped by their train popularity (train: a path or a table
     in memory), head and tail (groups None) or `groups` quantile ranges. Not a segment table:
-    eval's DuckDBResult computes its rows (popularity.py)."""
+    each group is scored again (popularity.score_groups), for eval and compare."""
 
     train: object
     groups: Optional[int] = None
@@ -68,8 +68,8 @@ class Popularity:
 def source(segments, by, train=None, groups=None, activity_cuts=None):
     """What `attach` reads for --segments FILE --by COLUMN, or for --by user-activity (with
     --train, --groups N or --activity-cuts): the file as given, or a Cohorts; for --by
-    item-popularity, a Popularity (not a segment table: eval's DuckDBResult
-    computes its rows); None for none. Checked before any work (options.check_segments)."""
+    item-popularity, a Popularity (not a segment table: popularity.score_groups
+    scores its groups); None for none. Checked before any work (options.check_segments)."""
     from ..options import BY_NAME, check_segments
 
     check_segments(segments, by, train, groups, activity_cuts)
@@ -80,19 +80,19 @@ def source(segments, by, train=None, groups=None, activity_cuts=None):
     return segments
 
 
-def refuse_popularity(segments, by) -> None:
-    """compare's check: --by item-popularity is eval's only (its groups restrict the judgments,
-    not the users that compare pairs)."""
-    if isinstance(segments, Popularity):
-        raise InputError(f"--by {by} is eval's: its groups restrict the judgments to their "
-                         f"items, and compare pairs users: run eval --by {by} on each run, or "
-                         f"compare --by user-activity", usage=True)
+def refuse_popularity(segments, engine) -> None:
+    """eval's and compare's check: --by item-popularity runs on the default engine only (each
+    group is scored again in the run's own connection, popularity.score_groups)."""
+    if engine == "spark" and isinstance(segments, Popularity):
+        raise InputError("--by item-popularity runs on the default engine only (each group is "
+                         "scored again in the run's own connection): leave out --engine spark",
+                         usage=True)
 
 
 def option(segments, by) -> str:
     """How the command line names what breaks the results down: --segments, or --by
-    user-activity."""
-    return f"--by {by}" if isinstance(segments, Cohorts) else "--segments"
+    user-activity (item-popularity)."""
+    return f"--by {by}" if isinstance(segments, (Cohorts, Popularity)) else "--segments"
 
 
 def unplaced(con) -> str:

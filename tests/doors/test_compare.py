@@ -489,10 +489,12 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
        "no user has recommendations in every run (a, c): there is no user to compare the runs "
        "on; check that the runs are for the same users, with the same ids")
       for missing in ("zero", "skip")],
-    (["--train", "listeners.csv", "--by", "item-popularity"], 2,
-     "--by item-popularity is eval's: its groups restrict the judgments to their items, and "
-     "compare pairs users: run eval --by item-popularity on each run, or compare --by "
-     "user-activity"),
+    (["--train", "listeners.csv", "--by", "item-popularity", "--format", "latex"], 2,
+     "--format latex prints a row per run against one baseline, over every user: use --format "
+     "table, json or csv with --by item-popularity"),
+    (["--train", "listeners.csv", "--by", "item-popularity", "--engine", "spark"], 2,
+     "--by item-popularity runs on the default engine only (each group is scored again in the "
+     "run's own connection): leave out --engine spark"),
     (["--train", "listeners.csv", "--by", "user-activity"], 2,
      "--by user-activity needs --groups N (N groups of about as many train users) or "
      "--activity-cuts 5,20,100 (fixed ranges of counts)"),
@@ -523,6 +525,62 @@ def test_compare_errors(tmp_path, monkeypatch, args, code, message):
     assert result.exit_code == code, result.output
     assert result.output.splitlines()[-1] == f"Error: {message}"
 
+
+
+# --by item-popularity (issue 33): train users per item a 3, b 2, c 1, d 1; --head-share 0.5 makes
+# a and b the head, c, d and the items no train user has (x) the tail. Each group's per-user NDCG
+# is the plain-Python reference's over the judgments of its items; the runs pair users per group
+POP_TRAIN = "user_id,item_id\nt1,a\nt2,a\nt3,a\nt1,b\nt2,b\nt1,c\nt2,d\n"
+POP_JUDGED = {"u1": {"a": 1, "c": 1}, "u2": {"b": 1, "x": 1}, "u3": {"a": 1, "d": 1},
+              "u4": {"b": 1}}
+POP_RUNS = {"old": {"u1": ["a", "y", "c"], "u2": ["x", "b", "y"], "u3": ["d", "y", "a"],
+                    "u4": ["y", "z", "b"]},
+            "new": {"u1": ["c", "a", "y"], "u2": ["b", "y", "x"], "u3": ["a", "d", "y"],
+                    "u4": ["b", "a", "z"]}}
+POP_GROUPS = {"head": {"a", "b"}}
+
+
+def test_compare_by_item_popularity_pairs_users_within_each_group(tmp_path):
+    import reference
+
+    (tmp_path / "train.csv").write_text(POP_TRAIN)
+    (tmp_path / "rels.csv").write_text("user_id,item_id,relevance\n" + "".join(
+        f"{user},{item},{rel}\n" for user, judged in POP_JUDGED.items()
+        for item, rel in judged.items()))
+    for name, lists in POP_RUNS.items():
+        (tmp_path / f"{name}.csv").write_text("user_id,item_id,rank\n" + "".join(
+            f"{user},{item},{n}\n" for user, items in lists.items()
+            for n, item in enumerate(items, 1)))
+    result = run("compare", tmp_path / "rels.csv", "--run", f"old={tmp_path / 'old.csv'}",
+                 "--run", f"new={tmp_path / 'new.csv'}", "-k", "3", "-m", "ndcg,novelty",
+                 "--train", tmp_path / "train.csv", "--by", "item-popularity", "--head-share", "0.5",
+                 "--min-users", "2", "--correction", "none", "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = {(r["metric"], r["segment"], r["run"]): r for r in json.loads(result.stdout)}
+    assert [s for (m, s, r) in rows if m == "ndcg" and r == "new"] == ["(all)", "head", "tail"]
+    # novelty is not scored per group: its rows are every user's only
+    assert [s for (m, s, r) in rows if m == "novelty"] == ["(all)", "(all)"]
+
+    def group(item):
+        return next((g for g, items in POP_GROUPS.items() if item in items), "tail")
+
+    for name in ("head", "tail"):
+        values = {run_name: [reference.user_scores(lists[user], mine, 3)[2]
+                             for user, judged in POP_JUDGED.items()
+                             if (mine := {i: r for i, r in judged.items() if group(i) == name})]
+                  for run_name, lists in POP_RUNS.items()}
+        new = rows[("ndcg", name, "new")]
+        # head: every user (4); tail: u1, u2, u3 (u4 has no relevant tail item)
+        assert new["users"] == len(values["new"]) == (4 if name == "head" else 3)
+        assert rows[("ndcg", name, "old")]["mean"] == pytest.approx(np.mean(values["old"]))
+        assert new["mean"] == pytest.approx(np.mean(values["new"]))
+        assert new["diff"] == pytest.approx(np.mean(values["new"]) - np.mean(values["old"]))
+        assert new["p_value"] == pytest.approx(
+            scipy.stats.ttest_rel(values["new"], values["old"]).pvalue)
+    # exposure@3: of the 12 places shown, old shows a or b 4 times, new 5 (u4 gets a too)
+    assert rows[("exposure", "head", "old")]["mean"] == pytest.approx(4 / 12)
+    assert rows[("exposure", "head", "new")]["diff"] == pytest.approx(1 / 12)
+    assert rows[("exposure", "tail", "new")]["mean"] == pytest.approx(7 / 12)
 
 
 def test_the_readme_compare_example_prints_what_the_readme_shows(tmp_path, monkeypatch):

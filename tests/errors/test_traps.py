@@ -239,6 +239,12 @@ ERRORS = {
          "user-activity", "--groups", "2", "--format", "markdown"], 2,
         USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
         "or csv with --by user-activity\n"),
+    "--format markdown with --by item-popularity": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
+         "item-popularity", "--format", "markdown"], 2,
+        USAGE + "Error: --format markdown prints one row for the run: use --format table, json "
+        "or csv with --by item-popularity\n"),
     "--by item-popularity without --train": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
         ["{d}/recs.parquet", "{d}/rels.csv", "--by", "item-popularity"], 2,
