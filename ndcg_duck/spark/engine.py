@@ -123,6 +123,20 @@ def refuse_leaks(exclude_seen: bool = False, per_item: bool = False) -> None:
                          usage=True)
 
 
+def refuse_beyond_users(given) -> None:
+    """--beyond-users recommended (or a --beyond-as preset that sets it; `given`: the run's
+    options, as given or as Options) is not on Spark: its workers keep the top_k lists of the
+    evaluated users only (each bucket's users scored from their recommendations and judgments
+    together)."""
+    chosen = (given.beyond_users if isinstance(given, Options)
+              else registry.beyond_settings(given)["beyond_users"])
+    if chosen == "recommended":
+        raise InputError("--beyond-users recommended (set by --beyond-as rectools, evidently and "
+                         "msrec) is not on --engine spark: its workers keep the lists of the "
+                         "evaluated users only; use --engine duckdb, or give --beyond-users "
+                         "evaluated", usage=True)
+
+
 def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                      buckets=None, recs_what="recommendations (DataFrame)",
                      rels_what="relevance (DataFrame)", lists=None, ranked=False,
@@ -141,6 +155,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
         raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
     options, measures, settings = outcome.plan(k, given)
     refuse_leaks(options.exclude_seen)
+    refuse_beyond_users(options)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
                                 or buckets < 1):  # batch_users: checked by the registry
         raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)

@@ -9,7 +9,7 @@ from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
 from .columns import col
-from .engine import refuse_leaks, run
+from .engine import refuse_beyond_users, refuse_leaks, run
 from .files import (check_one_file_per_user, check_output, check_table_output, read,
                     write_per_user)
 from .launch import cli_session, parse_conf
@@ -46,6 +46,7 @@ class SparkResult(Result):
         settings = self.settings
         conf = parse_conf(self.conf_pairs)
         refuse_leaks(settings["exclude_seen"])  # fail fast, before Spark starts
+        refuse_beyond_users(settings)
         beyond.require(outcome.measured({name: value for name, value in settings.items()
                                          if registry.BY_NAME[name].group == "metric"},
                                         None)[1],  # fail fast, before Spark starts
