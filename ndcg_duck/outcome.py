@@ -104,8 +104,8 @@ def beyond_counted(summary: dict, missing: str, empty: str, judged: bool = True
         line += (f"; --empty skip left out the lists of {_users(zero)} whose ideal DCG is 0")
     only = summary.get("users_only_in_recommendations")
     if only:
-        line += (f"; not the lists of {_users(only)} only in the recommendations (without "
-                 f"RELEVANCE every user's list counts)")
+        line += (f"; not the lists of {_users(only)} only in the recommendations (--beyond-users "
+                 f"recommended counts every user's list)")
     return line
 
 
