@@ -390,7 +390,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         ranked = None
-        if per_item or counts_seen:  # the batch's rankings once, for its scores and the rest
+        if per_item or counts_seen or extra:  # the batch's rankings once, for its scores and
+            # the rest (the beyond-accuracy lists)
             ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
                     append=number > 0, measures=measures, ranked=ranked)
@@ -398,7 +399,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
             leaks.add_seen(con, options, loaded.layout, ranked, append=number > 0)
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
-                            all_measures)
+                            all_measures, ranked)
         if per_item:
             leaks.add_item_tops(con, options, ranked, "ndcg_rels_batch", append=number > 0)
     evaluated, summed = macros_of(measures)
