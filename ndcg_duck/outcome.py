@@ -117,7 +117,7 @@ def _users(n: int) -> str:
 # beyond-accuracy metrics: check_lists_only) each is refused, never silently dropped
 JUDGMENT_OPTIONS = ("judged_only", "missing", "empty", "gain", "gain_map", "min_relevance",
                     "idcg_cutoff", "unique_judgments", "relevance_col", "rels_user_col",
-                    "rels_item_col", "rels_format")
+                    "rels_item_col", "rels_format", "beyond_users")
 
 
 # the Spark engine's refusal of a run without judgments: its workers score each bucket of users
@@ -149,12 +149,16 @@ def check_lists_only(measures: tuple, given: dict, per_item: bool = False) -> No
         value = given.get(name, param.default)
         if value is None or value == param.default or value == ():
             continue
+        if name == "beyond_users" and value != "evaluated":  # every user's list counts anyway
+            continue
         flag = param.option + (f" {value}" if param.choices and param.kind != "flag" else "")
         why = {"judged_only": "takes the unjudged items out of each list",
                "missing": "chooses users by their judgments",
-               "empty": "chooses users by their judgments"}.get(name, "reads the judgments")
+               "empty": "chooses users by their judgments",
+               "beyond_users": "chooses users by their judgments"}.get(name,
+                                                                      "reads the judgments")
         counts = (" (without it every user of the recommendations counts)"
-                  if name in ("missing", "empty") else "")
+                  if name in ("missing", "empty", "beyond_users") else "")
         raise InputError(f"{flag} {why}, and there is no relevance file{counts}: pass it "
                          f"(RELEVANCE) or leave out {flag}", usage=True)
 
