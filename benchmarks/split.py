@@ -1,6 +1,7 @@
 """What `ndcg-duck split` costs (issue 33, point 1): a per-user holdout of a generated
 interactions file against DuckDB's own read and write of the same file (COPY to one Parquet
-file), in one process, each timed from start to end.
+file), in one process, each timed from start to end, in wall and in CPU seconds (user + sys of
+the process, every thread).
 
     python benchmarks/split.py --users 100000 --per-user 50 --runs 3
 
@@ -11,6 +12,7 @@ every user but a few has a holdout) is made once under --data-dir.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import tempfile
 import time
@@ -34,6 +36,12 @@ def make(path: Path, users: int, per_user: int) -> int:
     return con.sql(f"SELECT count(*) FROM '{path}'").fetchall()[0][0]
 
 
+def cpu() -> float:
+    """This process's CPU seconds so far (user + sys, every thread)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=100000)
@@ -47,26 +55,32 @@ def main() -> None:
     if not source.exists():
         make(source, args.users, args.per_user)
     rows = duckdb.sql(f"SELECT count(*) FROM '{source}'").fetchall()[0][0]
+    cpus = {}
     times = {"duckdb read + write": [], "ndcg-duck split --test-share 0.2 --short-users train": [],
              "ndcg-duck split --test-share 0.2 --by random --short-users train": []}
     with tempfile.TemporaryDirectory() as out:
         for _ in range(args.runs):
-            start = time.perf_counter()
+            start, used = time.perf_counter(), cpu()
             con = duckdb.connect()
             con.execute(f"COPY (FROM '{source}') TO '{out}/copy.parquet' (FORMAT parquet)")
             con.close()
             times["duckdb read + write"].append(time.perf_counter() - start)
+            cpus.setdefault("duckdb read + write", []).append(cpu() - used)
             for name, by in ((list(times)[1], "time"), (list(times)[2], "random")):
-                start = time.perf_counter()
+                start, used = time.perf_counter(), cpu()
                 write(str(source), {"test_share": 0.2, "short_users": "train", "split_by": by},
                       f"{out}/train.parquet", f"{out}/test.parquet")
                 times[name].append(time.perf_counter() - start)
+                cpus.setdefault(name, []).append(cpu() - used)
     base = statistics.median(times["duckdb read + write"])
+    base_cpu = statistics.median(cpus["duckdb read + write"])
     print(f"{rows:,} interactions, {args.users:,} users, {args.runs} runs")
-    print("| what | median s | min-max s | x read + write |\n|---|---:|---:|---:|")
+    print("| what | median s | min-max s | x read + write | median CPU s | x in CPU |\n"
+          "|---|---:|---:|---:|---:|---:|")
     for name, seen in times.items():
+        spent = statistics.median(cpus[name])
         print(f"| {name} | {statistics.median(seen):.2f} | {min(seen):.2f}-{max(seen):.2f} | "
-              f"{statistics.median(seen) / base:.2f} |")
+              f"{statistics.median(seen) / base:.2f} | {spent:.2f} | {spent / base_cpu:.2f} |")
 
 
 if __name__ == "__main__":

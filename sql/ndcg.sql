@@ -299,6 +299,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
          WHEN e < -900 THEN (x * pow(2.0, 52 - e - 600) * pow(2.0, 600))::BIGINT
          ELSE (x * pow(2.0, 52 - e))::BIGINT END;
 
+-- ndcg_scaled(x, shift): x * 2^shift as a HUGEINT. For the values of one column, means.py picks
+-- shift from their smallest and largest sizes so that each scaled value is a whole number and
+-- their sum stays below 2^126: then one HUGEINT sum adds them exactly, with no exponent per
+-- value (a column whose values span more powers of two takes ndcg_exponent and ndcg_mantissa).
+CREATE OR REPLACE TEMP MACRO ndcg_scaled(x, shift) AS (x * pow(2.0, shift))::HUGEINT;
+
 -- ndcg_input.sql
 -- Input edges: DuckDB list handling that turns each input layout into what the core reads:
 -- each user's ranking as one list of item ids (the ranking edges), and the judgments checked,
@@ -2013,18 +2019,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_pairs(judgments) AS TABLE
           FROM query_table(judgments))
     WHERE relevant;
 
--- ndcg_item_view(entries, tops, relevant, popularity): the per-item view of a run, per cutoff k
--- and item shown or relevant: k, item_id, shown (how many users' top_k hold it: the exposure
--- count of ndcg_beyond_exposure_of), exposure_share (shown / the shown items of every user at
--- k), relevant (how many users of `relevant` it is relevant for), hits (how many users' top_k
--- hold it and it is relevant for them) and train_users (its popularity: the distinct train
--- users with it; 0 when none). entries and tops as ndcg_beyond_entries and ndcg_beyond_tops
--- give them (the evaluated users' lists), relevant the (user_id, item_id) pairs of the
--- evaluated users (ndcg_relevant_pairs), popularity item_id and pop (ndcg_beyond_popularity;
--- empty without train).
-CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, tops, relevant, popularity) AS TABLE
-    WITH cutoffs_ AS (FROM ndcg_beyond_cutoffs_of(tops)),
-    exposure_ AS (FROM ndcg_beyond_exposure_of(entries, tops)),
+-- ndcg_item_counts(entries, relevant, ks): the per-item view's counts, per cutoff k of ks (a
+-- list of cutoffs, NULL in it for no cutoff) and item shown or relevant: k, item_id, shown (how
+-- many users' top_k hold it: the exposure count), relevant (how many users of `relevant` it is
+-- relevant for) and hits (how many users' top_k hold it and it is relevant for them). entries as
+-- ndcg_beyond_entries gives them (the evaluated users' lists), relevant the (user_id, item_id)
+-- pairs of the evaluated users (ndcg_relevant_pairs). Counts of users: those of disjoint groups
+-- of users add up, per k and item, to the counts of all (the Spark engine's workers).
+CREATE OR REPLACE TEMP MACRO ndcg_item_counts(entries, relevant, ks) AS TABLE
+    WITH cutoffs_ AS (SELECT k, coalesce(k, 9223372036854775807) AS depth
+                      FROM (SELECT DISTINCT unnest(ks) AS k)),
+    exposure_ AS (SELECT c.k, e.item_id, count(*) AS shown
+                  FROM query_table(entries) AS e JOIN cutoffs_ AS c ON e.position <= c.depth
+                  GROUP BY c.k, e.item_id),
     relevant_ AS (SELECT item_id, count(*) AS relevant FROM query_table(relevant)
                   GROUP BY item_id),
     hits_ AS (SELECT c.k, e.item_id, count(*) AS hits
@@ -2035,15 +2042,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, tops, relevant, popularity)
               GROUP BY c.k, e.item_id),
     keys_ AS (SELECT k, item_id FROM exposure_
               UNION SELECT c.k, r.item_id FROM relevant_ AS r CROSS JOIN cutoffs_ AS c)
-    SELECT keys_.k, keys_.item_id, coalesce(x.c, 0) AS shown,
-           coalesce(x.c, 0) / sum(coalesce(x.c, 0)) OVER (PARTITION BY keys_.k) AS exposure_share,
-           coalesce(r.relevant, 0) AS relevant, coalesce(h.hits, 0) AS hits,
-           coalesce(p.pop, 0) AS train_users
+    SELECT keys_.k, keys_.item_id, coalesce(x.shown, 0) AS shown,
+           coalesce(r.relevant, 0) AS relevant, coalesce(h.hits, 0) AS hits
     FROM keys_
     LEFT JOIN exposure_ AS x ON x.k IS NOT DISTINCT FROM keys_.k AND x.item_id = keys_.item_id
     LEFT JOIN relevant_ AS r ON r.item_id = keys_.item_id
-    LEFT JOIN hits_ AS h ON h.k IS NOT DISTINCT FROM keys_.k AND h.item_id = keys_.item_id
-    LEFT JOIN query_table(popularity) AS p ON p.item_id = keys_.item_id;
+    LEFT JOIN hits_ AS h ON h.k IS NOT DISTINCT FROM keys_.k AND h.item_id = keys_.item_id;
+
+-- ndcg_item_view_of(counts, popularity): the per-item view from its counts (ndcg_item_counts'
+-- rows, or their sums per k and item over groups of users): k, item_id, shown, exposure_share
+-- (shown / the shown items of every user at k), relevant, hits and train_users (its
+-- popularity: the distinct train users with it; 0 when none). popularity: item_id and pop
+-- (ndcg_beyond_popularity; empty without train).
+CREATE OR REPLACE TEMP MACRO ndcg_item_view_of(counts, popularity) AS TABLE
+    SELECT c.k, c.item_id, c.shown,
+           c.shown / sum(c.shown) OVER (PARTITION BY c.k) AS exposure_share,
+           c.relevant, c.hits, coalesce(p.pop, 0) AS train_users
+    FROM query_table(counts) AS c
+    LEFT JOIN query_table(popularity) AS p ON p.item_id = c.item_id;
+
+-- ndcg_item_view(entries, relevant, ks, popularity): the per-item view of a run, per cutoff k
+-- of ks and item shown or relevant (ndcg_item_counts, then ndcg_item_view_of): k, item_id,
+-- shown, exposure_share, relevant, hits and train_users.
+CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) AS TABLE
+    WITH counts_ AS (FROM ndcg_item_counts(entries, relevant, ks))
+    FROM ndcg_item_view_of('counts_', popularity);
 
 -- ndcg_metrics.sql
 -- The metrics people report beside NDCG, from the same per-user gains the core finds.
@@ -2450,12 +2473,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(gains, ideal) AS
 
 -- ndcg_rbp_resid(unjudged_ranks, length, p): rbp_resid from the positions of the unjudged ranked
 -- items (ndcg_user_gains' unjudged_ranks), the ranking's length and the persistence p: p^n (the
--- ranks past the ranking) plus (1 - p) p^(i - 1) for each unjudged rank i; 0 when none is. A
--- DOUBLE.
+-- ranks past the ranking) plus (1 - p) p^(i - 1) for each unjudged rank i, added in rank order
+-- (the weights picked from ndcg_rbp_weights' constant list for a ranking of up to 1024 items:
+-- a pow per unjudged rank and row cost 1.4x as much); 0 when none is. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_rbp_resid(unjudged_ranks, length, p) AS
     CASE WHEN len(unjudged_ranks) > 0
-         THEN pow(p, length) + (1 - p) * list_sum(list_transform(unjudged_ranks,
-                                                                 lambda i: pow(p, i - 1)))
+         THEN pow(p, length) + (1 - p) * CASE WHEN length <= 1024
+             THEN list_sum(list_select(ndcg_rbp_weights(p, 1024), unjudged_ranks))
+             ELSE list_sum(list_transform(unjudged_ranks, lambda i: pow(p, i - 1))) END
          ELSE 0.0 END;
 
 -- ndcg_utility(num_rel_ret, num_ret, num_rel, weights, num_docs): trec_eval's utility from F, n,
@@ -2475,10 +2500,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_utility_weights_ok(weights) AS
                  || 'nonrelevant ranked, relevant not ranked, nonrelevant not ranked), not '
                  || ndcg_show(weights));
 
--- ndcg_unj(unjudged_ranks, k): unj@k from the positions of the unjudged ranked items: how many
--- are in the first k, over k; NULL without a cutoff. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_unj(unjudged_ranks, k) AS
-    CASE WHEN k IS NOT NULL THEN ndcg_found(unjudged_ranks, k) / k END;
+-- ndcg_negative_ranks(judged_ranks, unjudged_ranks, length): the positions of the ranked items
+-- judged below 0, which trec_eval counts as unjudged: those in both lists (in no set order);
+-- none when the two lists' lengths add up to the ranking's (the test costs nothing, the
+-- intersection much). A BIGINT list.
+CREATE OR REPLACE TEMP MACRO ndcg_negative_ranks(judged_ranks, unjudged_ranks, length) AS
+    CASE WHEN len(judged_ranks) + len(unjudged_ranks) = length THEN []::BIGINT[]
+         ELSE list_intersect(judged_ranks, unjudged_ranks) END;
+
+-- ndcg_unj(judged_ranks, negative_ranks, length, k): unj@k from the positions of the judged
+-- ranked items and of those judged below 0 (ndcg_negative_ranks) and the ranking's length: the
+-- first min(k, length) ranks less the judged ones plus the negatively judged ones, the unjudged
+-- items in the first k, over k (counted from the few judged positions rather than the many
+-- unjudged ones: 9x fewer positions read per cutoff); NULL without a cutoff. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_unj(judged_ranks, negative_ranks, length, k) AS
+    CASE WHEN k IS NOT NULL
+         THEN (least(k, length) - ndcg_found(judged_ranks, k) + ndcg_found(negative_ranks, k)) / k
+    END;
 
 -- ndcg_g_steps(gains, ideal): what each position i of a ranking brings to G: its gain and its
 -- cost, max(ideal[i], 1) (1 past the ideal). A list of STRUCT(gain DOUBLE, cost DOUBLE).
@@ -2570,7 +2608,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first AND has_ranking
                 THEN ndcg_utility(len(ranks), length, num_rel, utility_weights, num_docs)
                 WHEN first THEN 0.0 END AS utility,
-           ndcg_unj(unjudged_ranks, k) AS unj,
+           ndcg_unj(judged_ranks, negative_ranks, length, k) AS unj,
            CASE WHEN first THEN ndcg_g(ranked_gains, every_ideal) END AS g,
            CASE WHEN first THEN ndcg_bin_g(ranks, num_rel) END AS bing,
            CASE WHEN first THEN ndcg_log_floored(ndcg_average_precision(precisions, len(ranks),
@@ -2588,7 +2626,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                  u.gains AS edge_gains, u.ideal AS edge_ideal,
                  u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
                  u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
-                 u.ranked_gains, u.unjudged_ranks, u.every_ideal,
+                 u.ranked_gains, u.unjudged_ranks, u.every_ideal, u.negative_ranks,
                  greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,
                  u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
                  ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
@@ -2598,7 +2636,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                  ndcg_ideal_cg(u.ideal, c.depth, u.length, idcg_cutoff) AS icg,
                  u.ideal[1] AS largest_gain
           FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
-                       ndcg_found(relevant_ranks, num_relevant) AS found_r
+                       ndcg_found(relevant_ranks, num_relevant) AS found_r,
+                       ndcg_negative_ranks(judged_ranks, unjudged_ranks, length) AS negative_ranks
                 FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
                                      judged_only := judged_only, ties := ties)) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
@@ -3078,34 +3117,112 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_short(user_id, n, minimum, users) AS
     || ': leave such users out with short_users ''drop'', or keep them whole in train with '
     || 'short_users ''train''';
 
--- ndcg_split_keyed(keyed, test_share, test_last, min_interactions, short_users): the holdout of
--- `keyed` (user_id, item_id and ndcg_key, each user's order: the last go to test), its rows
--- without ndcg_key, with ndcg_part. The users short of the minimum (ndcg_split_minimum) stop the
--- query, naming the smallest user id, or stay in train, or are left out (short_users). The
--- options are read once (ndcg_options_), not per row; the count of a user's rows shares the
--- window's sort (a window of its own cost the whole split about 12% more).
-CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_interactions,
+-- ndcg_split_temporal_keys(interactions): the rows of `interactions` as the per-user holdouts by
+-- time read them ("keyed"): each with ndcg_first, its timestamp (ndcg_split_time), ndcg_tie, a
+-- hash of the whole row, and ndcg_problem, what is wrong with its keys (ndcg_split_row_problem,
+-- with ids checked by ndcg_id) or NULL. A user's order: ndcg_first, then item_id, then ndcg_tie.
+CREATE OR REPLACE TEMP MACRO ndcg_split_temporal_keys(interactions) AS TABLE
+    SELECT *, ndcg_split_time(timestamp, 'interactions: column timestamp') AS ndcg_first,
+           hash(ndcg_row_) AS ndcg_tie,
+           ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
+                                  ndcg_id(item_id, 'interactions: column item_id'),
+                                  timestamp) AS ndcg_problem
+    FROM query_table(interactions) AS ndcg_row_;
+
+-- ndcg_split_random_keys(interactions, seed): the rows of `interactions` keyed for the random
+-- holdout: as ndcg_split_temporal_keys, with hash(seed, user_id, item_id) as ndcg_first (the seed
+-- checked by ndcg_split_seed).
+CREATE OR REPLACE TEMP MACRO ndcg_split_random_keys(interactions, seed) AS TABLE
+    SELECT *, hash(ndcg_split_seed(seed), user_id, item_id) AS ndcg_first,
+           hash(ndcg_row_) AS ndcg_tie,
+           ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
+                                  ndcg_id(item_id, 'interactions: column item_id'),
+                                  0) AS ndcg_problem
+    FROM query_table(interactions) AS ndcg_row_;
+
+-- ndcg_split_users(keyed, test_share, test_last, min_interactions, short_users): each user of
+-- `keyed` (ndcg_split_temporal_keys, ndcg_split_random_keys) with n, the number of their
+-- interactions, and t, how many go to test (ndcg_split_test_count), NULL for a user short of the
+-- minimum (ndcg_split_minimum). Stops on the first row with a problem (ndcg_problem): the one
+-- pass of the split that reads every row before any is written; and with short_users 'error' on
+-- the users short of the minimum, naming the smallest user id. The options are read once
+-- (ndcg_options_), not per row.
+CREATE OR REPLACE TEMP MACRO ndcg_split_users(keyed, test_share, test_last, min_interactions,
                                                short_users) AS TABLE
     WITH ndcg_options_ AS (
         SELECT ndcg_split_minimum(test_share, test_last, min_interactions) AS minimum,
-               test_share::VARCHAR::DECIMAL(38, 18) AS share, ndcg_whole(test_last) AS last)
-    SELECT * EXCLUDE (ndcg_key, ndcg_position, ndcg_count, minimum, share, last),
-           CASE WHEN ndcg_count >= minimum
-                     AND ndcg_position > ndcg_count - ndcg_split_test_count(ndcg_count, share, last)
-                THEN 'test' ELSE 'train' END AS ndcg_part
-    FROM (SELECT *, row_number() OVER ndcg_order_ AS ndcg_position,
-                 count(*) OVER (ndcg_order_ ROWS BETWEEN UNBOUNDED PRECEDING
-                                AND UNBOUNDED FOLLOWING) AS ndcg_count
-          FROM query_table(keyed)
-          WINDOW ndcg_order_ AS (PARTITION BY user_id ORDER BY ndcg_key)), ndcg_options_
+               test_share::VARCHAR::DECIMAL(38, 18) AS share, ndcg_whole(test_last) AS last),
+    ndcg_users_ AS MATERIALIZED (
+        SELECT user_id, n, CASE WHEN n >= minimum THEN ndcg_split_test_count(n, share, last) END
+                           AS t, minimum
+        FROM (SELECT user_id, count(*) AS n FROM query_table(keyed)
+              WHERE ndcg_require(ndcg_problem IS NULL, ndcg_problem) GROUP BY user_id),
+             ndcg_options_)
+    SELECT user_id, n, t FROM ndcg_users_
     WHERE ndcg_option('short_users', short_users, ['error', 'train', 'drop'])
-      AND (short_users <> 'drop' OR ndcg_count >= minimum)
       AND (short_users <> 'error' OR (
           SELECT ndcg_require(count(*) = 0, ndcg_split_short(min(user_id), min_by(n, user_id),
                                                              first(minimum), count(*)))
-          FROM (SELECT user_id, count(*) AS n, first(minimum) AS minimum
-                FROM query_table(keyed), ndcg_options_ GROUP BY user_id
-                HAVING count(*) < first(minimum))));
+          FROM ndcg_users_ WHERE t IS NULL));
+
+-- ndcg_split_edges(keyed, users): where each user's test part starts, without sorting their rows:
+-- edge, the t-th largest ndcg_first of the user (a top-(t + 1) aggregate), and tied, whether the
+-- (t + 1)-th is equal to it. When it is not, the user's test rows are exactly those with
+-- ndcg_first >= edge; when it is, a tie straddles the edge and only the whole order decides
+-- (ndcg_split_parts). `users` is ndcg_split_users (n and t carried); a user short of the minimum
+-- has no edge.
+CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
+    SELECT user_id, n, t, top[t] AS edge, coalesce(top[t + 1] = top[t], false) AS tied
+    FROM query_table(users) LEFT JOIN (
+        SELECT user_id, max(ndcg_first, t + 1) AS top
+        FROM query_table(keyed) JOIN query_table(users) USING (user_id)
+        WHERE t IS NOT NULL GROUP BY user_id, t) USING (user_id);
+
+-- ndcg_split_parts(keyed, edges, short_users): the rows of `keyed` without its key columns, with
+-- ndcg_part: 'test' for a user's rows at or past their edge (ndcg_split_edges), 'train' for the
+-- others and for the users short of the minimum (left out with short_users 'drop'). Only the
+-- users whose tie straddles the edge have their rows sorted, by the whole order (a window that
+-- numbered every user's rows cost the split about twice as much).
+CREATE OR REPLACE TEMP MACRO ndcg_split_parts(keyed, edges, short_users) AS TABLE
+    WITH ndcg_rows_ AS NOT MATERIALIZED (
+        SELECT k.*, e.n AS ndcg_n_, e.t AS ndcg_t_, e.edge AS ndcg_edge_, e.tied AS ndcg_tied_
+        FROM query_table(keyed) AS k JOIN query_table(edges) AS e USING (user_id)
+        WHERE short_users <> 'drop' OR e.t IS NOT NULL)
+    SELECT * EXCLUDE (ndcg_first, ndcg_tie, ndcg_problem, ndcg_n_, ndcg_t_, ndcg_edge_,
+                      ndcg_tied_),
+           CASE WHEN ndcg_first >= ndcg_edge_ THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM ndcg_rows_ WHERE NOT ndcg_tied_
+    UNION ALL
+    SELECT * EXCLUDE (ndcg_first, ndcg_tie, ndcg_problem, ndcg_n_, ndcg_t_, ndcg_edge_,
+                      ndcg_tied_),
+           CASE WHEN row_number() OVER (PARTITION BY user_id
+                                        ORDER BY ndcg_first, item_id, ndcg_tie)
+                     > ndcg_n_ - ndcg_t_ THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM ndcg_rows_ WHERE ndcg_tied_;
+
+-- ndcg_split_counts(users, short_users): what a holdout made, from its users (ndcg_split_users):
+-- rows and users of each part, users in train only (those short of the minimum, with
+-- short_users 'train'), users and rows left out (with short_users 'drop'). Every user kept has
+-- train rows (t < n); every user with a t has t test rows.
+CREATE OR REPLACE TEMP MACRO ndcg_split_counts(users, short_users) AS TABLE
+    SELECT coalesce(sum(n - coalesce(t, 0)) FILTER (kept), 0)::BIGINT AS train_rows,
+           count(*) FILTER (kept) AS train_users,
+           coalesce(sum(t), 0)::BIGINT AS test_rows, count(t) AS test_users,
+           count(*) FILTER (kept AND t IS NULL) AS only_train, 0 AS only_test,
+           count(*) FILTER (NOT kept) AS dropped_users,
+           coalesce(sum(n) FILTER (NOT kept), 0)::BIGINT AS dropped_rows
+    FROM (SELECT n, t, short_users <> 'drop' OR t IS NOT NULL AS kept FROM query_table(users));
+
+-- ndcg_split_keyed(keyed, test_share, test_last, min_interactions, short_users): the holdout of
+-- `keyed` (ndcg_split_temporal_keys, ndcg_split_random_keys): each user's last rows in their
+-- order to test; the users short of the minimum stop the query, or stay in train, or are left
+-- out (short_users). Every row kept, without the key columns, with ndcg_part.
+CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_interactions,
+                                               short_users) AS TABLE
+    WITH ndcg_users_ AS MATERIALIZED (
+        FROM ndcg_split_users(keyed, test_share, test_last, min_interactions, short_users)),
+    ndcg_edges_ AS MATERIALIZED (FROM ndcg_split_edges(keyed, 'ndcg_users_'))
+    FROM ndcg_split_parts(keyed, 'ndcg_edges_', short_users);
 
 -- ndcg_split_temporal(interactions, test_share := NULL, test_last := NULL,
 -- min_interactions := NULL, short_users := 'error'): the per-user temporal holdout: each user's
@@ -3115,14 +3232,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_
 CREATE OR REPLACE TEMP MACRO ndcg_split_temporal(interactions, test_share := NULL,
                                                  test_last := NULL, min_interactions := NULL,
                                                  short_users := 'error') AS TABLE
-    WITH ndcg_keyed_ AS (
-        SELECT *, (ndcg_split_time(timestamp, 'interactions: column timestamp'), item_id,
-                   hash(ndcg_row_)) AS ndcg_key
-        FROM query_table(interactions) AS ndcg_row_
-        WHERE ndcg_require(ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
-                                                  ndcg_id(item_id, 'interactions: column item_id'),
-                                                  timestamp) IS NULL,
-                           ndcg_split_row_problem(user_id, item_id, timestamp)))
+    WITH ndcg_keyed_ AS NOT MATERIALIZED (FROM ndcg_split_temporal_keys(interactions))
     FROM ndcg_split_keyed('ndcg_keyed_', test_share, test_last, min_interactions, short_users);
 
 -- ndcg_split_leave_one_out(interactions, min_interactions := NULL, short_users := 'error'):
@@ -3142,14 +3252,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_random(interactions, test_share := NULL,
                                                test_last := NULL, seed := 0,
                                                min_interactions := NULL,
                                                short_users := 'error') AS TABLE
-    WITH ndcg_keyed_ AS (
-        SELECT *, (hash(ndcg_split_seed(seed), user_id, item_id), item_id, hash(ndcg_row_))
-                  AS ndcg_key
-        FROM query_table(interactions) AS ndcg_row_
-        WHERE ndcg_require(ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
-                                                  ndcg_id(item_id, 'interactions: column item_id'),
-                                                  0) IS NULL,
-                           ndcg_split_row_problem(user_id, item_id, 0)))
+    WITH ndcg_keyed_ AS NOT MATERIALIZED (FROM ndcg_split_random_keys(interactions, seed))
     FROM ndcg_split_keyed('ndcg_keyed_', test_share, test_last, min_interactions, short_users);
 
 -- ndcg_split_seed(seed): the seed as a BIGINT; stops naming it when it is not an integer >= 0.

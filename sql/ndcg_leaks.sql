@@ -93,18 +93,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_pairs(judgments) AS TABLE
           FROM query_table(judgments))
     WHERE relevant;
 
--- ndcg_item_view(entries, tops, relevant, popularity): the per-item view of a run, per cutoff k
--- and item shown or relevant: k, item_id, shown (how many users' top_k hold it: the exposure
--- count of ndcg_beyond_exposure_of), exposure_share (shown / the shown items of every user at
--- k), relevant (how many users of `relevant` it is relevant for), hits (how many users' top_k
--- hold it and it is relevant for them) and train_users (its popularity: the distinct train
--- users with it; 0 when none). entries and tops as ndcg_beyond_entries and ndcg_beyond_tops
--- give them (the evaluated users' lists), relevant the (user_id, item_id) pairs of the
--- evaluated users (ndcg_relevant_pairs), popularity item_id and pop (ndcg_beyond_popularity;
--- empty without train).
-CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, tops, relevant, popularity) AS TABLE
-    WITH cutoffs_ AS (FROM ndcg_beyond_cutoffs_of(tops)),
-    exposure_ AS (FROM ndcg_beyond_exposure_of(entries, tops)),
+-- ndcg_item_counts(entries, relevant, ks): the per-item view's counts, per cutoff k of ks (a
+-- list of cutoffs, NULL in it for no cutoff) and item shown or relevant: k, item_id, shown (how
+-- many users' top_k hold it: the exposure count), relevant (how many users of `relevant` it is
+-- relevant for) and hits (how many users' top_k hold it and it is relevant for them). entries as
+-- ndcg_beyond_entries gives them (the evaluated users' lists), relevant the (user_id, item_id)
+-- pairs of the evaluated users (ndcg_relevant_pairs). Counts of users: those of disjoint groups
+-- of users add up, per k and item, to the counts of all (the Spark engine's workers).
+CREATE OR REPLACE TEMP MACRO ndcg_item_counts(entries, relevant, ks) AS TABLE
+    WITH cutoffs_ AS (SELECT k, coalesce(k, 9223372036854775807) AS depth
+                      FROM (SELECT DISTINCT unnest(ks) AS k)),
+    exposure_ AS (SELECT c.k, e.item_id, count(*) AS shown
+                  FROM query_table(entries) AS e JOIN cutoffs_ AS c ON e.position <= c.depth
+                  GROUP BY c.k, e.item_id),
     relevant_ AS (SELECT item_id, count(*) AS relevant FROM query_table(relevant)
                   GROUP BY item_id),
     hits_ AS (SELECT c.k, e.item_id, count(*) AS hits
@@ -115,12 +116,28 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, tops, relevant, popularity)
               GROUP BY c.k, e.item_id),
     keys_ AS (SELECT k, item_id FROM exposure_
               UNION SELECT c.k, r.item_id FROM relevant_ AS r CROSS JOIN cutoffs_ AS c)
-    SELECT keys_.k, keys_.item_id, coalesce(x.c, 0) AS shown,
-           coalesce(x.c, 0) / sum(coalesce(x.c, 0)) OVER (PARTITION BY keys_.k) AS exposure_share,
-           coalesce(r.relevant, 0) AS relevant, coalesce(h.hits, 0) AS hits,
-           coalesce(p.pop, 0) AS train_users
+    SELECT keys_.k, keys_.item_id, coalesce(x.shown, 0) AS shown,
+           coalesce(r.relevant, 0) AS relevant, coalesce(h.hits, 0) AS hits
     FROM keys_
     LEFT JOIN exposure_ AS x ON x.k IS NOT DISTINCT FROM keys_.k AND x.item_id = keys_.item_id
     LEFT JOIN relevant_ AS r ON r.item_id = keys_.item_id
-    LEFT JOIN hits_ AS h ON h.k IS NOT DISTINCT FROM keys_.k AND h.item_id = keys_.item_id
-    LEFT JOIN query_table(popularity) AS p ON p.item_id = keys_.item_id;
+    LEFT JOIN hits_ AS h ON h.k IS NOT DISTINCT FROM keys_.k AND h.item_id = keys_.item_id;
+
+-- ndcg_item_view_of(counts, popularity): the per-item view from its counts (ndcg_item_counts'
+-- rows, or their sums per k and item over groups of users): k, item_id, shown, exposure_share
+-- (shown / the shown items of every user at k), relevant, hits and train_users (its
+-- popularity: the distinct train users with it; 0 when none). popularity: item_id and pop
+-- (ndcg_beyond_popularity; empty without train).
+CREATE OR REPLACE TEMP MACRO ndcg_item_view_of(counts, popularity) AS TABLE
+    SELECT c.k, c.item_id, c.shown,
+           c.shown / sum(c.shown) OVER (PARTITION BY c.k) AS exposure_share,
+           c.relevant, c.hits, coalesce(p.pop, 0) AS train_users
+    FROM query_table(counts) AS c
+    LEFT JOIN query_table(popularity) AS p ON p.item_id = c.item_id;
+
+-- ndcg_item_view(entries, relevant, ks, popularity): the per-item view of a run, per cutoff k
+-- of ks and item shown or relevant (ndcg_item_counts, then ndcg_item_view_of): k, item_id,
+-- shown, exposure_share, relevant, hits and train_users.
+CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) AS TABLE
+    WITH counts_ AS (FROM ndcg_item_counts(entries, relevant, ks))
+    FROM ndcg_item_view_of('counts_', popularity);

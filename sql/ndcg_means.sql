@@ -23,3 +23,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
                                           || x::VARCHAR)
          WHEN e < -900 THEN (x * pow(2.0, 52 - e - 600) * pow(2.0, 600))::BIGINT
          ELSE (x * pow(2.0, 52 - e))::BIGINT END;
+
+-- ndcg_scaled(x, shift): x * 2^shift as a HUGEINT. For the values of one column, means.py picks
+-- shift from their smallest and largest sizes so that each scaled value is a whole number and
+-- their sum stays below 2^126: then one HUGEINT sum adds them exactly, with no exponent per
+-- value (a column whose values span more powers of two takes ndcg_exponent and ndcg_mantissa).
+CREATE OR REPLACE TEMP MACRO ndcg_scaled(x, shift) AS (x * pow(2.0, shift))::HUGEINT;

@@ -84,34 +84,112 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_short(user_id, n, minimum, users) AS
     || ': leave such users out with short_users ''drop'', or keep them whole in train with '
     || 'short_users ''train''';
 
--- ndcg_split_keyed(keyed, test_share, test_last, min_interactions, short_users): the holdout of
--- `keyed` (user_id, item_id and ndcg_key, each user's order: the last go to test), its rows
--- without ndcg_key, with ndcg_part. The users short of the minimum (ndcg_split_minimum) stop the
--- query, naming the smallest user id, or stay in train, or are left out (short_users). The
--- options are read once (ndcg_options_), not per row; the count of a user's rows shares the
--- window's sort (a window of its own cost the whole split about 12% more).
-CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_interactions,
+-- ndcg_split_temporal_keys(interactions): the rows of `interactions` as the per-user holdouts by
+-- time read them ("keyed"): each with ndcg_first, its timestamp (ndcg_split_time), ndcg_tie, a
+-- hash of the whole row, and ndcg_problem, what is wrong with its keys (ndcg_split_row_problem,
+-- with ids checked by ndcg_id) or NULL. A user's order: ndcg_first, then item_id, then ndcg_tie.
+CREATE OR REPLACE TEMP MACRO ndcg_split_temporal_keys(interactions) AS TABLE
+    SELECT *, ndcg_split_time(timestamp, 'interactions: column timestamp') AS ndcg_first,
+           hash(ndcg_row_) AS ndcg_tie,
+           ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
+                                  ndcg_id(item_id, 'interactions: column item_id'),
+                                  timestamp) AS ndcg_problem
+    FROM query_table(interactions) AS ndcg_row_;
+
+-- ndcg_split_random_keys(interactions, seed): the rows of `interactions` keyed for the random
+-- holdout: as ndcg_split_temporal_keys, with hash(seed, user_id, item_id) as ndcg_first (the seed
+-- checked by ndcg_split_seed).
+CREATE OR REPLACE TEMP MACRO ndcg_split_random_keys(interactions, seed) AS TABLE
+    SELECT *, hash(ndcg_split_seed(seed), user_id, item_id) AS ndcg_first,
+           hash(ndcg_row_) AS ndcg_tie,
+           ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
+                                  ndcg_id(item_id, 'interactions: column item_id'),
+                                  0) AS ndcg_problem
+    FROM query_table(interactions) AS ndcg_row_;
+
+-- ndcg_split_users(keyed, test_share, test_last, min_interactions, short_users): each user of
+-- `keyed` (ndcg_split_temporal_keys, ndcg_split_random_keys) with n, the number of their
+-- interactions, and t, how many go to test (ndcg_split_test_count), NULL for a user short of the
+-- minimum (ndcg_split_minimum). Stops on the first row with a problem (ndcg_problem): the one
+-- pass of the split that reads every row before any is written; and with short_users 'error' on
+-- the users short of the minimum, naming the smallest user id. The options are read once
+-- (ndcg_options_), not per row.
+CREATE OR REPLACE TEMP MACRO ndcg_split_users(keyed, test_share, test_last, min_interactions,
                                                short_users) AS TABLE
     WITH ndcg_options_ AS (
         SELECT ndcg_split_minimum(test_share, test_last, min_interactions) AS minimum,
-               test_share::VARCHAR::DECIMAL(38, 18) AS share, ndcg_whole(test_last) AS last)
-    SELECT * EXCLUDE (ndcg_key, ndcg_position, ndcg_count, minimum, share, last),
-           CASE WHEN ndcg_count >= minimum
-                     AND ndcg_position > ndcg_count - ndcg_split_test_count(ndcg_count, share, last)
-                THEN 'test' ELSE 'train' END AS ndcg_part
-    FROM (SELECT *, row_number() OVER ndcg_order_ AS ndcg_position,
-                 count(*) OVER (ndcg_order_ ROWS BETWEEN UNBOUNDED PRECEDING
-                                AND UNBOUNDED FOLLOWING) AS ndcg_count
-          FROM query_table(keyed)
-          WINDOW ndcg_order_ AS (PARTITION BY user_id ORDER BY ndcg_key)), ndcg_options_
+               test_share::VARCHAR::DECIMAL(38, 18) AS share, ndcg_whole(test_last) AS last),
+    ndcg_users_ AS MATERIALIZED (
+        SELECT user_id, n, CASE WHEN n >= minimum THEN ndcg_split_test_count(n, share, last) END
+                           AS t, minimum
+        FROM (SELECT user_id, count(*) AS n FROM query_table(keyed)
+              WHERE ndcg_require(ndcg_problem IS NULL, ndcg_problem) GROUP BY user_id),
+             ndcg_options_)
+    SELECT user_id, n, t FROM ndcg_users_
     WHERE ndcg_option('short_users', short_users, ['error', 'train', 'drop'])
-      AND (short_users <> 'drop' OR ndcg_count >= minimum)
       AND (short_users <> 'error' OR (
           SELECT ndcg_require(count(*) = 0, ndcg_split_short(min(user_id), min_by(n, user_id),
                                                              first(minimum), count(*)))
-          FROM (SELECT user_id, count(*) AS n, first(minimum) AS minimum
-                FROM query_table(keyed), ndcg_options_ GROUP BY user_id
-                HAVING count(*) < first(minimum))));
+          FROM ndcg_users_ WHERE t IS NULL));
+
+-- ndcg_split_edges(keyed, users): where each user's test part starts, without sorting their rows:
+-- edge, the t-th largest ndcg_first of the user (a top-(t + 1) aggregate), and tied, whether the
+-- (t + 1)-th is equal to it. When it is not, the user's test rows are exactly those with
+-- ndcg_first >= edge; when it is, a tie straddles the edge and only the whole order decides
+-- (ndcg_split_parts). `users` is ndcg_split_users (n and t carried); a user short of the minimum
+-- has no edge.
+CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
+    SELECT user_id, n, t, top[t] AS edge, coalesce(top[t + 1] = top[t], false) AS tied
+    FROM query_table(users) LEFT JOIN (
+        SELECT user_id, max(ndcg_first, t + 1) AS top
+        FROM query_table(keyed) JOIN query_table(users) USING (user_id)
+        WHERE t IS NOT NULL GROUP BY user_id, t) USING (user_id);
+
+-- ndcg_split_parts(keyed, edges, short_users): the rows of `keyed` without its key columns, with
+-- ndcg_part: 'test' for a user's rows at or past their edge (ndcg_split_edges), 'train' for the
+-- others and for the users short of the minimum (left out with short_users 'drop'). Only the
+-- users whose tie straddles the edge have their rows sorted, by the whole order (a window that
+-- numbered every user's rows cost the split about twice as much).
+CREATE OR REPLACE TEMP MACRO ndcg_split_parts(keyed, edges, short_users) AS TABLE
+    WITH ndcg_rows_ AS NOT MATERIALIZED (
+        SELECT k.*, e.n AS ndcg_n_, e.t AS ndcg_t_, e.edge AS ndcg_edge_, e.tied AS ndcg_tied_
+        FROM query_table(keyed) AS k JOIN query_table(edges) AS e USING (user_id)
+        WHERE short_users <> 'drop' OR e.t IS NOT NULL)
+    SELECT * EXCLUDE (ndcg_first, ndcg_tie, ndcg_problem, ndcg_n_, ndcg_t_, ndcg_edge_,
+                      ndcg_tied_),
+           CASE WHEN ndcg_first >= ndcg_edge_ THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM ndcg_rows_ WHERE NOT ndcg_tied_
+    UNION ALL
+    SELECT * EXCLUDE (ndcg_first, ndcg_tie, ndcg_problem, ndcg_n_, ndcg_t_, ndcg_edge_,
+                      ndcg_tied_),
+           CASE WHEN row_number() OVER (PARTITION BY user_id
+                                        ORDER BY ndcg_first, item_id, ndcg_tie)
+                     > ndcg_n_ - ndcg_t_ THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM ndcg_rows_ WHERE ndcg_tied_;
+
+-- ndcg_split_counts(users, short_users): what a holdout made, from its users (ndcg_split_users):
+-- rows and users of each part, users in train only (those short of the minimum, with
+-- short_users 'train'), users and rows left out (with short_users 'drop'). Every user kept has
+-- train rows (t < n); every user with a t has t test rows.
+CREATE OR REPLACE TEMP MACRO ndcg_split_counts(users, short_users) AS TABLE
+    SELECT coalesce(sum(n - coalesce(t, 0)) FILTER (kept), 0)::BIGINT AS train_rows,
+           count(*) FILTER (kept) AS train_users,
+           coalesce(sum(t), 0)::BIGINT AS test_rows, count(t) AS test_users,
+           count(*) FILTER (kept AND t IS NULL) AS only_train, 0 AS only_test,
+           count(*) FILTER (NOT kept) AS dropped_users,
+           coalesce(sum(n) FILTER (NOT kept), 0)::BIGINT AS dropped_rows
+    FROM (SELECT n, t, short_users <> 'drop' OR t IS NOT NULL AS kept FROM query_table(users));
+
+-- ndcg_split_keyed(keyed, test_share, test_last, min_interactions, short_users): the holdout of
+-- `keyed` (ndcg_split_temporal_keys, ndcg_split_random_keys): each user's last rows in their
+-- order to test; the users short of the minimum stop the query, or stay in train, or are left
+-- out (short_users). Every row kept, without the key columns, with ndcg_part.
+CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_interactions,
+                                               short_users) AS TABLE
+    WITH ndcg_users_ AS MATERIALIZED (
+        FROM ndcg_split_users(keyed, test_share, test_last, min_interactions, short_users)),
+    ndcg_edges_ AS MATERIALIZED (FROM ndcg_split_edges(keyed, 'ndcg_users_'))
+    FROM ndcg_split_parts(keyed, 'ndcg_edges_', short_users);
 
 -- ndcg_split_temporal(interactions, test_share := NULL, test_last := NULL,
 -- min_interactions := NULL, short_users := 'error'): the per-user temporal holdout: each user's
@@ -121,14 +199,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_keyed(keyed, test_share, test_last, min_
 CREATE OR REPLACE TEMP MACRO ndcg_split_temporal(interactions, test_share := NULL,
                                                  test_last := NULL, min_interactions := NULL,
                                                  short_users := 'error') AS TABLE
-    WITH ndcg_keyed_ AS (
-        SELECT *, (ndcg_split_time(timestamp, 'interactions: column timestamp'), item_id,
-                   hash(ndcg_row_)) AS ndcg_key
-        FROM query_table(interactions) AS ndcg_row_
-        WHERE ndcg_require(ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
-                                                  ndcg_id(item_id, 'interactions: column item_id'),
-                                                  timestamp) IS NULL,
-                           ndcg_split_row_problem(user_id, item_id, timestamp)))
+    WITH ndcg_keyed_ AS NOT MATERIALIZED (FROM ndcg_split_temporal_keys(interactions))
     FROM ndcg_split_keyed('ndcg_keyed_', test_share, test_last, min_interactions, short_users);
 
 -- ndcg_split_leave_one_out(interactions, min_interactions := NULL, short_users := 'error'):
@@ -148,14 +219,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_random(interactions, test_share := NULL,
                                                test_last := NULL, seed := 0,
                                                min_interactions := NULL,
                                                short_users := 'error') AS TABLE
-    WITH ndcg_keyed_ AS (
-        SELECT *, (hash(ndcg_split_seed(seed), user_id, item_id), item_id, hash(ndcg_row_))
-                  AS ndcg_key
-        FROM query_table(interactions) AS ndcg_row_
-        WHERE ndcg_require(ndcg_split_row_problem(ndcg_id(user_id, 'interactions: column user_id'),
-                                                  ndcg_id(item_id, 'interactions: column item_id'),
-                                                  0) IS NULL,
-                           ndcg_split_row_problem(user_id, item_id, 0)))
+    WITH ndcg_keyed_ AS NOT MATERIALIZED (FROM ndcg_split_random_keys(interactions, seed))
     FROM ndcg_split_keyed('ndcg_keyed_', test_share, test_last, min_interactions, short_users);
 
 -- ndcg_split_seed(seed): the seed as a BIGINT; stops naming it when it is not an integer >= 0.

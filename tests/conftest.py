@@ -26,18 +26,6 @@ def row(con, sql):
     return rows[0]
 
 
-# The warnings only the default engine gives (docs/spark.md): recommended items the user has in
-# train, and tied scores. Spark's output is compared with the default engine's without them.
-DEFAULT_ENGINE_ONLY = ("they have in the train file", "share their score with another item")
-
-
-def as_spark_prints(output: str) -> str:
-    """A default-engine run's output without the warnings only that engine gives."""
-    return "".join(line for line in output.splitlines(keepends=True)
-                   if not (line.startswith("Warning: ")
-                           and any(words in line for words in DEFAULT_ENGINE_ONLY)))
-
-
 JAVA = shutil.which("java") or (os.environ.get("JAVA_HOME") and
                                 Path(os.environ["JAVA_HOME"], "bin", "java").exists())
 

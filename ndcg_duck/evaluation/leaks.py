@@ -41,13 +41,19 @@ def differ(con, layout: str) -> Optional[str]:
     return None
 
 
+def needs_train(exclude_seen: bool, train) -> None:
+    """--exclude-seen needs --train (train: as given, or None): a usage error, before any work
+    (both engines)."""
+    if exclude_seen and train is None:
+        raise InputError("--exclude-seen needs --train, the interactions the system learned "
+                         "from (rows of user and item)", usage=True)
+
+
 def check(con, options: Options, layout: str, train_what: Optional[str]) -> None:
     """--exclude-seen needs --train, whose ids join the recommendations' as they are."""
     if not options.exclude_seen:
         return
-    if train_what is None:
-        raise InputError("--exclude-seen needs --train, the interactions the system learned "
-                         "from (rows of user and item)", usage=True)
+    needs_train(options.exclude_seen, train_what)
     differs = differ(con, layout)
     if differs:
         raise InputError(f"--exclude-seen: {differs} the {train_what}: give both files ids of "
@@ -128,12 +134,11 @@ def add_item_tops(con, options: Options, ranked: str, rels: str, append: bool) -
     con.execute(f"{into} {statements.tops_query(options, ranked, rels, statements.ks(options))}")
 
 
-def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str) -> str:
-    """The per-item view's rows (ndcg_item_view) over the evaluated users' lists (ndcg_item_tops)
-    and their relevant items, with train's popularity (ndcg_beyond_popularity) when train is
-    given, ids compared as text when train's and the recommendations' differ in kind: k, the
-    item column (item_col), shown, exposure_share, relevant, hits and with train train_users;
-    by cutoff, most shown first."""
+def item_counts(con, options: Options, layout: str, train: bool) -> str:
+    """The per-item view's counts (ndcg_item_counts) over the evaluated users' lists
+    (ndcg_item_tops) and their relevant items, ids as text when train's (train: given) and
+    the recommendations' differ in kind: the query of its rows (k, item_id, shown, relevant,
+    hits). On Spark, each bucket's, added up on the driver (view_sql)."""
     text = train and differ(con, layout) is not None
     item = "item_id::VARCHAR" if text else "item_id"
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_tops_ AS SELECT user_id, k, "
@@ -146,6 +151,18 @@ def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str)
                 f"{statements.judgments_args(options)}) SEMI JOIN {EVALUATED} AS e "
                 f"USING (user_id)) "
                 f"SELECT user_id, {item} AS item_id FROM ndcg_relevant_pairs('ndcg_judgments_')")
+    return (f"FROM ndcg_item_counts('ndcg_item_entries_', 'ndcg_item_relevant_', "
+            f"{statements.ks(options)})")
+
+
+def view_sql(con, counts: str, train: bool, item_col: str) -> str:
+    """The per-item view's rows (ndcg_item_view_of) from its counts, the relation `counts`
+    (item_counts' rows, or their sums), with train's popularity (ndcg_beyond_popularity over
+    statements.TRAIN) when train is given, ids as text when the counts' are: k, the item column
+    (item_col), shown, exposure_share, relevant, hits and with train train_users; by cutoff,
+    most shown first."""
+    kinds = {row[0]: row[1] for row in con.sql(f"DESCRIBE {counts}").fetchall()}
+    item = "item_id::VARCHAR" if kinds["item_id"] == "VARCHAR" else "item_id"
     if train:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_pop_ AS "
                     f"WITH ndcg_train_ AS (SELECT user_id, {item} AS item_id "
@@ -155,9 +172,18 @@ def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str)
                     f"'ndcg_catalogue_')")
     else:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_pop_ AS SELECT item_id, "
-                    f"0::BIGINT AS pop FROM ndcg_item_relevant_ WHERE false")
+                    f"0::BIGINT AS pop FROM {counts} WHERE false")
     dropped = "" if train else ", train_users"
     return (f"SELECT k, item_id AS {sqltext.ident(item_col)}, * EXCLUDE (k, item_id{dropped}) "
-            f"FROM ndcg_item_view('ndcg_item_entries_', 'ndcg_item_tops_', "
-            f"'ndcg_item_relevant_', 'ndcg_item_pop_') "
+            f"FROM ndcg_item_view_of('{counts}', 'ndcg_item_pop_') "
             f"ORDER BY k NULLS LAST, shown DESC, item_id::VARCHAR")
+
+
+def per_item_sql(con, options: Options, layout: str, train: bool, item_col: str) -> str:
+    """The per-item view's rows (ndcg_item_counts, then view_sql) over the evaluated users'
+    lists (ndcg_item_tops) and their relevant items, with train's popularity when train is
+    given: k, the item column (item_col), shown, exposure_share, relevant, hits and with train
+    train_users; by cutoff, most shown first."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_counts_ AS "
+                f"{item_counts(con, options, layout, train)}")
+    return view_sql(con, "ndcg_item_counts_", train, item_col)

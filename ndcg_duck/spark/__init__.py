@@ -33,7 +33,7 @@ from .result import SparkResult  # noqa: F401 (eval's result object on Spark)
 
 
 def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
-             buckets=None, **options) -> SparkEvaluation:
+             per_item=False, buckets=None, **options) -> SparkEvaluation:
     """Evaluate the recommendations `recs` against the judgments `rels`, two Spark DataFrames in
     the layouts ndcg_duck.evaluate reads (nested lists, or long rows with a rank or a score), on
     the Spark session `spark`. The keyword options are ndcg_duck.evaluate's (gain=, ties=,
@@ -45,9 +45,11 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
     DataFrame (persisted on the workers' disks: unpersist it when done), or None with
-    per_user=False. buckets sets how many groups of users the workers score, BUCKETS_PER_TASK to
+    per_user=False; with per_item=True, the result's per_item is the per-item view (an Arrow
+    table, as ndcg_duck.evaluate's: the workers' counts added up per cutoff and item). buckets
+    sets how many groups of users the workers score, BUCKETS_PER_TASK to
     a Spark task (default: sized from the data). Raises InputError for bad input or options,
     with the message ndcg_duck.evaluate gives.
     """
     return outcome.in_python(lambda: run(spark, recs, rels, k, per_user=per_user,
-                                         buckets=buckets, **options))
+                                         per_item=per_item, buckets=buckets, **options))

@@ -7,15 +7,16 @@ in the command line's words."""
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import replace
 from typing import NamedTuple
 
 import duckdb
 import pyarrow as pa
 
-from .. import metrics as metric_names, options as registry, outcome
+from .. import metrics as metric_names, options as registry, outcome, sqltext, statements
 from ..errors import InputError
-from ..evaluation import beyond, inputs
+from ..evaluation import beyond, inputs, leaks
 from ..evaluation.evaluate import LIMITS, no_overlap, recs_item_type
 from ..options import Options
 from ..sqlfiles import register
@@ -25,18 +26,29 @@ from .driver import connection as driver_connection
 from .exact import schema as sums_schema
 from .files import own_names
 from .refusals import refusals
-from .scoring import BUCKET, FLAGS, bucket_scorer, score_users, summed_up
+from .scoring import (BUCKET, FLAGS, ITEM_COUNTS, NOTED, TRAIN_COLUMNS, TRAIN_ROW,
+                      bucket_scorer, score_users, summed_up)
 
 TASK_BYTES = 64 * 2**20  # input bytes (as Spark's plan estimates them) per task
 BUCKETS_PER_TASK = 4  # smaller groups for the workers' memory, and tasks of even size
 
 
-class SparkEvaluation(NamedTuple):
-    """summary: as ndcg_duck.evaluate's (means, users and coverage); per_user: a Spark DataFrame
-    with one row per evaluated user (None with per_user=False)."""
-
+class _Evaluated(NamedTuple):
     summary: dict
     per_user: object
+
+
+class SparkEvaluation(_Evaluated):
+    """summary: as ndcg_duck.evaluate's (means, users and coverage); per_user: a Spark DataFrame
+    with one row per evaluated user (None with per_user=False). It unpacks as (summary,
+    per_user); per_item, an attribute: with per_item=True the per-item view (an Arrow table,
+    ndcg_duck.evaluate's), else None."""
+
+    per_item = None
+
+    def with_items(self, table) -> "SparkEvaluation":
+        self.per_item = table
+        return self
 
 
 def _arrow_schema(df) -> pa.Schema:
@@ -48,11 +60,17 @@ def _arrow_schema(df) -> pa.Schema:
                            timezone=df.sparkSession.conf.get("spark.sql.session.timeZone"))
 
 
-def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None) -> tuple:
+def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None,
+          train=None, train_of=None, per_item=False) -> tuple:
     """Check the columns and layouts as the default engine does, on empty tables with the inputs'
-    schemas, by running the worker's own steps; returns (Loaded, the per-user Arrow schema, and
-    with beyond-accuracy measures the beyond_accuracy.Driver that `driver(item type)` makes, or
-    None)."""
+    schemas, by running the worker's own steps; and --train (`train` as given) with DuckDB as
+    the default engine reads it (beyond.load: the same checks and messages; leaks.check for
+    --exclude-seen); train_of(): its rows as Spark reads them (train_frame), once checked.
+    Returns (Loaded, the per-user Arrow schema, with beyond-accuracy measures the
+    beyond_accuracy.Driver that `driver(item type)` makes, or None, how messages name train
+    (or None), the depth of the rankings as shown, for the warnings, train_of()'s
+    DataFrame, or None, and the recommended items' SQL type). per_item: the per-user rows
+    carry the per-item counts (scoring.ITEM_COUNTS)."""
     con = driver_connection()
     made = None
     try:
@@ -61,10 +79,21 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None
         empty_rels = _arrow_schema(rels).empty_table()
         loaded = inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
         loaded = loaded._replace(recs_what=recs_what, rels_what=rels_what)
+        item_type = recs_item_type(con, loaded.layout)
+        given = beyond.load(con, (), train, None, cols, item_type) if train is not None else None
+        train_what = given and given.train
+        leaks.check(con, options, loaded.layout, train_what)
+        for view in ("ndcg_train", "ndcg_train_src"):  # the workers' steps make their own
+            con.execute(f"DROP VIEW IF EXISTS {view}")
         if metric_names.accuracy(measures) != measures:
-            made = driver(recs_item_type(con, loaded.layout))
+            made = driver(item_type)
+        train_df = train_of() if train is not None else None
+        empty_train = None if train_df is None else \
+            _arrow_schema(train_df).empty_table().rename_columns([cols.user, cols.item])
         schema = score_users(con, options, measures, loaded, cols.user,
-                             made.empty if made else None).schema
+                             made.empty if made else None, train=empty_train, cols=cols,
+                             per_item=per_item).schema
+        (depth,), = con.sql(f"SELECT {statements.shown_depth(options)}").fetchall()
     except InputError as exc:  # named as the input the caller gave, not as the empty table
         if made is not None:
             made.close()
@@ -84,7 +113,32 @@ def _plan(recs, rels, cols, options, measures, recs_what, rels_what, driver=None
     # strings as Spark hands them over (DuckDB may give string views)
     schema = pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type)
                                  else f.type) for f in schema])
-    return loaded, schema, made
+    return loaded, schema, made, train_what, depth, train_df, item_type
+
+
+def train_frame(spark, train, cols: inputs.Columns):
+    """--train's user and item columns as Spark reads them (a path; a table in memory, as
+    ndcg_duck.spark.evaluate takes it, as the driver's DuckDB reads it), under the names
+    TRAIN_COLUMNS; None without train."""
+    from .files import read
+
+    if train is None:
+        return None
+    if isinstance(train, (str, os.PathLike)):
+        df = read(spark, train, None, "train", cols)
+    else:  # a table in memory (checked by beyond.load): its two columns as DuckDB reads them
+        con = driver_connection()
+        try:
+            inputs.attach_source(con, train, "ndcg_train_src", None, "train")
+            table = con.sql(f"SELECT {sqltext.ident(cols.user)}, {sqltext.ident(cols.item)} "
+                            f"FROM ndcg_train_src").to_arrow_table()
+        finally:
+            con.close()
+        df = spark.createDataFrame(table.cast(pa.schema([
+            pa.field(f.name, pa.string() if pa.types.is_string_view(f.type) else f.type)
+            for f in table.schema])))
+    return df.select(col(cols.user).alias(TRAIN_COLUMNS[0]),
+                     col(cols.item).alias(TRAIN_COLUMNS[1]))
 
 
 def _columns(df, cols: inputs.Columns, role: str, layout: str):
@@ -113,16 +167,6 @@ def bucket_count(spark, recs, rels) -> int:
     return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
 
 
-def refuse_leaks(exclude_seen: bool = False, per_item: bool = False) -> None:
-    """--exclude-seen and --per-item are not on Spark: the workers hold no train rows and
-    gather no per-item counts."""
-    said = "--exclude-seen" if exclude_seen else "--per-item" if per_item else None
-    if said:
-        raise InputError(f"{said} is not on --engine spark (its workers do not read --train's "
-                         f"rows or gather the counts per item): use --engine duckdb",
-                         usage=True)
-
-
 def refuse_beyond_users(given) -> None:
     """--beyond-users recommended (or a --beyond-as preset that sets it; `given`: the run's
     options, as given or as Options) is not on Spark: its workers keep the top_k lists of the
@@ -138,7 +182,7 @@ def refuse_beyond_users(given) -> None:
 
 
 def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
-                     buckets=None, recs_what="recommendations (DataFrame)",
+                     per_item=False, buckets=None, recs_what="recommendations (DataFrame)",
                      rels_what="relevance (DataFrame)", lists=None, ranked=False,
                      **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
@@ -154,7 +198,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     if rels is None:
         raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
     options, measures, settings = outcome.plan(k, given)
-    refuse_leaks(options.exclude_seen)
+    registry.flag("per_item", per_item)
     refuse_beyond_users(options)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
                                 or buckets < 1):  # batch_users: checked by the registry
@@ -172,16 +216,21 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     driver = None
     try:
         with refusals(recs_what, rels_what):
-            loaded, schema, driver = _plan(
+            loaded, schema, driver, train_what, depth, train_df, item_type = _plan(
                 recs, rels, cols, options, measures, recs_what, rels_what,
                 lambda item_type: spark_beyond.Driver(spark, options, measures, settings, cols,
-                                                      item_type))
+                                                      item_type),
+                settings["train"], lambda: train_frame(spark, settings["train"], cols), per_item)
         # the beyond-accuracy measures read each user's lists from the per-user rows (TOPS)
-        rows_kept = per_user or driver is not None
+        rows_kept = per_user or per_item or driver is not None
         with refusals(recs_what, rels_what, driver and driver.given):
             recs = _columns(recs, cols, "recommendations", loaded.layout)
             rels = _columns(rels, cols, "relevance", loaded.layout)
             user_type = from_arrow_schema(pa.schema([schema.field(0)]))[0].dataType
+            sent = rels  # with --train, its rows too (scoring.split_train parts them)
+            if train_df is not None:
+                sent = rels.withColumn(TRAIN_ROW, F.lit(False)).unionByName(
+                    train_df.withColumn(TRAIN_ROW, F.lit(True)), allowMissingColumns=True)
             if buckets is None and batch_users is not None:
                 (users,), = recs.agg(F.approx_count_distinct(col(cols.user))).collect()
                 buckets = max(1, math.ceil(users / batch_users))
@@ -190,14 +239,21 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
             tasks = math.ceil(count / BUCKETS_PER_TASK)
 
             def bucketed(df):
-                # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle
-                bucket = F.pmod(F.hash(col(cols.user).cast(user_type)), F.lit(count))
+                # both sides hash-partitioned alike by bucket, so the cogroup adds no shuffle;
+                # a train row goes with its user's (its id as the user ids are typed; a text
+                # id that is no number, such as 'u1' with integer users, matches no user)
+                user = col(cols.user).cast(user_type)
+                if TRAIN_ROW in df.columns:
+                    user = F.when(col(TRAIN_ROW), col(TRAIN_COLUMNS[0]).try_cast(user_type)) \
+                        .otherwise(user)
+                bucket = F.pmod(F.hash(user), F.lit(count))
                 return df.withColumn(BUCKET, bucket).repartition(tasks, BUCKET).groupBy(BUCKET)
 
             means = tuple(m for m in measures if not metric_names.per_run(m.metric))
-            scored = bucketed(recs).cogroup(bucketed(rels)).applyInArrow(
+            scored = bucketed(recs).cogroup(bucketed(sent)).applyInArrow(
                 bucket_scorer(options, measures, cols, schema, duckdb_settings,
-                               summed=not rows_kept, shipped=driver and driver.shipped),
+                               summed=not rows_kept, shipped=driver and driver.shipped,
+                               per_item=per_item),
                 from_arrow_schema(schema if rows_kept else sums_schema()))
             if rows_kept:
                 scored = scored.persist(StorageLevel.DISK_ONLY)
@@ -220,9 +276,10 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                     raise
             evaluated = scored.filter(col(FLAGS[2])) if rows_kept else None
             hidden = tuple(flag for flag in FLAGS if not (ranked and flag == FLAGS[1])) + (
-                spark_beyond.TOPS, spark_beyond.LACKING)
+                spark_beyond.TOPS, spark_beyond.LACKING, ITEM_COUNTS) + NOTED
             rows = evaluated.drop(*hidden) if per_user else None
-            notes = _notes(rels, cols, options, loaded, users)
+            notes = _notes(rels, cols, options, loaded, users, train_what, depth)
+            items = item_view(scored, settings["train"], cols, item_type) if per_item else None
             if driver is not None:
                 values, said = driver.per_run(evaluated)
                 summary = outcome.beyond_summary(summary, measures, values, summary, counts)
@@ -233,16 +290,43 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                     driver = None  # the caller's now
                 elif not per_user:
                     scored.unpersist()
+            elif per_item and not per_user:
+                scored.unpersist()
     finally:
         if driver is not None:
             driver.close()
-    return SparkEvaluation(summary, rows), notes
+    return SparkEvaluation(summary, rows).with_items(items), notes
 
 
-def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> list:
+def item_view(scored, train, cols: inputs.Columns, item_type: str) -> pa.Table:
+    """The per-item view (leaks.view_sql, as the default engine's): the per-item counts of every
+    bucket (the column ITEM_COUNTS of the per-user rows `scored`) added up per cutoff and item
+    on Spark (one row per cutoff and item reaches the driver), with train's popularity
+    (`train` as given, read on the driver by beyond.load, or None)."""
+    from pyspark.sql import functions as F
+
+    counts = scored.select(F.explode(col(ITEM_COUNTS)).alias("c")).select("c.*")
+    summed = counts.groupBy("k", "item_id").agg(
+        *[F.sum(name).cast("long").alias(name) for name in ("shown", "relevant", "hits")])
+    con = driver_connection()
+    try:
+        register(con)
+        con.register("ndcg_item_sums", summed.toArrow())
+        if train is not None:
+            beyond.load(con, (), train, None, cols, item_type)
+        return con.sql(leaks.view_sql(con, "ndcg_item_sums", train is not None, cols.item)
+                       ).to_arrow_table()
+    finally:
+        con.close()
+
+
+def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict,
+           train_what=None, depth=None) -> list:
     """The run's warnings (outcome.run_notes) from what Spark has counted: how many judged
     users have recommendations; the gain map levels found in the judgments (one pass over
-    them, only with a gain map)."""
+    them, only with a gain map); the items seen in train (with train: train_what names it)
+    and the tied scores, added up from every bucket's counts (scoring.summed_up), within the
+    rankings' first `depth` items."""
     def found(levels):
         if cols.item not in rels.columns or cols.relevance not in rels.columns:
             return {1.0}  # every judgment counts 1
@@ -251,7 +335,9 @@ def _notes(rels, cols, options: Options, loaded: inputs.Loaded, users: dict) -> 
                 .where(relevance.isin(levels)).distinct().collect()}
     return outcome.run_notes(options, loaded,
                              lambda: (users["judged"] - users["unranked"], users["judged"]),
-                             found)
+                             found,
+                             (lambda: (users["seen"], depth, train_what)) if train_what else None,
+                             lambda: (users["tied"], depth))
 
 
 def _no_common_user(recs, rels, cols, user_type, loaded) -> str:

@@ -74,6 +74,7 @@ class Sums:
 
     def __init__(self):
         self.totals: dict = {}  # (group, key): [count, sum, sum of squares]
+        self.lowest: dict = {}  # (group, key): the least of the texts given (least)
 
     def _at(self, group, key) -> list:
         return self.totals.setdefault((group, key), [0, 0, 0])
@@ -90,21 +91,43 @@ class Sums:
         if squares:
             total[2] += exact_square_sum(values)
 
+    def least(self, group, key: str, texts) -> None:
+        """Keep for (group, key) the least of the lists of texts `texts` (None: none) and of
+        those kept, as Python orders lists of texts (code points, as DuckDB orders VARCHAR):
+        an example, such as the smallest user id as text and its item, that any split of the
+        users finds."""
+        if texts is None:
+            return
+        texts = [str(text) for text in texts]
+        kept = self.lowest.get((group, key))
+        if kept is None or texts < kept:
+            self.lowest[(group, key)] = texts
+
+    def first(self, group, key: str) -> Optional[list]:
+        """The least kept for (group, key) (least), or None."""
+        return self.lowest.get((group, key))
+
     def batch(self):
         """The partition's sums as one Arrow record batch of schema() (sums as decimal text)."""
         import pyarrow as pa
 
-        keys = list(self.totals)
+        import json
+
+        keys = list(self.totals) + [k for k in self.lowest if k not in self.totals]
         return pa.RecordBatch.from_pydict(
             {"group": [group for group, _ in keys], "key": [key for _, key in keys],
-             "n": [self.totals[k][0] for k in keys],
-             "s1": [str(self.totals[k][1]) for k in keys],
-             "s2": [str(self.totals[k][2]) for k in keys]}, schema=schema())
+             "n": [self.totals.get(k, [0])[0] for k in keys],
+             "s1": [str(self.totals.get(k, [0, 0])[1]) for k in keys],
+             "s2": [str(self.totals.get(k, [0, 0, 0])[2]) for k in keys],
+             "least": [json.dumps(self.lowest[k]) if k in self.lowest else None for k in keys]},
+            schema=schema())
 
     @classmethod
     def added(cls, rows, everyone: bool = False) -> "Sums":
         """The partitions' rows (collected Spark rows of schema()) added up; with everyone, each
         group's sums are also added to group None (every user, the '(all)' row)."""
+        import json
+
         found = cls()
         for row in rows:
             groups = [row["group"]] + ([None] if everyone and row["group"] is not None else [])
@@ -113,6 +136,8 @@ class Sums:
                 total[0] += row["n"]
                 total[1] += int(row["s1"])
                 total[2] += int(row["s2"])
+                if row["least"] is not None:
+                    found.least(group, row["key"], json.loads(row["least"]))
         return found
 
     def groups(self) -> set:
@@ -143,8 +168,9 @@ class Sums:
 
 
 def schema():
-    """Sums' rows: group (a segment or null), key, the count, the sums as decimal text."""
+    """Sums' rows: group (a segment or null), key, the count, the sums as decimal text and the
+    least texts kept (Sums.least) as a JSON list, or null."""
     import pyarrow as pa
 
     return pa.schema([("group", pa.string()), ("key", pa.string()), ("n", pa.int64()),
-                      ("s1", pa.string()), ("s2", pa.string())])
+                      ("s1", pa.string()), ("s2", pa.string()), ("least", pa.string())])

@@ -4,12 +4,12 @@ engine's DuckDBResult) over a Spark session that stays up until close."""
 from __future__ import annotations
 
 from .. import options as registry, outcome
-from ..evaluation import beyond, inputs
+from ..evaluation import beyond, inputs, leaks
 from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
 from .columns import col
-from .engine import refuse_beyond_users, refuse_leaks, run
+from .engine import refuse_beyond_users, run
 from .files import (check_one_file_per_user, check_output, check_table_output, read,
                     write_per_user)
 from .launch import cli_session, parse_conf
@@ -30,23 +30,28 @@ class SparkResult(Result):
         self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
         self.output = output  # --per-user's path, or table:NAME (checked once Spark is up)
         self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
+        self.per_item = per_item
         super().__init__(settings)
 
     check_output = staticmethod(check_output)
 
     @staticmethod
     def check_per_item(path: str) -> None:
-        """--per-item is the default engine's (engine.refuse_leaks)."""
-        refuse_leaks(per_item=path is not None)
+        """Before any work: --per-item PATH can be written (a file, its format by extension),
+        as the default engine checks it."""
+        output.check_output_path(path)
 
     def write_per_item(self, path: str) -> None:
-        refuse_leaks(per_item=True)  # check_per_item refused it before any work
+        """The per-item view (engine.item_view: the workers' counts added up on Spark, one row
+        per cutoff and item on the driver) to `path`, written whole (its format by
+        extension)."""
+        output.write_table(self.result.per_item, path)
 
     def open(self, stack) -> None:
         settings = self.settings
         conf = parse_conf(self.conf_pairs)
-        refuse_leaks(settings["exclude_seen"])  # fail fast, before Spark starts
-        refuse_beyond_users(settings)
+        leaks.needs_train(settings["exclude_seen"], settings["train"])  # before Spark starts
+        refuse_beyond_users(settings)  # before Spark starts
         beyond.require(outcome.measured({name: value for name, value in settings.items()
                                          if registry.BY_NAME[name].group == "metric"},
                                         None)[1],  # fail fast, before Spark starts
@@ -64,7 +69,8 @@ class SparkResult(Result):
             with refusals(*self.names):
                 check_one_file_per_user(recs, self.names[0], cols.of("recommendations").user)
         self.result, self._notes = run(
-            self.spark, recs, rels, per_user=self.per_user, recs_what=self.names[0],
+            self.spark, recs, rels, per_user=self.per_user, per_item=self.per_item,
+            recs_what=self.names[0],
             rels_what=self.names[1], lists=self.lists, **settings)
 
     def _drop_lists(self) -> None:

@@ -1,7 +1,8 @@
 """Splitting interactions into train and test: load the interactions as eval reads a file
-(evaluation/inputs.py), check the columns and options, and run sql/ndcg_split.sql's macros
-(ndcg_split_temporal, ndcg_split_random, ndcg_split_time_cut) into one table, from which the
-Python API takes two Arrow tables and the command line writes two files (report/output.py).
+(evaluation/inputs.py), check the columns and options, and run sql/ndcg_split.sql's macros (a
+holdout's steps: ndcg_split_users, ndcg_split_edges, ndcg_split_parts, as ndcg_split_temporal and
+ndcg_split_random compose them; ndcg_split_time_cut) into one view, from which the Python API
+takes two Arrow tables and the command line writes two files (report/output.py).
 
 The view the macros read, ndcg_interactions, is the input with its user, item and time columns
 renamed user_id, item_id and timestamp (the relevance made binary with a threshold); the rows
@@ -168,23 +169,32 @@ def _cut(con, settings: Settings, cli: bool) -> str:
     return f"CAST({literal(cut)} AS {kind})"
 
 
-def _macro_call(con, settings: Settings, cli: bool) -> str:
+def _run(con, settings: Settings, cli: bool) -> None:
+    """The split made in `con` as the view ndcg_split (the rows with ndcg_part). A holdout: each
+    user's counts (ndcg_split_users, where every row is checked) and edges (ndcg_split_edges) made
+    once, small tables, and the view ndcg_split_parts over them, read once for each part: the rows
+    are not copied. A time cut: a table of the rows (its checks are in the pass that reads them)."""
     if settings.time_cut is not None:
-        return f"ndcg_split_time_cut('ndcg_interactions', {_cut(con, settings, cli)})"
-    args = {"test_share": settings.test_share, "test_last": settings.test_last,
-            "min_interactions": settings.min_interactions}
-    if settings.by == "random":
-        args["seed"] = settings.seed or 0
-    named = ", ".join(f"{name} := {'NULL' if value is None else repr(value)}"
-                      for name, value in args.items())
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_cut AS FROM ndcg_split_time_cut("
+                    f"'ndcg_interactions', {_cut(con, settings, cli)})")
+        con.execute("CREATE OR REPLACE TEMP VIEW ndcg_split AS FROM ndcg_split_cut")
+        return
     try:  # the options' own checks (ndcg_split_minimum), before the data is read
         con.execute(f"SELECT ndcg_split_minimum({_value(settings.test_share)}, "
                     f"{_value(settings.test_last)}, {_value(settings.min_interactions)})")
     except duckdb.Error as exc:
         raise InputError(in_words(duckdb_message(exc), cli), usage=True) from None
-    macro = "ndcg_split_random" if settings.by == "random" else "ndcg_split_temporal"
-    return (f"{macro}('ndcg_interactions', {named}, "
-            f"short_users := {literal(settings.short_users)})")
+    keys = (f"ndcg_split_random_keys('ndcg_interactions', {settings.seed or 0!r})"
+            if settings.by == "random" else "ndcg_split_temporal_keys('ndcg_interactions')")
+    short = literal(settings.short_users)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_split_keyed AS FROM {keys}")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_counted AS FROM ndcg_split_users("
+                f"'ndcg_split_keyed', {_value(settings.test_share)}, "
+                f"{_value(settings.test_last)}, {_value(settings.min_interactions)}, {short})")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_edged AS "
+                "FROM ndcg_split_edges('ndcg_split_keyed', 'ndcg_split_counted')")
+    con.execute("CREATE OR REPLACE TEMP VIEW ndcg_split AS "
+                f"FROM ndcg_split_parts('ndcg_split_keyed', 'ndcg_split_edged', {short})")
 
 
 def _value(value) -> str:
@@ -208,17 +218,16 @@ class Counts(NamedTuple):
 @contextmanager
 def splitting(source, given: dict, cli: bool, con=None):
     """Split `source` (a path, glob, directory, relation, Arrow table or DataFrame) by the
-    options `given` (the registry's names); yields (cursor, what, settings) with the table
-    ndcg_split (the rows with ndcg_part) made in the cursor."""
+    options `given` (the registry's names); yields (cursor, what, settings) with the view
+    ndcg_split (the rows with ndcg_part) made in the cursor (_run)."""
     settings = check(given, cli)
     owner = con if con is not None else duckdb.connect()
     try:
         with borrowed(owner, settings.limits) as work, interrupts.watching(work):
             register(work)
             what = _view(work, source, settings, cli)
-            call = _macro_call(work, settings, cli)
             try:
-                work.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_split AS FROM {call}")
+                _run(work, settings, cli)
             except duckdb.Error as exc:
                 text = duckdb_message(exc)
                 text = re.sub(r"^interactions: ", f"{what}: ", text)
@@ -242,22 +251,20 @@ def part_sql(settings: Settings, part: str) -> str:
             + f" FROM ndcg_split WHERE {PART} = {literal(part)}")
 
 
-def counts(con, settings: Settings, source_users: bool) -> Counts:
-    """The split's counts; with source_users, those of the input too (for the users left out)."""
+def counts(con, settings: Settings) -> Counts:
+    """The split's counts: a holdout's from its users' counts (ndcg_split_counts), a time cut's
+    (which leaves no one out) from its rows."""
+    if settings.time_cut is None:
+        (found,) = con.sql("FROM ndcg_split_counts('ndcg_split_counted', "
+                           f"{literal(settings.short_users)})").fetchall()
+        return Counts(*found)
     (rows_train, users_train, rows_test, users_test, only_train, only_test), = con.sql(
         "SELECT coalesce(sum(train), 0)::BIGINT, count(*) FILTER (train > 0), "
         "coalesce(sum(test), 0)::BIGINT, count(*) FILTER (test > 0), "
         "count(*) FILTER (test = 0), count(*) FILTER (train = 0) "
         f"FROM (SELECT user_id, count(*) FILTER ({PART} = 'train') AS train, "
         f"count(*) FILTER ({PART} = 'test') AS test FROM ndcg_split GROUP BY user_id)").fetchall()
-    dropped_users = dropped_rows = 0
-    if source_users:
-        (users, rows), = con.sql("SELECT count(DISTINCT user_id), count(*) "
-                                 "FROM ndcg_interactions").fetchall()
-        dropped_users = users - (users_train + only_test)
-        dropped_rows = rows - rows_train - rows_test
-    return Counts(rows_train, users_train, rows_test, users_test, only_train, only_test,
-                  dropped_users, dropped_rows)
+    return Counts(rows_train, users_train, rows_test, users_test, only_train, only_test, 0, 0)
 
 
 def summary(found: Counts, settings: Settings) -> str:
@@ -321,6 +328,5 @@ def write(source, given: dict, out_train: str, out_test: str) -> str:
     with splitting(source, given, cli=True) as (work, _, settings):
         output.write_query(work, part_sql(settings, "train"), out_train)
         output.write_query(work, part_sql(settings, "test"), out_test)
-        found = counts(work, settings, source_users=settings.short_users == "drop"
-                       and settings.time_cut is None)
+        found = counts(work, settings)
     return summary(found, settings)

@@ -24,7 +24,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, as_spark_prints
+from conftest import ROOT
 from ndcg_duck.cli import cli
 from test_shell import duckdb_binary
 
@@ -262,8 +262,8 @@ def test_every_command_block_runs(tmp_path):
 def spark_claim():
     """docs/spark.md's sentence that every eval option works with --engine spark."""
     text = " ".join(page("docs/spark.md").split())
-    return ("With `--engine spark`, every `eval` option but `--s3-endpoint`, `--exclude-seen` and "
-            "`--per-item` works as with the default engine" in text)
+    return ("With `--engine spark`, every `eval` option but `--s3-endpoint` works as with the "
+            "default engine" in text)
 
 
 def eval_options():
@@ -276,7 +276,7 @@ def eval_options():
 
 # refused with --engine spark, in the caller's words (tests/errors/test_traps.py's table;
 # --beyond-users with its value recommended only, evaluated is Spark's one way)
-NOT_ON_SPARK = ("--s3-endpoint", "--exclude-seen", "--per-item", "--beyond-users")
+NOT_ON_SPARK = ("--s3-endpoint", "--beyond-users")
 
 
 def test_every_option_is_tested_with_spark():
@@ -313,8 +313,8 @@ def test_the_options_beside_test_spark_work_with_spark(spark, tmp_path):
         want = CliRunner().invoke(cli, [str(a) for a in args + ["--per-user", tmp_path / "w.csv"]])
         got = CliRunner().invoke(cli, [str(a) for a in args + ["--per-user", tmp_path / "g.csv",
                                                                 "--engine", "spark"]])
-        assert want.exit_code == 0 and got.exit_code == 0, (as_spark_prints(want.output), got.output)
-        assert got.output == as_spark_prints(want.output)
+        assert want.exit_code == 0 and got.exit_code == 0, (want.output, got.output)
+        assert got.output == want.output
         assert (tmp_path / "g.csv").read_text() == (tmp_path / "w.csv").read_text()
 
 

@@ -299,6 +299,14 @@ B_THEN_A = 1.0                                  # u1 ranks b, then a
     ("rank", "a,1 b,2 x,3 y,3", "3", "user u1 has two items at rank 3", None),
     ("rank", "a,1 b,2 x,3 y,3", "all", "user u1 has two items at rank 3", None),
     ("rank", "a,10 b,20 x,35 y,35", "2", None, A_THEN_B),      # ranks with gaps
+    # fewer than k ranks within 1..k and some beyond (ranks starting late, a gap, only ranks
+    # beyond k): the user's first k + 1 come from all its rows, ties there refused as above
+    ("rank", "b,2 a,3 x,4", "2", None, B_THEN_A),
+    ("rank", "a,1 b,3 x,4", "2", None, A_THEN_B),
+    ("rank", "a,3 b,4 x,5", "2", None, A_THEN_B),
+    ("rank", "a,1.5 b,2.5 x,3", "2", None, A_THEN_B),
+    ("rank", "a,1 b,3 x,3", "2", "user u1 has two items at rank 3", None),
+    ("rank", "a,1 x,3 b,3", "all", "user u1 has two items at rank 3", None),
     # a judged item ranked twice: inside the depth refused, outside it passes
     ("rank", "a,1 b,2 a,3", "3", "user u1 ranks item a twice", None),
     ("rank", "a,1 b,2 x,3 a,4", "2", None, A_THEN_B),
@@ -336,6 +344,15 @@ def test_checks_at_the_counted_depth(tmp_path, rels, column, u1_rows, k, problem
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)[f"ndcg@{k}"] == pytest.approx((u1_ndcg + 1) / 2,
                                                                        rel=1e-12)
+
+
+def test_user_ranked_only_beyond_the_counted_depth_counts(tmp_path, rels):
+    # u3 is not judged and ranks items only beyond k = 2: still a user with recommendations
+    path = write_csv(tmp_path / "recs.csv", "user_id,item_id,rank\nu1,a,1\nu1,b,2\nu2,c,1\n"
+                     "u3,z,5\nu3,y,7\n")
+    result = run("eval", path, rels, "-k", "2", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["users_only_in_recommendations"] == 1
 
 
 def test_user_with_two_lists(tmp_path, rels):

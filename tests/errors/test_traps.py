@@ -329,17 +329,16 @@ ERRORS = {
         USAGE + "Error: cannot tell the format of output file {d}/items.txt: use one of "
         ".parquet, .csv, .json, .jsonl, .ndjson\n"),
     # refused before Spark starts: no Spark session, so not a slow (spark-marked) test
-    "--per-item on Spark": (
+    "--per-item on Spark to an unknown format": (
         {"recs.parquet": NESTED, "rels.csv": RELS},
-        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--per-item", "{d}/i.csv"], 2,
-        USAGE + "Error: --per-item is not on --engine spark (its workers do not read --train's "
-        "rows or gather the counts per item): use --engine duckdb\n"),
-    "--exclude-seen on Spark": (
-        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
-        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--train", "{d}/train.csv",
-         "--exclude-seen"], 2,
-        USAGE + "Error: --exclude-seen is not on --engine spark (its workers do not read "
-        "--train's rows or gather the counts per item): use --engine duckdb\n"),
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--per-item", "{d}/i.txt"], 2,
+        USAGE + "Error: cannot tell the format of output file {d}/i.txt: use one of "
+        ".parquet, .csv, .json, .jsonl, .ndjson\n"),
+    "--exclude-seen on Spark without --train": (
+        {"recs.parquet": NESTED, "rels.csv": RELS},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--exclude-seen"], 2,
+        USAGE + "Error: --exclude-seen needs --train, the interactions the system learned "
+        "from (rows of user and item)\n"),
     "--beyond-as rectools (--beyond-users recommended) on Spark": (
         {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
         ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--train", "{d}/train.csv",

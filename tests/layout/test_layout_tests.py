@@ -21,8 +21,9 @@ SUBJECTS = {
     "layout": "the package's layers and the tests' layout",
 }
 # The oracles a file of tests/oracles/ starts with: trec_eval's own test outputs, pytrec_eval, the
-# plain-Python references of tests/reference/, the test vectors and worked examples.
-ORACLES = ("trec_eval", "pytrec_eval", "ir_measures", "reference", "worked_examples")
+# plain-Python references of tests/reference/, the test vectors and worked examples, and a peer
+# library's own code (test_peer_<peer>.py, run in a CI environment apart: .ci/run).
+ORACLES = ("trec_eval", "pytrec_eval", "ir_measures", "reference", "worked_examples", "peer")
 NAME = re.compile(r"test_[a-z0-9]+(_[a-z0-9]+)*\.py")
 
 
@@ -66,7 +67,7 @@ def test_the_layout_check_sees_each_break():
         "doors/test_beyond.py", "sql/test_beyond.py", "helpers.py")]) == [
         "test_cli.py: not in a subject folder (doors, errors, layout, oracles, spark, sql)",
         "oracles/test_means.py: an oracle's file starts with its oracle "
-        "(trec_eval, pytrec_eval, ir_measures, reference, worked_examples)",
+        "(trec_eval, pytrec_eval, ir_measures, reference, worked_examples, peer)",
         "doors/test_metrics_cli.py: the subject comes first (test_cli_...)",
         "test_beyond.py: in two folders",
         "helpers.py: a module beside conftest.py; helpers go in a package (tests/reference/)"]

@@ -43,6 +43,24 @@ def test_exact_means_match_fractions_on_awkward_values():
                             for g in range(3) if (groups == g).any()}
 
 
+def test_exact_means_at_the_edge_of_one_scaled_sum():
+    # a column is added up in one HUGEINT sum when its values, scaled to whole numbers, fit
+    # (means.shift); at the widest span that fits and one power of two past it (an exponent per
+    # value then), full 53-bit mantissas of both signs give the Fraction reference's bits
+    rng = np.random.default_rng(5)
+    con = duckdb.connect()
+    ndcg_duck.register(con)
+    n = 1000  # 10 bits of count: 2**(high + 1 + 52 - low) * 2**10 <= 2**126 for high - low <= 63
+    for high, scaled in ((23, True), (24, False)):
+        x = (1 + rng.random(n)) * np.where(rng.random(n) < 0.5, 2.0 ** -40, 2.0 ** high)
+        x *= np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        x[:2] = [2.0 ** -40 * (1 + 2.0 ** -52), 2.0 ** high * (2 - 2.0 ** -52)]
+        assert (means.shift(float(np.abs(x).min()), float(np.abs(x).max()), n) is not None) \
+            == scaled
+        con.execute("CREATE OR REPLACE TABLE t AS SELECT unnest($1) AS x", [x.tolist()])
+        assert means.exact_means(con, "t", {"x": "x"}) == {("x",): exact_mean(x.tolist())}
+
+
 def test_mean_of_sum_is_the_partitioned_engines_door():
     # an engine that adds exact partial sums (as integers times 2**exponent) gets the same bits
     values = [0.1, 0.2, 0.7, 1 / 3, 2 / 3, 1e-20]

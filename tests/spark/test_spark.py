@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 import ndcg_duck
-from conftest import JAVA, ROOT, as_spark_prints
+from conftest import JAVA, ROOT
 from ndcg_duck import spark as engine
 from ndcg_duck.spark import engine as driver, exact, launch, refusals
 from ndcg_duck.cli import cli
@@ -115,9 +116,20 @@ CASES = [
 
 
 def both_engines(spark, recs, rels, buckets=3, **options):
-    want = ndcg_duck.evaluate(recs, rels, **options)
-    got = engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
-                          buckets=buckets, **options)
+    """Both engines' results (the default engine's, Spark's summary and per-user rows); the
+    same warnings, and with per_item=True the same per-item view."""
+    with warnings.catch_warnings(record=True) as told_want:
+        warnings.simplefilter("always")
+        want = ndcg_duck.evaluate(recs, rels, **options)
+    with warnings.catch_warnings(record=True) as told_got:
+        warnings.simplefilter("always")
+        got = engine.evaluate(spark, spark.createDataFrame(recs), spark.createDataFrame(rels),
+                              buckets=buckets, recs_what="recommendations (Table)",
+                              rels_what="relevance (Table)", **options)
+    assert [str(w.message) for w in told_got if w.category is ndcg_duck.NdcgWarning] == [
+        str(w.message) for w in told_want if w.category is ndcg_duck.NdcgWarning]
+    if options.get("per_item"):
+        assert got.per_item == want.per_item
     user = options.get("user_col", "user_id")
     rows = sorted((row.asDict() for row in got.per_user.collect()), key=lambda r: r[user])
     got.per_user.unpersist()
@@ -278,12 +290,16 @@ def files(tmp_path):
 def test_cli_matches_the_default_engine_on_part_files_and_globs(spark, files):
     args = [files / "recs", files / "rels-*.csv", "-k", "3,10", "--gain", "exponential",
             "--format", "json", "-m", "ndcg,P@3,mrr,num_rel"]
-    want = invoke("eval", files / "recs/*.parquet", *args[1:], "--per-user", files / "want.csv")
+    # --per-item: each bucket's counts added up per cutoff and item
+    want = invoke("eval", files / "recs/*.parquet", *args[1:], "--per-user", files / "want.csv",
+                  "--per-item", files / "want-items.csv")
     got = invoke("eval", *args, "--engine", "spark", "--spark-conf",
-                 "spark.sql.shuffle.partitions=3", "--per-user", files / "got.csv")
-    assert want.exit_code == 0 and got.exit_code == 0, (got.output, as_spark_prints(want.output))
-    assert got.output == as_spark_prints(want.output)
+                 "spark.sql.shuffle.partitions=3", "--per-user", files / "got.csv",
+                 "--per-item", files / "got-items.csv")
+    assert want.exit_code == 0 and got.exit_code == 0, (got.output, want.output)
+    assert got.output == want.output
     assert (files / "got.csv").read_text() == (files / "want.csv").read_text()
+    assert (files / "got-items.csv").read_text() == (files / "want-items.csv").read_text()
     assert not [p for p in files.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
@@ -298,7 +314,7 @@ def test_metrics_sql_own_measure_as_the_default_engine(spark, files):
     want = invoke("eval", files / "recs/*.parquet", *args, "--per-user", files / "want.csv")
     got = invoke("eval", files / "recs", *args, "--engine", "spark", "--per-user",
                  files / "got.csv")
-    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, as_spark_prints(want.output)), got.output
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output), got.output
     assert (files / "got.csv").read_text() == (files / "want.csv").read_text()
     rows = list(csv.DictReader(io.StringIO((files / "got.csv").read_text())))
     assert rows and all(row["prec@3"] == row["precision@3"] for row in rows)
@@ -311,7 +327,7 @@ def test_metrics_sql_own_measure_as_the_default_engine(spark, files):
     got = invoke("eval", files / "recs", *args, "--engine", "spark")
     assert want.output == f"Error: --metrics-sql {macros}: ndcg_metric_x fails on the data: " \
                           f"too long\n"
-    assert (got.exit_code, got.output) == (1, as_spark_prints(want.output))
+    assert (got.exit_code, got.output) == (1, want.output)
 
 def test_cli_segments_and_plot_as_the_default_engine(spark, files):
     users = sorted({row["user_id"] for part in (files / "recs").iterdir()
@@ -327,14 +343,14 @@ def test_cli_segments_and_plot_as_the_default_engine(spark, files):
                       "--plot", files / "want.png")
         got = invoke("eval", files / "recs", *args, "--format", fmt, "--engine", "spark",
                      "--plot", files / "got.png")
-        assert want.exit_code == 0 and (got.exit_code, got.output) == (0, as_spark_prints(want.output))
+        assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
         assert (files / "got.png").read_bytes() == (files / "want.png").read_bytes()
     bad = files / "bad.csv"
     bad.write_text("user_id,group\nx1,a\n")
     want = invoke("eval", files / "recs/*.parquet", *args[:-4], "--segments", bad, "--by", "group")
     got = invoke("eval", files / "recs", *args[:-4], "--segments", bad, "--by", "group",
                  "--engine", "spark")
-    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, as_spark_prints(want.output))
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
 def test_cli_user_activity_as_the_default_engine(spark, files, runs):
@@ -342,16 +358,28 @@ def test_cli_user_activity_as_the_default_engine(spark, files, runs):
     # every row as a segments file's; users absent from train are cold
     users = sorted({row["user_id"] for part in (files / "recs").iterdir()
                     for row in pq.read_table(part).to_pylist()})
+    # train holds recommended items: the warning of items seen in train, its counts added up
+    # over the buckets, and with --exclude-seen the rankings without them, as the default engine
     train = files / "train.csv"
     train.write_text("user_id,item_id\n" + "".join(
-        f"{u},i{j}\n" for n, u in enumerate(users) if n % 6 for j in range(n % 9 + 1)))
-    for choice in (["--groups", "3"], ["--activity-cuts", "2,4,8"]):
+        f"{u},doc-{j}\n" for n, u in enumerate(users) if n % 6 for j in range(n % 9 + 1)))
+    for choice in (["--groups", "3"], ["--activity-cuts", "2,4,8", "--exclude-seen"]):
         args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,recall", "--train", train,
                 "--by", "user-activity", *choice, "--ci", "0.9"]
-        want = invoke("eval", files / "recs/*.parquet", *args)
-        got = invoke("eval", files / "recs", *args, "--engine", "spark")
-        assert want.exit_code == 0 and (got.exit_code, got.output) == (0, as_spark_prints(want.output))
-        assert "\ncold " in want.output
+        want = invoke("eval", files / "recs/*.parquet", *args, "--per-item", files / "w.json")
+        got = invoke("eval", files / "recs", *args, "--engine", "spark", "--per-item",
+                     files / "g.json")
+        assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+        assert (files / "g.json").read_text() == (files / "w.json").read_text()
+        assert "\ncold " in want.output and "they have in the train file" in want.output
+    # a train file without an item column: refused by one rule on both engines
+    users_only = files / "users.csv"
+    users_only.write_text("user_id\n" + "".join(f"{u}\n" for u in users))
+    args = [files / "rels-*.csv", "--train", users_only, "--by", "user-activity", "--groups", "2"]
+    want = invoke("eval", files / "recs/*.parquet", *args)
+    got = invoke("eval", files / "recs", *args, "--engine", "spark")
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
+    assert f"train file {users_only}: no column 'item_id'" in want.output
     # a train file of users and items (the default engine also counts the items it recommends
     # that a user has in train): the segments file's users, one row each
     played = runs[1].parent / "played.csv"
@@ -418,12 +446,12 @@ def test_cli_reads_trec_runs_and_qrels_as_the_default_engine(spark, tmp_path, mo
     args = ["eval", "runs/run*", "qrels", "-k", "5,all", "-m", "ndcg,map", "--format", "json",
             "--recs-format", "trec"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
-    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, as_spark_prints(want.output))
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
     with open(runs / "run1", "a") as out:
         out.write("u1 Q0 doc-1 1 high tag\n")
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
     assert "a TREC run line is" in want.output
-    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, as_spark_prints(want.output))
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)
 
 
 @pytest.fixture
@@ -599,7 +627,7 @@ def test_cli_refuses_a_user_in_two_part_files_as_the_default_engine(spark, files
     want = invoke("eval", files / "recs", files / "rels-*.csv")
     got = invoke("eval", files / "recs", files / "rels-*.csv", "--engine", "spark")
     assert want.exit_code == 1 and "appears in more than one of its" in want.output
-    assert (got.exit_code, got.output) == (want.exit_code, as_spark_prints(want.output))
+    assert (got.exit_code, got.output) == (want.exit_code, want.output)
 
 
 def test_cli_writes_a_directory_of_parquet_part_files(spark, files):
@@ -607,7 +635,7 @@ def test_cli_writes_a_directory_of_parquet_part_files(spark, files):
                   "--per-user", files / "want.parquet")
     got = invoke("eval", files / "recs", files / "rels-*.csv", "-k", "5", "--engine", "spark",
                  "--per-user", f"{files / 'per_user'}/")
-    assert got.exit_code == 0 and got.output == as_spark_prints(want.output)
+    assert got.exit_code == 0 and got.output == want.output
     con = duckdb.connect()
     sql = "SELECT * FROM read_parquet('{}') ORDER BY user_id"
     assert (con.sql(sql.format(files / "per_user" / "*.parquet")).fetchall()
@@ -626,7 +654,7 @@ def test_cli_reads_json_lines_and_json_arrays(spark, tmp_path):
     con.execute(f"COPY rels TO '{tmp_path / 'rels.json'}' (FORMAT json, ARRAY true)")
     args = ["eval", tmp_path / "recs.jsonl", tmp_path / "rels.json", "-k", "all"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
-    assert got.exit_code == 0 and got.output == as_spark_prints(want.output)
+    assert got.exit_code == 0 and got.output == want.output
 
 
 # A Parquet file of each type: (role, the column's values, the message of both engines or, for
@@ -762,7 +790,7 @@ def test_cli_refusals_and_warnings_as_the_default_engine(spark, tmp_path):
     ]
     for case in cases:
         want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
-        assert (got.exit_code, got.output) == (want.exit_code, as_spark_prints(want.output)), case
+        assert (got.exit_code, got.output) == (want.exit_code, want.output), case
         assert "compared as text" in got.output or case != cases[5]
     assert "levels 7, 9, which never occur" in got.output
     assert invoke("eval", numbers, nan).output == (f"Error: relevance file {nan}: user 1, item b "
@@ -902,12 +930,15 @@ def test_beyond_accuracy_matches_the_default_engine(spark):
     rankings, judgments = dataset(21, users=120)
     scores = scores_of(rankings, 21, ties=False)
     rng = random.Random(21)
-    train = [(f"t{rng.randrange(40)}", f"doc-{rng.randrange(12)}") for _ in range(150)]
+    # train users of the run among others: items seen in train (the warning, --exclude-seen),
+    # and the per-item view with train popularity, every count added up over the buckets
+    train = [(f"{'ut'[n % 2]}{rng.randrange(40)}", f"doc-{rng.randrange(12)}")
+             for n in range(150)]
     train = pa.table({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
     items = pa.table({"item_id": [f"doc-{n}" for n in range(18)],
                       "embedding": [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(18)]})
     options = dict(k=[3, "all"], metrics=BEYOND, judged_only=True, max_depth=6, train=train,
-                   items=items, head_share=0.3)
+                   items=items, head_share=0.3, exclude_seen=True, per_item=True)
     recs, rels = recs_table(rankings, "scores", scores), rels_table(judgments)
     want, summary, rows = both_engines(spark, recs, rels, **options)
     assert summary["users"] > 50 and summary["users_without_ild@3"] > 0
@@ -964,7 +995,7 @@ def test_cli_beyond_accuracy_as_the_default_engine(spark, tmp_path):
         want, got = invoke("eval", *case), invoke("eval", *case, "--engine", "spark")
         assert want.exit_code in (1, 2) and want.output.startswith("Usage") == \
             (want.exit_code == 2)
-        assert (got.exit_code, got.output) == (want.exit_code, as_spark_prints(want.output)), case
+        assert (got.exit_code, got.output) == (want.exit_code, want.output), case
     assert "2 recommended item(s) have no embedding for ild, e.g. item b" in got.output
     # compare: per-user ones paired, per-run ones per segment (no interval under --test
     # bootstrap): the default engine's, exactly
@@ -1056,7 +1087,7 @@ def test_compare_segments_rule_and_corners_on_spark_as_the_default_engine(spark,
         want, got = invoke(*args), invoke(*args, "--engine", "spark")
         assert want.exit_code == code and got.exit_code == code, got.output
         if "csv" not in args:
-            assert got.output == as_spark_prints(want.output)
+            assert got.output == want.output
             continue
         rows = [list(csv.DictReader(io.StringIO(out.output, newline="")))
                 for out in (got, want)]
@@ -1099,8 +1130,8 @@ def test_cli_reads_recbole_files_and_each_files_own_columns_as_the_default_engin
             "--recs-user-col", "uid", "--recs-item-col", "iid", "--rels-user-col", "person",
             "--rels-item-col", "thing", "--relevance-col", "rating", "--format", "json"]
     want, got = invoke(*args), invoke(*args, "--engine", "spark")
-    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, as_spark_prints(want.output))
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
     assert json.loads(got.output)["ndcg@3"] == pytest.approx(RECBOLE_NDCG, abs=1e-12)
     bad = [a if a != "thing" else "thang" for a in args]
     want, got = invoke(*bad), invoke(*bad, "--engine", "spark")
-    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, as_spark_prints(want.output))
+    assert want.exit_code == 1 and (got.exit_code, got.output) == (1, want.output)

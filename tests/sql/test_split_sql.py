@@ -31,6 +31,15 @@ def test_each_row_comes_back_with_its_part(inter):
         == [(0,), (0,), (1,), (1,), (1,), (1,)]
 
 
+@pytest.mark.parametrize("macro", ["ndcg_split_temporal", "ndcg_split_random"])
+def test_identical_rows_across_the_edge_go_one_to_each_part(con, macro):
+    # the two rows tie on every key: the edge falls between them, so one is test, one train
+    con.execute("CREATE TABLE twice AS SELECT * FROM (VALUES (1, 'a', 10), (1, 'a', 10)) "
+                "v(user_id, item_id, timestamp)")
+    assert con.sql(f"SELECT ndcg_part, count(*) FROM {macro}('twice', test_last := 1) "
+                   "GROUP BY ALL ORDER BY ALL").fetchall() == [("test", 1), ("train", 1)]
+
+
 def test_a_share_is_read_as_written_not_as_a_float(con):
     # 0.29 x 100 is 28.999999999999996 in floating point: rounded down, 28; as written, 29
     con.execute("CREATE TABLE hundred AS SELECT 1 AS user_id, i AS item_id, i AS timestamp "
