@@ -245,7 +245,8 @@ def _text(name: str):
 # --- the beyond-accuracy metrics as each peer defines them (docs/beyond-peers.md) ----------------
 # One table: ndcg-duck's definitions (BEYOND_DEFAULTS), and what --beyond-as PEER changes. An
 # option given beside --beyond-as wins over the preset's value.
-BEYOND_DEFAULTS = {"head_share": 0.2, "popularity_by": "users", "popularity_unseen": "zero",
+BEYOND_DEFAULTS = {"beyond_users": "evaluated", "head_share": 0.2, "popularity_by": "users",
+                   "popularity_unseen": "zero",
                    "tail_rule": "catalogue", "novelty_by": "users",
                    "novelty_smoothing": "add_one", "novelty_unseen": "count",
                    "catalogue_size": "items", "gini_items": "catalogue", "gini_divisor": "n",
@@ -263,26 +264,28 @@ BEYOND_PEERS = {
     "elliot": {"tail_rule": "short_head", "head_share": 0.8, "gini_divisor": "n_minus_1",
                "gini_orientation": "equality"},
     # RecTools' MeanInvUserFreq (cold items as one user), AvgRecPopularity (interactions),
-    # IntraListDiversity (0 for a one-item list)
-    "rectools": {"novelty_smoothing": "none", "novelty_unseen": "one",
-                 "popularity_by": "interactions", "ild_short": "zero"},
+    # IntraListDiversity (0 for a one-item list); RecTools, Evidently and Microsoft
+    # recommenders count every user of the recommendations
+    "rectools": {"beyond_users": "recommended", "novelty_smoothing": "none",
+                 "novelty_unseen": "one", "popularity_by": "interactions", "ild_short": "zero"},
     # Evidently's NoveltyMetric and PopularityBias (unseen items dropped), get_gini (shown items,
     # n - 1), DiversityMetric (the pairs' sum over the list's items)
-    "evidently": {"novelty_smoothing": "none", "novelty_unseen": "skip",
-                  "popularity_unseen": "skip", "gini_items": "shown",
+    "evidently": {"beyond_users": "recommended", "novelty_smoothing": "none",
+                  "novelty_unseen": "skip", "popularity_unseen": "skip", "gini_items": "shown",
                   "gini_divisor": "n_minus_1", "ild_divisor": "items", "ild_short": "zero"},
     # LensKit's ListGini is ndcg-duck's gini
     "lenskit": {},
     # Microsoft recommenders' novelty (interactions, unseen items 0)
-    "msrec": {"novelty_by": "interactions", "novelty_smoothing": "none",
-              "novelty_unseen": "zero"},
+    "msrec": {"beyond_users": "recommended", "novelty_by": "interactions",
+              "novelty_smoothing": "none", "novelty_unseen": "zero"},
 }
 
 
 def beyond_settings(given: Mapping) -> dict:
     """The beyond-accuracy options from `given` (each None when not given, and beyond_as): an
     option given wins, then beyond_as's preset, then BEYOND_DEFAULTS. A usage error for
-    --novelty-unseen count without --novelty-smoothing add_one."""
+    --novelty-unseen count without --novelty-smoothing add_one, and for --beyond-users
+    recommended with --judged-only."""
     preset = BEYOND_PEERS.get(given.get("beyond_as")) or {}
     settings = {name: given.get(name) if given.get(name) is not None else
                 preset.get(name, default) for name, default in BEYOND_DEFAULTS.items()}
@@ -290,6 +293,11 @@ def beyond_settings(given: Mapping) -> dict:
         raise InputError("--novelty-unseen count needs --novelty-smoothing add_one: an item "
                          "unseen in train would score -log2(0), infinite; choose another "
                          "--novelty-unseen (one, skip or zero)", usage=True)
+    if settings["beyond_users"] == "recommended" and given.get("judged_only"):
+        raise InputError("--judged-only takes the unjudged items out of each list, so a user "
+                         "without judgments has none: --beyond-users recommended (or a "
+                         "--beyond-as preset that sets it) cannot count them; leave out one, "
+                         "or give --beyond-users evaluated", usage=True)
     return settings
 
 
@@ -440,6 +448,12 @@ PARAMS = (
                "lenskit or msrec (Microsoft recommenders) does: sets the options below (an "
                "option given beside it wins; docs/beyond-peers.md). lenskit: ndcg-duck's own "
                "definitions."),
+    Param("beyond_users", "metric", choices=(None, "evaluated", "recommended"),
+          shown="evaluated", metavar="USERS",
+          help="Whose lists the beyond-accuracy metrics count: the evaluated users (judged, "
+               "with recommendations; RecBole, Elliot), or every user of the recommendations "
+               "(RecTools, Evidently, Microsoft recommenders). Without RELEVANCE every user of "
+               "the recommendations counts either way."),
     Param("popularity_by", "metric", choices=(None, "users", "interactions"), shown="users",
           help="popularity@K and --tail-rule's ranking: an item's count of distinct train users "
                "or of train rows (RecBole, RecTools)."),

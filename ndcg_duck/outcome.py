@@ -54,8 +54,9 @@ def beyond_summary(summary: dict, measures: tuple, per_run: dict, per_user: dict
     """The summary with beyond-accuracy measures: every measure in the order of `measures` (the
     accuracy ones from `summary`, the per-run ones from `per_run`, the per-user ones from
     `per_user`: {name: exact mean}), users, users_without_NAME@K for each per-user
-    beyond-accuracy measure (the evaluated users without a value: counts has how many have
-    one), then the summary's other counts of users."""
+    beyond-accuracy measure (the evaluated users without a value, or with users_recommended in
+    `summary` (--beyond-users recommended) the users of the recommendations: counts has how many
+    have one), then the summary's other counts of users."""
     out = {}
     for m in measures:
         if not metric_names.beyond(m):
@@ -67,7 +68,8 @@ def beyond_summary(summary: dict, measures: tuple, per_run: dict, per_user: dict
     out["users"] = summary["users"]
     for m in measures:
         if metric_names.beyond(m) and not metric_names.per_run(m.metric):
-            out[f"users_without_{m.name}"] = summary["users"] - counts.get(m.name, 0)
+            out[f"users_without_{m.name}"] = (summary.get("users_recommended", summary["users"])
+                                              - counts.get(m.name, 0))
     out.update((name, value) for name, value in summary.items() if name not in out)
     return out
 
@@ -79,7 +81,8 @@ def beyond_counted(summary: dict, missing: str, empty: str, judged: bool = True
     count the lists of the evaluated users (judged, and with recommendations): --missing and
     --empty choose those as for every metric, so --empty skip leaves out the lists of the users
     whose ideal DCG is 0, and the users only in the recommendations are not counted; without
-    (no relevance file: check_lists_only) every user of the recommendations is."""
+    (no relevance file: check_lists_only), or with --beyond-users recommended (the summary's
+    users_recommended), every user of the recommendations is."""
     names = [name for name in summary  # (a measure of --metrics-sql's is not in BY_NAME)
              if getattr(metric_names.BY_NAME.get(name.partition("@")[0]), "needs", "")]
     if not names:
@@ -88,6 +91,10 @@ def beyond_counted(summary: dict, missing: str, empty: str, judged: bool = True
         users = summary["users"]
         return (f"{', '.join(names)}: counted the lists of every user of the recommendations "
                 f"({_users(users)}; no relevance file)")
+    listed = summary.get("users_recommended")
+    if listed is not None:
+        return (f"{', '.join(names)}: counted the lists of every user of the recommendations "
+                f"({_users(listed)}; --beyond-users recommended), judged or not")
     lists = summary["users"] - (summary.get("users_without_recommendations") or 0
                                 if missing == "zero" else 0)
     line = (f"{', '.join(names)}: counted the lists of {lists} evaluated "
@@ -97,8 +104,8 @@ def beyond_counted(summary: dict, missing: str, empty: str, judged: bool = True
         line += (f"; --empty skip left out the lists of {_users(zero)} whose ideal DCG is 0")
     only = summary.get("users_only_in_recommendations")
     if only:
-        line += (f"; not the lists of {_users(only)} only in the recommendations (without "
-                 f"RELEVANCE every user's list counts)")
+        line += (f"; not the lists of {_users(only)} only in the recommendations (--beyond-users "
+                 f"recommended counts every user's list)")
     return line
 
 
@@ -110,7 +117,7 @@ def _users(n: int) -> str:
 # beyond-accuracy metrics: check_lists_only) each is refused, never silently dropped
 JUDGMENT_OPTIONS = ("judged_only", "missing", "empty", "gain", "gain_map", "min_relevance",
                     "idcg_cutoff", "unique_judgments", "relevance_col", "rels_user_col",
-                    "rels_item_col", "rels_format")
+                    "rels_item_col", "rels_format", "beyond_users")
 
 
 # the Spark engine's refusal of a run without judgments: its workers score each bucket of users
@@ -142,12 +149,16 @@ def check_lists_only(measures: tuple, given: dict, per_item: bool = False) -> No
         value = given.get(name, param.default)
         if value is None or value == param.default or value == ():
             continue
+        if name == "beyond_users" and value != "evaluated":  # every user's list counts anyway
+            continue
         flag = param.option + (f" {value}" if param.choices and param.kind != "flag" else "")
         why = {"judged_only": "takes the unjudged items out of each list",
                "missing": "chooses users by their judgments",
-               "empty": "chooses users by their judgments"}.get(name, "reads the judgments")
+               "empty": "chooses users by their judgments",
+               "beyond_users": "chooses users by their judgments"}.get(name,
+                                                                      "reads the judgments")
         counts = (" (without it every user of the recommendations counts)"
-                  if name in ("missing", "empty") else "")
+                  if name in ("missing", "empty", "beyond_users") else "")
         raise InputError(f"{flag} {why}, and there is no relevance file{counts}: pass it "
                          f"(RELEVANCE) or leave out {flag}", usage=True)
 

@@ -132,13 +132,18 @@ def _column_type(con, relation: str, column: str) -> str:
     return dict((row[0], row[1]) for row in con.sql(f"DESCRIBE {relation}").fetchall())[column]
 
 
-def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures: tuple) -> None:
+def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures: tuple,
+             ranked: Optional[str] = None) -> None:
     """Append to ndcg_tops the top_k lists of the users of `recs` and `rels` (one batch's views),
     at every cutoff a beyond-accuracy measure takes: the ranking edge after max_depth,
-    duplicates and judged_only, as every metric reads it. Without judged_only the judgments are
-    not read (ndcg_beyond_lists: compute() keeps the evaluated users); with it,
-    ndcg_beyond_tops takes the unjudged items out as the core does."""
+    duplicates and judged_only, as every metric reads it (`ranked`: that edge's result for
+    `recs`, made once per batch (leaks.ranked_table), else read from `recs` here). Without
+    judged_only the judgments are not read (ndcg_beyond_lists: compute() keeps the evaluated
+    users); with it, ndcg_beyond_tops takes the unjudged items out as the core does."""
     ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
+    if ranked is not None:
+        con.execute(f"INSERT INTO ndcg_tops {statements.tops_query(options, ranked, rels, ks)}")
+        return
     ranked = statements.ranked_cte(options, layout, recs=recs)
     con.execute(f"INSERT INTO ndcg_tops "
                 f"{statements.tops_query(options, 'ndcg_ranked_', rels, ks, (ranked,))}")

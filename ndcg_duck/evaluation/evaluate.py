@@ -390,7 +390,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         ranked = None
-        if per_item or counts_seen:  # the batch's rankings once, for its scores and the rest
+        if per_item or counts_seen or extra:  # the batch's rankings once, for its scores and
+            # the rest (the beyond-accuracy lists)
             ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch")
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
                     append=number > 0, measures=measures, ranked=ranked)
@@ -398,7 +399,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
             leaks.add_seen(con, options, loaded.layout, ranked, append=number > 0)
         if extra:
             beyond.add_tops(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch",
-                            all_measures)
+                            all_measures, ranked)
         if per_item:
             leaks.add_item_tops(con, options, ranked, "ndcg_rels_batch", append=number > 0)
     evaluated, summed = macros_of(measures)
@@ -413,9 +414,12 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
                        _exact_means(con, measures))
     notes, relation = [], "ndcg_result"
     if extra:
-        found = beyond.compute(con, options, all_measures, extra, "ndcg_result")
-        notes, relation = found.notes, with_beyond(con, found.per_user)
-        summary = _beyond_summary(con, summary, all_measures, found)
+        # --beyond-users: the evaluated users' lists, or every user's of the recommendations
+        everyone = options.beyond_users == "recommended"
+        found = beyond.compute(con, options, all_measures, extra,
+                               "ndcg_tops" if everyone else "ndcg_result")
+        notes, relation = found.notes, with_beyond(con, found.per_user, everyone)
+        summary = _beyond_summary(con, summary, all_measures, found, everyone)
     (zero_ideal,), = con.sql(f"SELECT count(*) FILTER (WHERE zero_ideal) "
                              f"FROM ({user_flags_sql(options)})").fetchall()
     summary.update(outcome.user_counts(unranked, unjudged, zero_ideal))
@@ -470,23 +474,34 @@ def _run_lists(con, options: Options, loaded: inputs.Loaded, user_col: str, per_
                       per_user, spec), found.notes)
 
 
-def with_beyond(con, columns: tuple) -> str:
+def with_beyond(con, columns: tuple, everyone: bool = False) -> str:
     """A view of ndcg_result with the per-user beyond-accuracy columns beside each user's row at
-    each cutoff (NULL where the user has no value): its name."""
+    each cutoff (NULL where the user has no value): its name. With everyone (--beyond-users
+    recommended) the users only in the recommendations get rows too, their accuracy metrics
+    NULL (they have no judgments)."""
     if not columns:
         return "ndcg_result"
     picked = ", ".join(f"b.{column}" for column in columns)
+    if everyone:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result_beyond AS SELECT "
+                    f"coalesce(r.user_id, b.user_id) AS user_id, coalesce(r.k, b.k) AS k, "
+                    f"r.* EXCLUDE (user_id, k), {picked} "
+                    f"FROM ndcg_result AS r FULL JOIN ndcg_beyond_users AS b "
+                    f"ON b.user_id = r.user_id AND b.k IS NOT DISTINCT FROM r.k")
+        return "ndcg_result_beyond"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_result_beyond AS SELECT r.*, {picked} "
                 f"FROM ndcg_result AS r LEFT JOIN ndcg_beyond_users AS b "
                 f"ON b.user_id = r.user_id AND b.k IS NOT DISTINCT FROM r.k")
     return "ndcg_result_beyond"
 
 
-def _beyond_summary(con, summary: dict, measures: tuple, found) -> dict:
+def _beyond_summary(con, summary: dict, measures: tuple, found, everyone: bool = False) -> dict:
     """The summary in the order of `measures`, the beyond-accuracy ones added: per-run values as
     computed, per-user ones as the exact mean over the users with a value; and for each per-user
     one, users_without_NAME@K: the evaluated users without a value (no recommendations, or for
-    ild fewer than two items), left out of its mean."""
+    ild fewer than two items), left out of its mean. With everyone (--beyond-users recommended)
+    users_recommended (how many users' lists the beyond-accuracy metrics counted), and
+    users_without_NAME@K counts among those."""
     per_user = [m for m in measures if metric_names.beyond(m) and not
                 metric_names.per_run(m.metric)]
     exact = means.exact_means(con, "ndcg_beyond_users", {c: c for c in found.per_user},
@@ -497,6 +512,9 @@ def _beyond_summary(con, summary: dict, measures: tuple, found) -> dict:
         for k, *values in con.sql(f"SELECT k, {counts} FROM ndcg_beyond_users GROUP BY k"
                                   ).fetchall():
             counted.update({(k, c): n for c, n in zip(found.per_user, values)})
+    if everyone:
+        (listed,), = con.sql("SELECT count(DISTINCT user_id) FROM ndcg_tops_").fetchall()
+        summary = {**summary, "users_recommended": listed}
     return outcome.beyond_summary(
         summary, measures, found.summary,
         {m.name: exact.get((m.k, m.metric)) for m in per_user},

@@ -409,11 +409,13 @@ def run_cli(relevance, runs, master: str, conf_pairs, show_progress: bool, setti
             compare_options: dict, segments, by, per_user, plot) -> tuple:
     """ndcg-duck compare --engine spark: (Comparison, notes)."""
     from .refusals import refusals
+    from .engine import refuse_beyond_users
     from ..evaluation.inputs import described as what
     from .files import check_one_file_per_user, check_table_output, read
     from .launch import cli_session, parse_conf
 
     common.checked(runs, compare_options, segments, by, plot)
+    refuse_beyond_users(settings)  # fail fast, before Spark starts
     conf = parse_conf(conf_pairs)
     cols = inputs.Columns.given(**settings)
     with cli_session(master, conf, show_progress) as spark:

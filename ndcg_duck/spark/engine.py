@@ -167,6 +167,20 @@ def bucket_count(spark, recs, rels) -> int:
     return BUCKETS_PER_TASK * max(slots, math.ceil(size / TASK_BYTES))
 
 
+def refuse_beyond_users(given) -> None:
+    """--beyond-users recommended (or a --beyond-as preset that sets it; `given`: the run's
+    options, as given or as Options) is not on Spark: its workers keep the top_k lists of the
+    evaluated users only (each bucket's users scored from their recommendations and judgments
+    together)."""
+    chosen = (given.beyond_users if isinstance(given, Options)
+              else registry.beyond_settings(given)["beyond_users"])
+    if chosen == "recommended":
+        raise InputError("--beyond-users recommended (set by --beyond-as rectools, evidently and "
+                         "msrec) is not on --engine spark: its workers keep the lists of the "
+                         "evaluated users only; use --engine duckdb, or give --beyond-users "
+                         "evaluated", usage=True)
+
+
 def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                      per_item=False, buckets=None, recs_what="recommendations (DataFrame)",
                      rels_what="relevance (DataFrame)", lists=None, ranked=False,
@@ -185,6 +199,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
         raise InputError(outcome.SPARK_NEEDS_JUDGMENTS, usage=True)
     options, measures, settings = outcome.plan(k, given)
     registry.flag("per_item", per_item)
+    refuse_beyond_users(options)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
                                 or buckets < 1):  # batch_users: checked by the registry
         raise InputError(f"buckets {buckets!r}: give a whole number >= 1", usage=True)

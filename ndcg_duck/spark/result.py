@@ -9,7 +9,7 @@ from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
 from .columns import col
-from .engine import run
+from .engine import refuse_beyond_users, run
 from .files import (check_one_file_per_user, check_output, check_table_output, read,
                     write_per_user)
 from .launch import cli_session, parse_conf
@@ -51,6 +51,7 @@ class SparkResult(Result):
         settings = self.settings
         conf = parse_conf(self.conf_pairs)
         leaks.needs_train(settings["exclude_seen"], settings["train"])  # before Spark starts
+        refuse_beyond_users(settings)  # before Spark starts
         beyond.require(outcome.measured({name: value for name, value in settings.items()
                                          if registry.BY_NAME[name].group == "metric"},
                                         None)[1],  # fail fast, before Spark starts

@@ -119,6 +119,13 @@ CASES = [
     (["-m", "gini", "--train", EX + "train.csv", "--beyond-as", "recbol"], 2,
      "Error: Invalid value for '--beyond-as': 'recbol' is not one of 'elliot', 'evidently', "
      "'lenskit', 'msrec', 'recbole', 'rectools'.\n"),
+    (["-m", "gini", "--train", EX + "train.csv", "--beyond-users", "all"], 2,
+     "Error: Invalid value for '--beyond-users': 'all' is not one of 'evaluated', "
+     "'recommended'.\n"),
+    (["-m", "gini", "--train", EX + "train.csv", "--beyond-as", "evidently", "--judged-only"], 2,
+     "Error: --judged-only takes the unjudged items out of each list, so a user without "
+     "judgments has none: --beyond-users recommended (or a --beyond-as preset that sets it) "
+     "cannot count them; leave out one, or give --beyond-users evaluated\n"),
     (["-m", "tail", "--train", EX + "train.csv", "--head-share", "1.5"], 2,
      "Error: Invalid value for '--head-share': head_share 1.5 is not a number between 0 and 1\n"),
     (["-m", "coverage", "--items", "{tmp}/items.txt"], 2,
@@ -351,6 +358,28 @@ def test_compare_pairs_per_user_ones_and_shows_per_run_ones(tmp_path):
     assert novelty["p_value"] == pytest.approx(stats.ttest_1samp(diffs, 0).pvalue)
 
 
+def test_compare_counts_every_recommended_user_with_beyond_users_recommended(tmp_path):
+    """Run b adds u4 (a, c), who is not judged. Evaluated users: b's coverage@2 shows b, c, d, e
+    (4/5); every user of the recommendations: a too (5/5), from 4 users' lists. novelty stays a
+    mean over the users both runs have lists for (u4 is only in b)."""
+    import json
+    from ndcg_duck import compare
+    (tmp_path / "b.json").write_text(json.dumps(RECS_B + [{"user_id": "u4",
+                                                           "items": ["a", "c"]}]))
+    runs = {"a": EX + "recs.json", "b": str(tmp_path / "b.json")}
+
+    def rows(**options):
+        result = compare(EX + "rels.csv", runs, 2, metrics="coverage,novelty",
+                         train=EX + "train.csv", items=EX + "items.json", **options)
+        return {(r["metric"], r["run"]): r for r in result.rows}
+    assert rows()[("coverage", "b")]["mean"] == pytest.approx(0.8)
+    got = rows(beyond_users="recommended")
+    assert got[("coverage", "a")]["mean"] == pytest.approx(0.6)
+    assert (got[("coverage", "b")]["mean"], got[("coverage", "b")]["users"]) == (
+        pytest.approx(1.0), 4)
+    assert got[("novelty", "b")]["mean"] == pytest.approx(3.5 / 3)
+
+
 def test_compare_cli_takes_train_and_items(tmp_path):
     import json
     (tmp_path / "b.json").write_text(json.dumps(RECS_B))
@@ -516,6 +545,7 @@ def test_the_peers_page_sql_gives_the_tails_worked_by_hand():
     (dict(beyond_as="recbol"),
      "beyond_as 'recbol' is not one of: elliot, evidently, lenskit, msrec, recbole, rectools"),
     (dict(gini_items="all"), "gini_items 'all' is not one of: catalogue, shown"),
+    (dict(beyond_users="all"), "beyond_users 'all' is not one of: evaluated, recommended"),
 ])
 def test_beyond_options_in_python_words(keywords, message):
     with pytest.raises(InputError) as raised:

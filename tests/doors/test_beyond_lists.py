@@ -70,15 +70,15 @@ def test_with_relevance_the_evaluated_users_lists_count():
         "ideal DCG 0 (nothing relevant): 1 user, scored 0\n"
         "coverage@2, gini@2, entropy@2, novelty@2: counted the lists of 2 evaluated users "
         "(judged, with recommendations); not the lists of 1 user only in the recommendations "
-        "(without RELEVANCE every user's list counts)\n")
+        "(--beyond-users recommended counts every user's list)\n")
     skipped = run("eval", EX + "recs.json", EX + "judged.csv", *ASKED, "--empty", "skip")
     assert skipped.exit_code == 0, skipped.output
     assert skipped.stdout.splitlines()[3] == f"novelty@2   {NOVELTY['u1']:.4f}"
     assert skipped.stdout.splitlines()[-1] == (
         "coverage@2, gini@2, entropy@2, novelty@2: counted the lists of 1 evaluated user "
         "(judged, with recommendations); --empty skip left out the lists of 1 user whose ideal "
-        "DCG is 0; not the lists of 1 user only in the recommendations (without RELEVANCE every "
-        "user's list counts)")
+        "DCG is 0; not the lists of 1 user only in the recommendations (--beyond-users "
+        "recommended counts every user's list)")
 
 
 @pytest.mark.parametrize("how", ["left out", "None", "rels=None"])

@@ -274,8 +274,9 @@ def eval_options():
             for p in group.commands["eval"].params if p.opts[0].startswith("-")}
 
 
-# refused with --engine spark, in the caller's words (tests/errors/test_traps.py's table)
-NOT_ON_SPARK = ("--s3-endpoint",)
+# refused with --engine spark, in the caller's words (tests/errors/test_traps.py's table;
+# --beyond-users with its value recommended only, evaluated is Spark's one way)
+NOT_ON_SPARK = ("--s3-endpoint", "--beyond-users")
 
 
 def test_every_option_is_tested_with_spark():

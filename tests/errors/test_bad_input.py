@@ -533,6 +533,10 @@ NO_JUDGMENTS = [
      "Error: --missing skip chooses users by their judgments, and there is no relevance file "
      "(without it every user of the recommendations counts): pass it (RELEVANCE) or leave out "
      "--missing skip\n"),
+    (["-m", "coverage", "--beyond-users", "evaluated"], 2,
+     "Error: --beyond-users evaluated chooses users by their judgments, and there is no relevance "
+     "file (without it every user of the recommendations counts): pass it (RELEVANCE) or leave "
+     "out --beyond-users evaluated\n"),
     (["-m", "coverage", "--judged-only"], 2,
      "Error: --judged-only takes the unjudged items out of each list, and there is no relevance "
      "file: pass it (RELEVANCE) or leave out --judged-only\n"),

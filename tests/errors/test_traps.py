@@ -345,6 +345,13 @@ ERRORS = {
         ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--exclude-seen"], 2,
         USAGE + "Error: --exclude-seen needs --train, the interactions the system learned "
         "from (rows of user and item)\n"),
+    "--beyond-as rectools (--beyond-users recommended) on Spark": (
+        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
+        ["{d}/recs.parquet", "{d}/rels.csv", "--engine", "spark", "--train", "{d}/train.csv",
+         "-m", "coverage", "--beyond-as", "rectools"], 2,
+        USAGE + "Error: --beyond-users recommended (set by --beyond-as rectools, evidently and "
+        "msrec) is not on --engine spark: its workers keep the lists of the evaluated users "
+        "only; use --engine duckdb, or give --beyond-users evaluated\n"),
 }
 
 

@@ -149,6 +149,43 @@ def test_an_option_beside_a_preset_wins(tmp_path):
     assert got["tail@2"] == pytest.approx(1 / 3)
 
 
+def test_beyond_users_recommended_counts_the_unjudged_users(tmp_path):
+    """u4 f e is recommended but not judged. --beyond-users evaluated (the default) counts u1 to
+    u3 as above; recommended counts u4 too: exposure a 2, b 1, c 1, d 1, e 2, f 1, all 6 items
+    shown (coverage 1), gini of the counts 1, 1, 1, 1, 2, 2 at places 1 to 6: (2j - 7) c sums
+    to -5 - 3 - 1 + 1 + 2 (3 + 5) = 8, over 6 x 8; novelty's mean over 4 users, f and e unseen
+    (pop 0). The rectools preset sets it: RecTools' MeanInvUserFreq averages over every user of
+    the recommendations, u4's cold items as one user each: -log2(1 / 4) = 2."""
+    lists = {**LISTS, "u4": ["f", "e"]}
+    recs, rels, train, items = files(tmp_path, lists)
+    rels.write_text("user_id,item_id,relevance\n" + "".join(
+        f"{u},{top[0]},1\n" for u, top in LISTS.items()))
+    nov = {"a": -L2(4 / 5), "b": -L2(3 / 5), "c": -L2(2 / 5), "d": -L2(2 / 5), "e": -L2(1 / 5),
+           "f": -L2(1 / 5)}
+    per_user = {u: sum(nov[i] for i in top) / 2 for u, top in lists.items()}
+
+    def run(**options):
+        return evaluate(str(recs), str(rels), 2, metrics="ndcg,coverage,gini,novelty",
+                        train=str(train), items=str(items), **options)
+    evaluated, everyone = run().summary, run(beyond_users="recommended")
+    assert evaluated["coverage@2"] == pytest.approx(5 / 6)
+    assert evaluated["novelty@2"] == pytest.approx(sum(per_user[u] for u in LISTS) / 3)
+    got = everyone.summary
+    assert (got["users"], got["users_recommended"], got["ndcg@2"]) == (3, 4, 1.0)
+    assert got["coverage@2"] == pytest.approx(1.0)
+    assert got["gini@2"] == pytest.approx(8 / (6 * 8))
+    assert got["novelty@2"] == pytest.approx(sum(per_user.values()) / 4)
+    # the per-user table has u4's row too, without accuracy values (not judged)
+    rows = {r["user_id"]: r for r in everyone.per_user.to_pylist()}
+    assert rows["u4"]["ndcg@2"] is None
+    assert rows["u4"]["novelty@2"] == pytest.approx(per_user["u4"])
+    rectools = run(beyond_as="rectools").summary
+    assert rectools["users_recommended"] == 4
+    assert rectools["novelty@2"] == pytest.approx(
+        ((-L2(3 / 4) - L2(2 / 4)) / 2 + (-L2(3 / 4) - L2(1 / 4)) / 2
+         + (-L2(1 / 4) - L2(1 / 4)) / 2 + 2) / 4)
+
+
 EMBEDDINGS = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0], "d": [1.0, 0.0],
               "e": [0.5, 0.5], "f": [1.0, 2.0]}
 
