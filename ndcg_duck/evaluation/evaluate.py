@@ -394,7 +394,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         ranked = None
-        if per_item or counts_seen or folded:  # the batch's rankings once, for all that reads them
+        if per_item or counts_seen or folded:  # the batch's rankings once, for all that read
             ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch", folded)
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
                     append=number > 0, measures=measures, ranked=ranked)
