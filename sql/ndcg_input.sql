@@ -89,6 +89,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_two_at_rank(user_id, rank) AS
 CREATE OR REPLACE TEMP MACRO ndcg_all_differ(sorted) AS
     NOT coalesce(list_bool_or(list_transform(sorted[2:], lambda v, i: v = sorted[i])), false);
 
+-- ndcg_tied_rows(scores, depth): how many of the first `depth` places (NULL: all) of a list of
+-- scores in rank order (best first) hold a score equal to a neighbour's: the rows whose order
+-- among themselves, or whether they are in the first depth at all, only a tie rule decides.
+CREATE OR REPLACE TEMP MACRO ndcg_tied_rows(scores, depth) AS
+    len(list_filter(range(1, least(len(scores), coalesce(depth, len(scores))) + 1),
+                    lambda i: coalesce(scores[i] = scores[i - 1], false)
+                              OR coalesce(scores[i] = scores[i + 1], false)));
+
 -- ndcg_ranked_ranks_all(recs, depth): every row ranked with a window; stops on two items at one
 -- rank anywhere in a ranking.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_ranks_all(recs, depth) AS TABLE
@@ -188,7 +196,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_all(scored, depth, ties) AS TABL
 -- before position depth + 1 only (the depth-th score beats the next one, so every row of each
 -- tied score was gathered), the gathered items are put in trec_eval's order (ndcg_trec_sorted).
 -- The other users, whose tie reaches past what was gathered, are ranked exactly from all their
--- rows (a semi-join that reads nothing more when there are none).
+-- rows (a semi-join that reads nothing more when there are none). Also returns tied: the user's
+-- tied rows among the first depth (ndcg_tied_rows of the best depth + 1 scores, as ndcg_ties
+-- counts them), from the scores it gathers anyway.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
     WITH ndcg_top_ AS (
         SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
@@ -199,12 +209,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
     SELECT user_id,
            ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
                            ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
-           NULL::BIGINT[] AS ranks
+           NULL::BIGINT[] AS ranks, ndcg_tied_rows(top_scores, depth) AS tied
     FROM ndcg_top_
     WHERE len(top) <= depth OR top_scores[depth] > top_scores[depth + 1]
     UNION ALL
     SELECT user_id, list(item_id ORDER BY score DESC, item_id::VARCHAR DESC)[1:depth] AS items,
-           NULL::BIGINT[] AS ranks
+           NULL::BIGINT[] AS ranks,
+           ndcg_tied_rows(list(score ORDER BY score DESC)[1:depth + 1], depth) AS tied
     FROM query_table(scored)
     WHERE user_id IN (SELECT user_id FROM ndcg_top_
                       WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1])
@@ -216,11 +227,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
 -- items (NULL: all). Stops on a NULL user, item or score and on a NaN score (any row).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'trec') AS TABLE
     WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs))
-    FROM ndcg_ranked_scores_top('ndcg_scored_', depth)
+    SELECT user_id, items, ranks FROM ndcg_ranked_scores_top('ndcg_scored_', depth)
     WHERE ndcg_top_depth(depth) IS NOT NULL AND ties <> 'average'
     UNION ALL
     FROM ndcg_ranked_scores_all('ndcg_scored_', depth, ties)
     WHERE ndcg_top_depth(depth) IS NULL OR ties = 'average';
+
+-- ndcg_ranked_scores_tied(recs, depth): ndcg_ranked_scores (ties 'trec') for a depth its top-n
+-- variant takes (ndcg_top_depth: 1 to 100), with a fourth column tied: each user's tied rows
+-- among the first depth, as ndcg_ties counts them (ndcg_tied_rows), from the scores the
+-- ranking gathers anyway: the run's tie warning without a pass of its own. Stops on another
+-- depth.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth) AS TABLE
+    WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs))
+    FROM ndcg_ranked_scores_top('ndcg_scored_', depth)
+    WHERE ndcg_require(ndcg_top_depth(depth) IS NOT NULL,
+                       'ndcg_ranked_scores_tied: depth must be from 1 to 100, not '
+                       || coalesce(depth::VARCHAR, 'NULL'));
 
 -- ndcg_first_occurrence(ranked, depth): an edge's result (user_id, items, ranks) whose lists may
 -- hold an item more than once. Keeps each item's first occurrence, closes up the positions (and

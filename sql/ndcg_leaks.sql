@@ -54,14 +54,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_unseen(ranked, train, depth := NULL) AS TABLE
            list_slice(ranks, 1, coalesce(depth, len(ranks))) AS ranks
     FROM kept_;
 
--- ndcg_tied_rows(scores, depth): how many of the first `depth` places (NULL: all) of a list of
--- scores in rank order (best first) hold a score equal to a neighbour's: the rows whose order
--- among themselves, or whether they are in the first depth at all, only a tie rule decides.
-CREATE OR REPLACE TEMP MACRO ndcg_tied_rows(scores, depth) AS
-    len(list_filter(range(1, least(len(scores), coalesce(depth, len(scores))) + 1),
-                    lambda i: coalesce(scores[i] = scores[i - 1], false)
-                              OR coalesce(scores[i] = scores[i + 1], false)));
-
 -- ndcg_score_lists(recs, depth): per user of recs (user_id, item_id, score, checked by
 -- ndcg_rows_scored), user_id and scores: the best depth + 1 scores, best first (all of them
 -- with a NULL depth or one past ndcg_top_depth: then sorted per user).
@@ -76,14 +68,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_score_lists(recs, depth) AS TABLE
     WHERE ndcg_top_depth(depth) IS NULL
     GROUP BY user_id;
 
+-- ndcg_ties_of(users): outcome.ties_note's counts from per-user rows (user_id, tied: the user's
+-- tied rows, ndcg_tied_rows): users (with a tie), tied (summed) and example_user (the smallest
+-- such user, as text). One row.
+CREATE OR REPLACE TEMP MACRO ndcg_ties_of(users) AS TABLE
+    SELECT count(*) AS users, coalesce(sum(tied), 0) AS tied, min(user_id::VARCHAR) AS example_user
+    FROM query_table(users)
+    WHERE tied > 0;
+
 -- ndcg_ties(recs, depth): the tied scores among each user's first `depth` rows (NULL: all) of
 -- recs (user_id, item_id, score): users (with a tie there), tied (ndcg_tied_rows, summed) and
--- example_user (the smallest such user, as text). One row.
+-- example_user (the smallest such user, as text), by ndcg_ties_of. One row. A pass of its own
+-- over recs: a run whose ranking edge counted them (ndcg_ranked_scores' tied) reads those.
 CREATE OR REPLACE TEMP MACRO ndcg_ties(recs, depth := NULL) AS TABLE
-    SELECT count(*) AS users, coalesce(sum(tied), 0) AS tied, min(user_id::VARCHAR) AS example_user
-    FROM (SELECT user_id, ndcg_tied_rows(scores, depth) AS tied
-          FROM ndcg_score_lists(recs, depth))
-    WHERE tied > 0;
+    WITH ndcg_tied_ AS (SELECT user_id, ndcg_tied_rows(scores, depth) AS tied
+                        FROM ndcg_score_lists(recs, depth))
+    FROM ndcg_ties_of('ndcg_tied_');
 
 -- ndcg_relevant_pairs(judgments): the relevant (user_id, item_id) pairs of a judgments edge's
 -- result (ndcg_judgments: relevance > 0, or >= min_relevance).

@@ -235,7 +235,8 @@ def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[st
         return leaks.seen(con, options, loaded.layout, train_what)
     return outcome.run_notes(options, loaded, matched, found,
                              seen if train_what is not None else None,
-                             lambda: leaks.tied(con, options))
+                             lambda: leaks.tied(con, options,
+                                                folded=leaks.folds(con, options, loaded.layout)))
 
 
 def message(exc: Exception, loaded: inputs.Loaded, given: Optional[beyond.Inputs] = None) -> str:
@@ -380,6 +381,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
     per_item, the per-item view (leaks.py; with train's popularity when train_what is given)."""
     user_col = cols.user
     counts_seen = train_what is not None and not options.exclude_seen  # leaks.add_seen
+    folded = leaks.folds(con, options, loaded.layout)  # the edge counts the tied scores
+    if folded:
+        leaks.start_tied(con)
     measures = metric_names.accuracy(all_measures)
     # counting the users of a CSV or JSON file would read it once more: one batch, unless asked
     size = batch_users or (batches.users_per_batch(con, loaded.layout) if loaded.recs_countable else None)
@@ -390,9 +394,9 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_recs_batch AS FROM ndcg_recs WHERE {users}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_rels_batch AS FROM ndcg_rels WHERE {users}")
         ranked = None
-        if per_item or counts_seen or extra:  # the batch's rankings once, for its scores and
-            # the rest (the beyond-accuracy lists)
-            ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch")
+        if per_item or counts_seen or extra or folded:  # the batch's rankings once, for its
+            # scores and all that read them (seen items, the per-item and beyond-accuracy lists)
+            ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch", folded)
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
                     append=number > 0, measures=measures, ranked=ranked)
         if counts_seen:

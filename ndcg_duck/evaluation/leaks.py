@@ -104,23 +104,58 @@ def seen(con, options: Options, layout: str, train_what: str) -> tuple:
     return (users, items, user, item), depth, train_what
 
 
-def tied(con, options: Options) -> tuple:
-    """outcome.ties_note's counts: the tied scores (ndcg_ties) among the evaluated users'
-    rows of a ranking by score, within the depth shown; with the depth."""
-    (users, count, user, depth), = con.sql(
-        f"WITH ndcg_scored_ AS (FROM ndcg_recs SEMI JOIN {EVALUATED} AS e USING (user_id)) "
-        f"SELECT *, {statements.shown_depth(options)} "
-        f"FROM ndcg_ties('ndcg_scored_', depth := {statements.shown_depth(options)})").fetchall()
+def folds(con, options: Options, layout: str) -> bool:
+    """Whether the ranking edge counts the tied scores as it ranks (ndcg_ranked_scores_tied),
+    sparing ndcg_ties' pass of its own over every row: a ranking by score with ties in
+    trec_eval's order, judged_only off and no items dropped before the cut (duplicates
+    'first', exclude_seen), whose depth (then the depth shown) the top-n variant takes."""
+    if (layout != "scores" or options.ties != "trec" or options.judged_only
+            or options.duplicates == "first" or options.exclude_seen):
+        return False
+    (top,), = con.sql(f"SELECT ndcg_top_depth({statements.shown_depth(options)}) IS NOT NULL"
+                      ).fetchall()
+    return top
+
+
+def start_tied(con) -> None:
+    """The table ndcg_tied_users (user_id, tied: the user's tied rows) that ranked_table fills,
+    batch by batch, when the ranking edge counts the tied scores (folds), empty."""
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_tied_users AS "
+                "SELECT user_id, 0::BIGINT AS tied FROM ndcg_recs LIMIT 0")
+
+
+def tied(con, options: Options, folded: bool = False) -> tuple:
+    """outcome.ties_note's counts: the tied scores among the evaluated users' rows of a ranking
+    by score, within the depth shown; with the depth. folded (folds): as the ranking edge
+    counted them into ndcg_tied_users (ranked_table); otherwise by a pass of their own over the
+    rows (ndcg_ties)."""
+    depth = statements.shown_depth(options)
+    if folded:
+        found = (f"WITH ndcg_tied_ AS (FROM ndcg_tied_users SEMI JOIN {EVALUATED} AS e "
+                 f"USING (user_id)) SELECT *, {depth} FROM ndcg_ties_of('ndcg_tied_')")
+    else:
+        found = (f"WITH ndcg_scored_ AS (FROM ndcg_recs SEMI JOIN {EVALUATED} AS e "
+                 f"USING (user_id)) SELECT *, {depth} "
+                 f"FROM ndcg_ties('ndcg_scored_', depth := {depth})")
+    (users, count, user, depth), = con.sql(found).fetchall()
     return (users, count, user), depth
 
 
 # --- the per-item view --------------------------------------------------------------------------
 
-def ranked_table(con, options: Options, layout: str, recs: str) -> str:
+def ranked_table(con, options: Options, layout: str, recs: str, folded: bool = False) -> str:
     """The ranking edge's result for `recs` (in `layout`), as every metric reads it, made once
-    into the table ndcg_ranked_batch (the batch's scores and per-item lists read it): its name."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ranked_batch AS "
-                f"WITH {statements.ranked_cte(options, layout, recs=recs)} FROM ndcg_ranked_")
+    into the table ndcg_ranked_batch (the batch's scores and per-item lists read it): its name.
+    folded (folds): the edge that also counts each user's tied scores (ndcg_ranked_scores_tied,
+    a column tied that the metrics do not read), whose users with a tie are appended to
+    ndcg_tied_users (start_tied) for tied()."""
+    edge = (f"ndcg_ranked_ AS (FROM ndcg_ranked_scores_tied('{recs}', "
+            f"depth := {statements.shown_depth(options)}))" if folded
+            else statements.ranked_cte(options, layout, recs=recs))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ranked_batch AS WITH {edge} FROM ndcg_ranked_")
+    if folded:
+        con.execute("INSERT INTO ndcg_tied_users SELECT user_id, tied FROM ndcg_ranked_batch "
+                    "WHERE tied > 0")
     return "ndcg_ranked_batch"
 
 

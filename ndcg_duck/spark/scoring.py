@@ -58,8 +58,11 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     counts_seen = train is not None and not options.exclude_seen  # as evaluate._run
     if train is not None:
         beyond.load(con, (), train, None, cols, recs_item_type(con, loaded.layout))
-    rankings = (leaks.ranked_table(con, options, loaded.layout, "ndcg_recs")
-                if counts_seen or per_item else None)  # made once, as evaluate._run does
+    folded = leaks.folds(con, options, loaded.layout)  # the edge counts the tied scores
+    if folded:
+        leaks.start_tied(con)
+    rankings = (leaks.ranked_table(con, options, loaded.layout, "ndcg_recs", folded)
+                if counts_seen or per_item or folded else None)  # made once, as evaluate._run
     score_all(con, options, loaded.layout, "ndcg_recs", "ndcg_rels", "ndcg_all",
               measures=accuracy, ranked=rankings)
     if counts_seen:
@@ -71,7 +74,7 @@ def score_users(con, options: Options, measures: tuple, loaded: inputs.Loaded,
     if train is not None:
         noted.update(zip(SEEN, leaks.seen(con, options, loaded.layout, "")[0]))
     if loaded.layout == "scores":
-        noted.update(zip(TIED, leaks.tied(con, options)[0]))
+        noted.update(zip(TIED, leaks.tied(con, options, folded)[0]))
     items = None
     if per_item:
         leaks.add_item_tops(con, options, rankings, "ndcg_rels", append=False)

@@ -148,6 +148,17 @@ def test_seen_items_of_ids_of_another_kind_compare_as_text():
         ndcg_duck.evaluate(recs, rels, 1, train=train)
 
 
+@pytest.mark.parametrize("batch_users", [None, 1])
+def test_ties_of_evaluated_users_only_batch_by_batch(worked, batch_users):
+    # u3's f and g tie at places 1 and 2, but u3 has no judgments: not evaluated, not counted;
+    # the warning is the worked example's (u2's e), one batch or one per user
+    (worked / "more.csv").write_text(WORKED["recs.csv"] + "u3,f,0.4\nu3,g,0.4\n")
+    result = run("eval", worked / "more.csv", worked / "rels.csv", "-k", "1",
+                 *(("--batch-users", batch_users) if batch_users else ()))
+    assert result.exit_code == 0, result.output
+    assert result.stderr == TIED
+
+
 def test_no_warning_without_seen_items_or_ties(worked):
     (worked / "untied.csv").write_text("user_id,item_id,score\nu1,c,3\nu2,f,2\nu2,e,1\n")
     with warnings.catch_warnings():

@@ -37,6 +37,22 @@ def test_ties_counted_within_the_depth(scored):
     assert scored.sql("FROM ndcg_ties('recs', depth := 500)").fetchall() == [(2, 4, "u1")]
 
 
+def test_the_score_edge_counts_its_ties(scored):
+    # ndcg_ranked_scores_tied: the edge's lists and, per user, ndcg_ties' count. At depth 2: u1
+    # 0.9, 0.5 | 0.5 (the tie straddles place 2: the exact fallback) 1; u2 1.0, 1.0 | 0.3 2; u3
+    # 0. At depth 1: u1 0.9 | 0.5 0; u2 1.0 | 1.0 (straddling) 1; u3 0.
+    for depth, tied in ((2, {"u1": 1, "u2": 2, "u3": 0}), (1, {"u1": 0, "u2": 1, "u3": 0})):
+        rows = scored.sql(f"FROM ndcg_ranked_scores_tied('recs', {depth}) ORDER BY user_id"
+                          ).fetchall()
+        edge = scored.sql(f"FROM ndcg_ranked_scores('recs', depth := {depth}) ORDER BY user_id"
+                          ).fetchall()
+        assert [row[:3] for row in rows] == edge
+        assert {row[0]: row[3] for row in rows} == tied
+    with pytest.raises(Exception, match="ndcg_ranked_scores_tied: depth must be from 1 to 100, "
+                                        "not 101"):
+        scored.sql("FROM ndcg_ranked_scores_tied('recs', 101)").fetchall()
+
+
 def test_no_ties(con):
     con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u1', 'a', 2), ('u1', 'b', 1)) "
                 "t(user_id, item_id, score)")
