@@ -25,7 +25,7 @@ WHAT = ("relevant items of each group only: precision, recall and NDCG count the
         "relevant items; users with one in the group; exposure: the group's share of the top k")
 
 
-def _item_groups(con, popularity: Popularity, settings: dict, options) -> tuple:
+def item_groups_of(con, popularity: Popularity, settings: dict, options) -> tuple:
     """The table ndcg_item_groups (item_id, segment) in the run's cursor, ids as text when the
     judgments' item ids are of the other kind (integers, text). Returns the group of items it
     does not list ('tail' for head and tail, 'cold' for ranges: items no train user has) and
@@ -91,7 +91,7 @@ def score_groups(ran, settings: dict, popularity: Popularity) -> Scored:
     options, measures, _ = outcome.plan(settings["k"], {n: v for n, v in settings.items()
                                                         if n != "k"})
     measures = metric_names.accuracy(measures)
-    unplaced, as_text = _item_groups(con, popularity, settings, options)
+    unplaced, as_text = item_groups_of(con, popularity, settings, options)
     found = score_in(con, options, measures, ran.loaded.layout, unplaced, as_text)
     names = [m.name for m in measures if not metric_names.per_run(m.metric)]
     return Scored(options, measures, names, unplaced, as_text, found)
@@ -202,8 +202,8 @@ def exposures(ran, scored: Scored) -> dict:
     """exposure@K of each group after score_groups: {(k, group): its share of the top-k places of
     the evaluated users} (a group never shown has none)."""
     con = ran.cursor
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS "
-                f"{exposure_sql(scored.options, ran.loaded.layout, scored.as_text, scored.unplaced)}")
+    query = exposure_sql(scored.options, ran.loaded.layout, scored.as_text, scored.unplaced)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS {query}")
     return {(k, segment): float(share) for k, segment, _, share in
             con.sql("FROM ndcg_pop_exposure").fetchall()}
 

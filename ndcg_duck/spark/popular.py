@@ -2,7 +2,7 @@
 exact sums the workers send back; no per-user row reaches the driver.
 
 The driver groups the items by their train popularity with the default engine's macros
-(popularity._item_groups, on DuckDB: a small per-item table) and ships that table to every
+(popularity.item_groups_of, on DuckDB: a small per-item table) and ships that table to every
 worker, as ild's features are shipped. Each worker scores each group of its bucket's users with
 the default engine's own steps (popularity.score_in: the accuracy measures over the judgments of
 the group's items) and counts each group's top-k places (popularity.exposure_sql); it sends back
@@ -28,7 +28,7 @@ from ..sqlfiles import register
 from .columns import arrow_name
 from .driver import connection as driver_connection
 from .exact import Sums
-from .extras import _segment_sums, spread_intervals
+from .extras import segment_sums, spread_intervals
 from .workers import connection as worker_connection
 
 FOUND = "found"  # Sums key: the group has a judged item in the bucket (popularity.score_in)
@@ -49,7 +49,7 @@ class Grouped(NamedTuple):
 
 def item_groups(empty_recs: pa.Table, empty_rels: pa.Table, cols: inputs.Columns,
                 settings: dict, options: Options, popularity) -> tuple:
-    """On the driver, the default engine's item groups (popularity._item_groups: its checks and
+    """On the driver, the default engine's item groups (popularity.item_groups_of: its checks and
     messages on --train) for judgments of the rels' schema (empty_rels; cols: the names they are
     read under): (the table item_id, segment as Arrow, the group of unlisted items, whether ids
     compare as text)."""
@@ -57,7 +57,7 @@ def item_groups(empty_recs: pa.Table, empty_rels: pa.Table, cols: inputs.Columns
     try:
         register(con)
         inputs.load(con, empty_recs, empty_rels, cols, require_rows=False)
-        unplaced, as_text = popular._item_groups(con, popularity, settings, options)
+        unplaced, as_text = popular.item_groups_of(con, popularity, settings, options)
         table = con.sql("FROM ndcg_item_groups").to_arrow_table()
     finally:
         con.close()
@@ -99,7 +99,7 @@ def group_scorer(options: Options, measures: tuple, cols: inputs.Columns, settin
             for name in ("ndcg_recs_src", "ndcg_rels_src", "ndcg_item_groups_src"):
                 con.unregister(name)
         wide = wide.rename_columns([arrow_name(n) for n in wide.schema.names])
-        batches = list(_segment_sums(names, "segment", spread=True)(wide.to_batches()))
+        batches = list(segment_sums(names, "segment", spread=True)(wide.to_batches()))
         sums = Sums()
         for group in found:
             sums.count(group, FOUND, 1)
