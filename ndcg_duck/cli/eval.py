@@ -84,7 +84,6 @@ def eval_command(recs, relevance, per_user, per_item, format, quiet, segments, b
          *beside_inputs(segments, settings)])
     # --by user-activity: a segment table made from --train (report/segments.py Cohorts)
     segments = segmenting.source(segments, by, settings["train"], groups, activity_cuts)
-    segmenting.refuse_popularity(segments, engine)
     if format == "trec" and (segments is not None or plot):
         raise InputError(f"--format trec prints trec_eval's lines, which have no segments or "
                          f"plot: use --format table, json or csv with "
@@ -98,7 +97,8 @@ def eval_command(recs, relevance, per_user, per_item, format, quiet, segments, b
     engine_result, on_spark = DuckDBResult, {}  # --engine picks the result object, no more
     if engine == "spark":
         from ..spark import SparkResult as engine_result
-        on_spark = dict(master=spark_master, conf_pairs=spark_conf, output=per_user)
+        on_spark = dict(master=spark_master, conf_pairs=spark_conf, output=per_user,
+                        popularity=segments if isinstance(segments, Popularity) else None)
     if per_user and per_user != "-":
         engine_result.check_output(per_user)
     if per_item is not None:

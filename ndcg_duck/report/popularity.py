@@ -25,7 +25,7 @@ WHAT = ("relevant items of each group only: precision, recall and NDCG count the
         "relevant items; users with one in the group; exposure: the group's share of the top k")
 
 
-def _item_groups(con, popularity: Popularity, settings: dict, options) -> tuple:
+def item_groups_of(con, popularity: Popularity, settings: dict, options) -> tuple:
     """The table ndcg_item_groups (item_id, segment) in the run's cursor, ids as text when the
     judgments' item ids are of the other kind (integers, text). Returns the group of items it
     does not list ('tail' for head and tail, 'cold' for ranges: items no train user has) and
@@ -91,8 +91,17 @@ def score_groups(ran, settings: dict, popularity: Popularity) -> Scored:
     options, measures, _ = outcome.plan(settings["k"], {n: v for n, v in settings.items()
                                                         if n != "k"})
     measures = metric_names.accuracy(measures)
-    unplaced, as_text = _item_groups(con, popularity, settings, options)
-    layout = ran.loaded.layout
+    unplaced, as_text = item_groups_of(con, popularity, settings, options)
+    found = score_in(con, options, measures, ran.loaded.layout, unplaced, as_text)
+    names = [m.name for m in measures if not metric_names.per_run(m.metric)]
+    return Scored(options, measures, names, unplaced, as_text, found)
+
+
+def score_in(con, options, measures: list, layout: str, unplaced: str, as_text: bool) -> list:
+    """Score each popularity group per user in `con` (views ndcg_recs, ndcg_rels and the table
+    ndcg_item_groups; on Spark, a bucket's users in a worker): ndcg_pop_wide (user_id, segment,
+    one column per accuracy measure), a row per user and group with a relevant item of the
+    group. Returns the groups the judgments have an item in."""
     item = "r.item_id::VARCHAR" if as_text else "r.item_id"
     con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_pop_rels_all AS SELECT r.*, "
                 f"coalesce(g.segment, {literal(unplaced)}) AS ndcg_group_ FROM ndcg_rels AS r "
@@ -110,14 +119,13 @@ def score_groups(ran, settings: dict, popularity: Popularity) -> Scored:
             "CREATE TEMP TABLE ndcg_pop_scores AS"
         con.execute(f"{into} SELECT {literal(group)} AS segment, * FROM {evaluated}("
                     f"'ndcg_pop_all', missing := {literal(options.missing)}, empty := 'skip')")
-    names = [m.name for m in measures if not metric_names.per_run(m.metric)]
     if found:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS "
                     f"{evaluate.wide_sql(measures, 'user_id', 'ndcg_pop_scores', 'segment')}")
     else:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_pop_wide AS SELECT NULL AS user_id, "
                     "NULL::VARCHAR AS segment WHERE false")
-    return Scored(options, measures, names, unplaced, as_text, found)
+    return found
 
 
 def groups(con, scored: Scored) -> list:
@@ -136,47 +144,66 @@ def rows(ran, settings: dict, popularity: Popularity, spec=None) -> tuple:
     intervals. Returns (rows, what the intervals said)."""
     con = ran.cursor
     scored = score_groups(ran, settings, popularity)
-    names, unplaced, found = scored.names, scored.unplaced, scored.found
-    # every group is listed, those without a user with a relevant item in them too (0 users)
-    users = dict.fromkeys(groups(con, scored))
-    users.update(con.sql("SELECT segment, count(*) FROM ndcg_pop_wide GROUP BY segment"
-                         ).fetchall())
-    users = {name: n or 0 for name, n in users.items()}
-    summary = ran.evaluation.summary
-    users[None] = summary["users"]
-    centres = {(None, m): summary.get(m) for m in names}
-    if found:
-        centres.update(means.exact_means(con, "ndcg_pop_wide", {m: ident(m) for m in names},
-                                         groups=("segment",)))
-    out = segmenting.rows(users, centres, names, unplaced)
+    names, found = scored.names, scored.found
+    counts = dict(con.sql("SELECT segment, count(*) FROM ndcg_pop_wide GROUP BY segment"
+                          ).fetchall())
+    means_of = means.exact_means(con, "ndcg_pop_wide", {m: ident(m) for m in names},
+                                 groups=("segment",)) if found else {}
+    out, centres = listed(groups(con, scored), counts, ran.evaluation.summary, means_of, names,
+                          scored.unplaced)
     told = ci.said()
     if spec is not None and found:
         averaged = ci.averaged(names)
         intervals, told = ci.intervals_in(con, "ndcg_pop_wide", averaged, centres, spec,
                                           group="segment")
-        for row in out:
-            key = None if row["segment"] == segmenting.ALL else row["segment"]
-            row["intervals"] = {m: intervals.get((key, m), (None, None)) for m in averaged}
-    _exposure(ran, scored, out)
+        with_intervals(out, intervals, averaged)
+    with_exposure(out, exposures(ran, scored), scored.options.k)
     return out, told
+
+
+def listed(names_of_groups: list, counts: dict, summary: dict, group_means: dict, names: list,
+           unplaced: str) -> tuple:
+    """The rows (segments.rows') of every group (names_of_groups, groups'; counts: {group: its
+    users}, a group without one has 0), '(all)' the run's summary, each group's means
+    group_means {(group, metric): exactly rounded mean}, however an engine added them up.
+    Returns (rows, the centres of their intervals {(group or None, metric): mean})."""
+    users = {name: counts.get(name) or 0 for name in names_of_groups}
+    users[None] = summary["users"]
+    centres = {(None, m): summary.get(m) for m in names}
+    centres.update(group_means)
+    return segmenting.rows(users, centres, names, unplaced), centres
+
+
+def with_intervals(out: list, intervals: dict, averaged: list) -> None:
+    """Each row's intervals ({(group or None, metric): (low, high)}) in row['intervals']."""
+    for row in out:
+        key = None if row["segment"] == segmenting.ALL else row["segment"]
+        row["intervals"] = {m: intervals.get((key, m), (None, None)) for m in averaged}
+
+
+def exposure_sql(options, layout: str, as_text: bool, unplaced: str) -> str:
+    """The query of each group's exposure (ndcg_group_exposure: k, segment, shown, exposure)
+    over the top k of the users of ndcg_recs and ndcg_rels, after score_in's ndcg_item_groups
+    (on Spark, a bucket's in a worker: the driver adds up `shown`)."""
+    from .. import statements
+
+    top = "list_transform(top, lambda i: i::VARCHAR)" if as_text else "top"
+    return (f"WITH {statements.ranked_cte(options, layout)}, "
+            f"ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
+            f"{statements.judgments_args(options)})), "
+            f"ndcg_tops_pop_ AS (SELECT user_id, k, {top} AS top FROM ndcg_beyond_tops("
+            f"'ndcg_ranked_', 'ndcg_judgments_', {statements.ks(options)}, judged_only := "
+            f"{statements.value(options.judged_only)})) "
+            f"FROM ndcg_group_exposure('ndcg_tops_pop_', 'ndcg_item_groups', "
+            f"{literal(unplaced)})")
 
 
 def exposures(ran, scored: Scored) -> dict:
     """exposure@K of each group after score_groups: {(k, group): its share of the top-k places of
     the evaluated users} (a group never shown has none)."""
-    from .. import statements
-
-    con, options = ran.cursor, scored.options
-    top = "list_transform(top, lambda i: i::VARCHAR)" if scored.as_text else "top"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS "
-                f"WITH {statements.ranked_cte(options, ran.loaded.layout)}, "
-                f"ndcg_judgments_ AS (FROM ndcg_judgments('ndcg_rels', "
-                f"{statements.judgments_args(options)})), "
-                f"ndcg_tops_pop_ AS (SELECT user_id, k, {top} AS top FROM ndcg_beyond_tops("
-                f"'ndcg_ranked_', 'ndcg_judgments_', {statements.ks(options)}, judged_only := "
-                f"{statements.value(options.judged_only)})) "
-                f"FROM ndcg_group_exposure('ndcg_tops_pop_', 'ndcg_item_groups', "
-                f"{literal(scored.unplaced)})")
+    con = ran.cursor
+    query = exposure_sql(scored.options, ran.loaded.layout, scored.as_text, scored.unplaced)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_pop_exposure AS {query}")
     return {(k, segment): float(share) for k, segment, _, share in
             con.sql("FROM ndcg_pop_exposure").fetchall()}
 
@@ -185,11 +212,10 @@ def exposure_name(k) -> str:
     return f"exposure@{'all' if k is None else k}"
 
 
-def _exposure(ran, scored: Scored, out: list) -> None:
+def with_exposure(out: list, shares: dict, ks) -> None:
     """Add exposure@K to each row: the group's share of the top-k places of the evaluated users
-    (1 on the row of every item; 0 for a group never shown)."""
-    shares = exposures(ran, scored)
-    for k in scored.options.k:
+    (shares {(k, group): share}; 1 on the row of every item; 0 for a group never shown)."""
+    for k in ks:
         for row in out:
             row[exposure_name(k)] = 1.0 if row["segment"] == segmenting.ALL else \
                 shares.get((k, row["segment"]), 0.0)

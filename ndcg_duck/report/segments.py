@@ -81,11 +81,12 @@ def source(segments, by, train=None, groups=None, activity_cuts=None):
 
 
 def refuse_popularity(segments, engine) -> None:
-    """eval's and compare's check: --by item-popularity runs on the default engine only (each
-    group is scored again in the run's own connection, popularity.score_groups)."""
+    """compare's check: compare --by item-popularity runs on the default engine only (it pairs
+    each group's users, scored in the run's own connection; eval's groups run on Spark too,
+    spark/popular.py)."""
     if engine == "spark" and isinstance(segments, Popularity):
-        raise InputError("--by item-popularity runs on the default engine only (each group is "
-                         "scored again in the run's own connection): leave out --engine spark",
+        raise InputError("compare --by item-popularity runs on the default engine only (eval "
+                         "--by item-popularity runs on Spark too): leave out --engine spark",
                          usage=True)
 
 

@@ -45,9 +45,10 @@ class SparkEvaluation(_Evaluated):
     ndcg_duck.evaluate's), else None."""
 
     per_item = None
+    grouped = None  # with popularity: popular.Grouped, the sums of each popularity group
 
-    def with_items(self, table) -> "SparkEvaluation":
-        self.per_item = table
+    def with_items(self, table, grouped=None) -> "SparkEvaluation":
+        self.per_item, self.grouped = table, grouped
         return self
 
 
@@ -184,13 +185,15 @@ def refuse_beyond_users(given) -> None:
 def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                      per_item=False, buckets=None, recs_what="recommendations (DataFrame)",
                      rels_what="relevance (DataFrame)", lists=None, ranked=False,
-                     **given) -> SparkEvaluation:
+                     popularity=None, **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
     per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
     'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
     persisted rows it comes from), for per-segment values: the caller closes the driver and
     unpersists the rows. ranked=True keeps in the per-user rows the flag FLAGS[1] (whether the
-    user has recommendations), for compare."""
+    user has recommendations), for compare. popularity (--by item-popularity,
+    segments.Popularity): each popularity group scored on the workers too (popular.py), its
+    sums in the result's attribute grouped."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -280,6 +283,10 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
             rows = evaluated.drop(*hidden) if per_user else None
             notes = _notes(rels, cols, options, loaded, users, train_what, depth)
             items = item_view(scored, settings["train"], cols, item_type) if per_item else None
+            grouped = None
+            if popularity is not None:
+                grouped = _by_popularity(recs, rels, sent, bucketed, cols, settings, options,
+                                         measures, duckdb_settings, popularity)
             if driver is not None:
                 values, said = driver.per_run(evaluated)
                 summary = outcome.beyond_summary(summary, measures, values, summary, counts)
@@ -295,7 +302,27 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     finally:
         if driver is not None:
             driver.close()
-    return SparkEvaluation(summary, rows).with_items(items), notes
+    return SparkEvaluation(summary, rows).with_items(items, grouped), notes
+
+
+def _by_popularity(recs, rels, sent, bucketed, cols, settings: dict, options: Options, measures,
+                   duckdb_settings: tuple, popularity):
+    """--by item-popularity: the item groups made on the driver (popular.item_groups), each
+    group scored per user on the workers by the default engine's steps (popular.group_scorer),
+    the buckets' sums added up (popular.Grouped)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from . import popular
+
+    accuracy = metric_names.accuracy(measures)
+    groups, unplaced, as_text = popular.item_groups(
+        _arrow_schema(recs).empty_table(), _arrow_schema(rels).empty_table(), cols, settings,
+        options, popularity)
+    listed = list(dict.fromkeys(groups.column("segment").to_pylist()))
+    found = bucketed(recs).cogroup(bucketed(sent)).applyInArrow(
+        popular.group_scorer(options, accuracy, cols, duckdb_settings, groups, unplaced,
+                             as_text), from_arrow_schema(sums_schema())).collect()
+    return popular.added(found, listed, unplaced, accuracy, options.k)
 
 
 def item_view(scored, train, cols: inputs.Columns, item_type: str) -> pa.Table:

@@ -27,7 +27,7 @@ from .workers import connection
 from .driver import connection as driver_connection
 
 
-def _segment_sums(metrics: list, segment: str, spread: bool = False):
+def segment_sums(metrics: list, segment: str, spread: bool = False):
     """mapInArrow function: per partition, an exact.Sums by segment: the users (key 'u') and,
     per metric (its name), how many have a value and the exact sum of the values; with spread
     (--ci), the sum of their squares too and how many lie outside the metric's bounds (key
@@ -56,7 +56,7 @@ def _segment_sums(metrics: list, segment: str, spread: bool = False):
 
 
 def spread_intervals(sums: Sums, groups: list, metrics: list, centres: dict, spec) -> tuple:
-    """--ci's t intervals from _segment_sums' exact sums (with spread) of each group (None:
+    """--ci's t intervals from segment_sums' exact sums (with spread) of each group (None:
     every user) and the means shown (centres: {(group, metric): mean}): as
     intervals.intervals_in's, ({(group, metric): (low, high)}, said)."""
     found, told = {}, ci.said()
@@ -75,7 +75,7 @@ def intervals(per_user, summary: dict, spec) -> tuple:
 
     metrics = ci.averaged(shown_metrics(per_user.columns, summary))
     values = per_user.select(*[col(m) for m in metrics], F.lit("").alias("__segment"))
-    sums = Sums.added(for_arrow(values).mapInArrow(_segment_sums(metrics, "__segment",
+    sums = Sums.added(for_arrow(values).mapInArrow(segment_sums(metrics, "__segment",
                                                                   spread=True),
                                         from_arrow_schema(sums_schema())).collect(),
                       everyone=True)
@@ -153,7 +153,7 @@ def by_segment(spark, per_user, summary: dict, segments, by: str, user_col: str,
     theirs = theirs[as_text(values, seg)]
     placed_users = join_segments(values, seg, unknown)
     joined = placed_users.select(*[col(m) for m in metrics], "__segment")
-    sums = Sums.added(for_arrow(joined).mapInArrow(_segment_sums(metrics, "__segment",
+    sums = Sums.added(for_arrow(joined).mapInArrow(segment_sums(metrics, "__segment",
                                                                   spec is not None),
                                         from_arrow_schema(sums_schema())).collect(),
                       everyone=True)

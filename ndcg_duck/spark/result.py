@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import options as registry, outcome
 from ..evaluation import beyond, inputs, leaks
+from ..evaluation import intervals as ci
 from ..evaluation.inputs import described
 from ..report import output
 from ..report.result import Result
@@ -22,14 +23,17 @@ class SparkResult(Result):
     progress bar, else its log in a temporary file) stays up until close. per_user: keep the
     per-user rows (for --per-user, --segments and --plot); by_segment: keep, with per-run
     metrics, the evaluated users' lists for --segments; output: --per-user's path or
-    table:NAME."""
+    table:NAME; popularity: --by item-popularity's segments.Popularity (each group scored on
+    the workers in the same run, engine.run)."""
 
     def __init__(self, recs, rels, settings: dict, *, per_user: bool, show_progress: bool,
                  by_segment: bool = False, master: str = "local[*]", conf_pairs=(),
-                 output=None, per_item: bool = False):
+                 output=None, per_item: bool = False, popularity=None):
         self.recs, self.rels, self.per_user, self.show = recs, rels, per_user, show_progress
         self.output = output  # --per-user's path, or table:NAME (checked once Spark is up)
-        self.master, self.conf_pairs, self.by_segment = master, conf_pairs, by_segment
+        self.master, self.conf_pairs = master, conf_pairs
+        self.by_segment = by_segment and popularity is None  # groups of items, not of users
+        self.popularity = popularity
         self.per_item = per_item
         super().__init__(settings)
 
@@ -70,8 +74,8 @@ class SparkResult(Result):
                 check_one_file_per_user(recs, self.names[0], cols.of("recommendations").user)
         self.result, self._notes = run(
             self.spark, recs, rels, per_user=self.per_user, per_item=self.per_item,
-            recs_what=self.names[0],
-            rels_what=self.names[1], lists=self.lists, **settings)
+            recs_what=self.names[0], rels_what=self.names[1], lists=self.lists,
+            popularity=self.popularity, **settings)
 
     def _drop_lists(self) -> None:
         if self.lists:
@@ -122,7 +126,15 @@ class SparkResult(Result):
         """--segments' rows, with spec (--ci) their t intervals, and what was said of those
         (evaluation/intervals.py said): (rows, said)."""
         from .extras import by_segment, per_run_by_segment
+        from .popular import rows as popularity_rows
 
+        if self.popularity is not None:  # the groups' sums, added up in open (engine.run)
+            rows, said = popularity_rows(self.result.grouped, self.result.summary, spec)
+            if spec is not None:  # '(all)': the run's own, as the default engine's
+                whole, more = self.intervals(spec)
+                rows[0]["intervals"] = whole
+                said = ci.merge(said, more)
+            return rows, said
         with refusals(*self.names):
             rows, said = by_segment(self.spark, self.result.per_user, self.result.summary,
                                     segments, by, self.user_col, spec)

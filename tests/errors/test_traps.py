@@ -256,12 +256,6 @@ ERRORS = {
          "item-popularity", "--activity-cuts", "5"], 2,
         USAGE + "Error: --activity-cuts groups users by their train interactions: with --by "
         "item-popularity, give --groups N, or nothing for head and tail (--head-share)\n"),
-    "--by item-popularity on Spark": (
-        {"recs.parquet": NESTED, "rels.csv": RELS, "train.csv": "user_id,item_id\nu1,a\n"},
-        ["{d}/recs.parquet", "{d}/rels.csv", "--train", "{d}/train.csv", "--by",
-         "item-popularity", "--engine", "spark"], 2,
-        USAGE + "Error: --by item-popularity runs on the default engine only (each group is "
-        "scored again in the run's own connection): leave out --engine spark\n"),
     "train rows without a user": (
         {"recs.parquet": NESTED, "rels.csv": RELS,
          "train.csv": "user_id,item_id\nu1,a\n,b\n,c\n"},

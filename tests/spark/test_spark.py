@@ -363,15 +363,21 @@ def test_cli_user_activity_as_the_default_engine(spark, files, runs):
     train = files / "train.csv"
     train.write_text("user_id,item_id\n" + "".join(
         f"{u},doc-{j}\n" for n, u in enumerate(users) if n % 6 for j in range(n % 9 + 1)))
-    for choice in (["--groups", "3"], ["--activity-cuts", "2,4,8", "--exclude-seen"]):
-        args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,recall", "--train", train,
-                "--by", "user-activity", *choice, "--ci", "0.9"]
+    # --by item-popularity: the item groups made on the driver, each group scored on the
+    # workers by the default engine's steps, the exact means and exposure of the sums
+    for by in (["user-activity", "--groups", "3"],
+               ["user-activity", "--activity-cuts", "2,4,8", "--exclude-seen"],
+               ["item-popularity", "--head-share", "0.3"],
+               ["item-popularity", "--groups", "3", "--exclude-seen"]):
+        args = [files / "rels-*.csv", "-k", "3,10", "-m", "ndcg,recall,P", "--train", train,
+                "--by", *by, "--ci", "0.9"]
         want = invoke("eval", files / "recs/*.parquet", *args, "--per-item", files / "w.json")
         got = invoke("eval", files / "recs", *args, "--engine", "spark", "--per-item",
                      files / "g.json")
         assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
         assert (files / "g.json").read_text() == (files / "w.json").read_text()
-        assert "\ncold " in want.output and "they have in the train file" in want.output
+        assert "they have in the train file" in want.output
+        assert ("\ncold " if by[0] == "user-activity" else "  exposure@10") in want.output
     # a train file without an item column: refused by one rule on both engines
     users_only = files / "users.csv"
     users_only.write_text("user_id\n" + "".join(f"{u}\n" for u in users))
