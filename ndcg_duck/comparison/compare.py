@@ -115,7 +115,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_segments_unplaced AS "
                         f"SELECT {literal(grouped['unplaced'])} AS segment")
         paired, everyone = _pair_users(con, scored.tables, metrics, where, popular is not None)
-        common.check_shared(_shared(con, unranked), names)
+        common.check_shared(_shared(con, unranked, popular is not None), names)
         aggregates = _aggregates(con, len(runs), pairs, metrics, segments is not None,
                                  popular is not None and grouped["groups"])
         rows, info = common.comparison_rows(aggregates, scored, names, pairs, paired, everyone,
@@ -125,24 +125,25 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
                     or common.row_metric(row) in grouped["metrics"]]
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
-            _plot(con, rows, names, pairs, metrics, info, plot)
+            _plot(con, rows, names, pairs, metrics, info, plot, popular is not None)
         return Comparison(rows, table, info), scored.notes
 
 
-def _plot(con, rows, names, pairs, metrics, info, path) -> None:
+def _plot(con, rows, names, pairs, metrics, info, path, grouped: bool) -> None:
     """compare --plot (plot.draw_compare): per metric, the per-user differences against the
     reference run, sorted (left), and the mean difference with its interval overall and per
     segment (right)."""
     from ..report import plot as plotting
 
-    (users,), = con.sql(f"SELECT count(*) FROM ndcg_cmp_paired{_everyone(con)}").fetchall()
+    once = _everyone(grouped)
+    (users,), = con.sql(f"SELECT count(*) FROM ndcg_cmp_paired{once}").fetchall()
     points = plotting.curve_points(users)
     curves = {}
     for name in metrics:
         for i, j in pairs:
             (curve,), = con.sql(f"SELECT ndcg_sorted_sample({_column(j, name)} - "
                                 f"{_column(i, name)}, {points}) FROM ndcg_cmp_paired"
-                                f"{_everyone(con)}").fetchall()
+                                f"{once}").fetchall()
             curves[(name, i, j)] = curve or []
     plotting.draw_compare(curves, users, rows, names, pairs, metrics, info, path)
 
@@ -188,11 +189,9 @@ def _pair_users(con, tables, metrics, segments: Optional[str], grouped: bool = F
     return paired, everyone
 
 
-def _everyone(con) -> str:
-    """The clause that keeps each paired user once: with --by item-popularity (_pair_users made
-    ndcg_cmp_everyone) their row of every user's values; else nothing."""
-    (grouped,), = con.sql("SELECT count(*) FROM duckdb_views() "
-                          "WHERE view_name = 'ndcg_cmp_everyone'").fetchall()
+def _everyone(grouped: bool) -> str:
+    """The clause that keeps each paired user once: with --by item-popularity (grouped: each
+    user has a row per group beside their row of every user's values) that row; else nothing."""
     return f" WHERE segment = {literal(ALL)}" if grouped else ""
 
 
@@ -239,7 +238,7 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
     return table, summary
 
 
-def _shared(con, unranked: list) -> int:
+def _shared(con, unranked: list, grouped: bool) -> int:
     """How many paired users have recommendations in every run (`unranked`: per run, the judged
     users it has no recommendations for): with --missing zero the others are scored 0 by some
     run."""
@@ -249,7 +248,7 @@ def _shared(con, unranked: list) -> int:
             con.register(f"ndcg_cmp_unranked{run}", table)
             lacking.append(f"SELECT user_id FROM ndcg_cmp_unranked{run}")
     # --by item-popularity: every user's row, once
-    joined = "ndcg_cmp_everyone" if _everyone(con) else "ndcg_cmp_joined"
+    joined = "ndcg_cmp_everyone" if grouped else "ndcg_cmp_joined"
     if lacking:
         query = (f"SELECT count(*) FROM {joined} ANTI JOIN ({' UNION ALL '.join(lacking)}) "
                  f"USING (user_id)")
