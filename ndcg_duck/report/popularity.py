@@ -93,8 +93,13 @@ def score_groups(ran, settings: dict, popularity: Popularity) -> Scored:
     measures = metric_names.accuracy(measures)
     unplaced, as_text = item_groups_of(con, popularity, settings, options)
     found = score_in(con, options, measures, ran.loaded.layout, unplaced, as_text)
-    names = [m.name for m in measures if not metric_names.per_run(m.metric)]
-    return Scored(options, measures, names, unplaced, as_text, found)
+    return Scored(options, measures, averaged(measures), unplaced, as_text, found)
+
+
+def averaged(measures) -> list:
+    """The names of the measures a group's row holds as means over its users (the per-run ones,
+    coverage and the like, have no per-user value to average): eval, compare and Spark alike."""
+    return [m.name for m in measures if not metric_names.per_run(m.metric)]
 
 
 def score_in(con, options, measures: list, layout: str, unplaced: str, as_text: bool) -> list:

@@ -17,7 +17,6 @@ from typing import NamedTuple
 import duckdb
 import pyarrow as pa
 
-from .. import metrics as metric_names
 from ..errors import InputError
 from ..evaluation import beyond, inputs
 from ..evaluation import intervals as ci
@@ -72,7 +71,7 @@ def group_scorer(options: Options, measures: tuple, cols: inputs.Columns, settin
     from .scoring import BUCKET, split_train
 
     given = dict(options._values)  # Options does not pickle: the worker makes its own
-    names = [m.name for m in measures if not metric_names.per_run(m.metric)]
+    names = popular.averaged(measures)
 
     def score(recs: pa.Table, rels: pa.Table) -> pa.Table:
         options = Options(**given)
@@ -111,7 +110,7 @@ def group_scorer(options: Options, measures: tuple, cols: inputs.Columns, settin
 
 def added(rows, listed: list, unplaced: str, measures: tuple, ks) -> Grouped:
     """The workers' rows added up (Grouped)."""
-    names = [m.name for m in measures if not metric_names.per_run(m.metric)]
+    names = popular.averaged(measures)
     return Grouped(listed, unplaced, names, tuple(ks), Sums.added(rows))
 
 
