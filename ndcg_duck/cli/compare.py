@@ -76,7 +76,6 @@ def compare_command(relevance, runs, compare_per_user, plot, compare_format, qui
     settings["segments"] = segmenting.source(settings["segments"], settings["by"],
                                              settings["train"], settings.pop("groups"),
                                              settings.pop("activity_cuts"))
-    segmenting.refuse_popularity(settings["segments"], settings["engine"])
     if fmt in ("markdown", "latex") and (settings["segments"] or settings["all_pairs"]):
         said = (segmenting.option(settings["segments"], settings["by"]) if settings["segments"]
                 else "--all-pairs")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from .. import means, metrics as metric_names, options as registry, outcome
 from ..errors import InputError
+from ..sqltext import ident, literal
 from . import stats
 
 if TYPE_CHECKING:  # pyarrow loads on first use (see evaluate.py)
@@ -196,6 +197,44 @@ def per_run_found(everyone: Optional[dict], by_segment: dict) -> dict:
     return {ALL: everyone if everyone is not None else empty, **by_segment}
 
 
+# --- by item popularity ------------------------------------------------------------------------
+
+def group_metrics(averaged: list, ks) -> set:
+    """--by item-popularity: the metrics a popularity group has rows of (group_rows): the
+    accuracy metrics averaged over its users (popularity.averaged's names) and exposure@K, one
+    value per run, for each cutoff in ks."""
+    from ..report.popularity import exposure_name
+
+    return {*averaged, *map(exposure_name, ks)}
+
+
+def with_group_exposure(found: dict, summary: dict, groups: list, ks, shares: dict) -> dict:
+    """--by item-popularity: put in a run's per-run values `found` (per_run_found's) each
+    group's exposure@K (shares {(k, group): its share of the run's top-k places}, as
+    popularity.exposures gives them; a group never shown: 0), 1 in ALL (every item), and the
+    run's users where no per-run metric counted them. Returns the run's summary with exposure@K
+    (1), which makes it one of the metrics compare shows per run (finish_rows)."""
+    from ..report.popularity import exposure_name
+
+    summary = dict(summary)
+    users = summary.get("users")
+    for group in [ALL, *groups]:
+        values = found.setdefault(group, {"users": users, "values": {}})
+        if group == ALL and not values["values"]:
+            values["users"] = users
+        for k in ks:
+            name = exposure_name(k)
+            values["values"][name] = 1.0 if group == ALL else shares.get((k, group), 0.0)
+            summary[name] = 1.0
+    return summary
+
+
+def group_rows(rows: list, metrics: set) -> list:
+    """--by item-popularity: compare's rows without those of a group for a metric not scored per
+    group (`metrics`: group_metrics'; novelty, coverage, ...: their ALL rows only)."""
+    return [row for row in rows if row["segment"] == ALL or row_metric(row) in metrics]
+
+
 # --- pairing the users --------------------------------------------------------------------------
 
 def value_column(run: int, metric: str) -> str:
@@ -237,6 +276,13 @@ def check_shared(shared: int, names: list) -> None:
     --missing skip no user is paired; with --missing zero each is scored 0 by some run."""
     if not shared:
         raise InputError(no_shared_user(names))
+
+
+def per_user_order(user: str, with_segments: bool) -> str:
+    """The order of compare's per-user table (SQL over its columns): by user, then with segments
+    the user's ALL row first (--by item-popularity: a row per user and group) and the rest by
+    segment."""
+    return ident(user) + (f", segment <> {literal(ALL)}, segment" if with_segments else "")
 
 
 def per_user_columns(names: list, pairs: list, metrics: list) -> list:

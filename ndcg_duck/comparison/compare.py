@@ -121,8 +121,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
         rows, info = common.comparison_rows(aggregates, scored, names, pairs, paired, everyone,
                                             own, by, _resampler(con, popular is not None))
         if popular is not None:  # a group's rows: the metrics scored per group (none tested)
-            rows = [row for row in rows if row["segment"] == ALL
-                    or common.row_metric(row) in grouped["metrics"]]
+            rows = common.group_rows(rows, grouped["metrics"])
         table = _per_user(con, names, pairs, metrics, user_col, segments is not None) if per_user else None
         if plot is not None:
             _plot(con, rows, names, pairs, metrics, info, plot, popular is not None)
@@ -210,8 +209,7 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
     scored = popularity.score_groups(ran, settings, popular)
     if not grouped:
         grouped.update(unplaced=scored.unplaced, groups=popularity.groups(con, scored),
-                       metrics={*scored.names, *map(popularity.exposure_name,
-                                                    scored.options.k)})
+                       metrics=common.group_metrics(scored.names, scored.options.k))
     user = per_user.column_names[0]
     con.register("ndcg_cmp_everyone_arrow", per_user)
     values = per_user.column_names[1:]
@@ -224,17 +222,8 @@ def _with_groups(ran, per_user, popular, settings: dict, grouped: list, found: d
                     f"SELECT user_id AS {ident(user)}, segment, {group_values} "
                     f"FROM ndcg_pop_wide").to_arrow_table()
     con.unregister("ndcg_cmp_everyone_arrow")
-    shares = popularity.exposures(ran, scored)
-    summary = dict(ran.evaluation.summary)
-    users = summary.get("users")
-    for group in [ALL, *grouped["groups"]]:
-        values = found.setdefault(group, {"users": users, "values": {}})
-        if group == ALL and not values["values"]:
-            values["users"] = users
-        for k in scored.options.k:
-            name = popularity.exposure_name(k)
-            values["values"][name] = 1.0 if group == ALL else shares.get((k, group), 0.0)
-            summary[name] = 1.0
+    summary = common.with_group_exposure(found, ran.evaluation.summary, grouped["groups"],
+                                         scored.options.k, popularity.exposures(ran, scored))
     return table, summary
 
 
@@ -377,5 +366,5 @@ def _per_user(con, names, pairs, metrics, user_col: str, with_segments: bool) ->
         value = (_column(run, m) if reference is None
                  else f"{_column(run, m)} - {_column(reference, m)}")
         columns.append(f"{value} AS {ident(name)}")
-    return con.sql(f"SELECT {', '.join(columns)} FROM ndcg_cmp_paired ORDER BY user_id"
-                   + (f", segment <> {literal(ALL)}, segment" if with_segments else "")).to_arrow_table()
+    return con.sql(f"SELECT {', '.join(columns)} FROM ndcg_cmp_paired ORDER BY "
+                   f"{common.per_user_order('user_id', with_segments)}").to_arrow_table()

@@ -80,16 +80,6 @@ def source(segments, by, train=None, groups=None, activity_cuts=None):
     return segments
 
 
-def refuse_popularity(segments, engine) -> None:
-    """compare's check: compare --by item-popularity runs on the default engine only (it pairs
-    each group's users, scored in the run's own connection; eval's groups run on Spark too,
-    spark/popular.py)."""
-    if engine == "spark" and isinstance(segments, Popularity):
-        raise InputError("compare --by item-popularity runs on the default engine only (eval "
-                         "--by item-popularity runs on Spark too): leave out --engine spark",
-                         usage=True)
-
-
 def option(segments, by) -> str:
     """How the command line names what breaks the results down: --segments, or --by
     user-activity (item-popularity)."""

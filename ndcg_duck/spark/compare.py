@@ -20,6 +20,13 @@ engine's multinomial resampling, so its interval and p-value agree with the defa
 within Monte Carlo error, not draw for draw. Beyond stats.BOOTSTRAP_DRAWS users x resamples,
 both engines take the bootstrap's normal-theory form, from the exact mean and variance.
 
+--by item-popularity: each run is scored with its popularity groups (eval --engine spark's
+pass, popular.py), whose workers send back each group's per-user rows; a run's rows are its
+users' own (group ALL) and theirs, and the runs are joined on the user and the group, as the
+default engine pairs them: the sums, rows and tests are then those of the segments, with ALL
+the users' own rows (not every row added up), and each group's exposure@K one value per run
+from the workers' top-k places (popular.shares; common.with_group_exposure).
+
 --per-user writes the default engine's per-user table from the joined runs, as eval --engine
 spark writes its per-user rows (write_per_user). --plot draws the default engine's picture
 (plot.draw_compare): its curves of sorted per-user differences are found by a Spark sort, and
@@ -42,6 +49,7 @@ from ..report.segments import in_order
 from .scoring import FLAGS
 from .files import write_per_user
 from .driver import connection as driver_connection
+from .popular import GROUP
 
 STRATA = 32  # resampling tests: users fall into this many strata by a hash of their id, each
 # stratum's sums made by one task in user order; the randomization test draws from a stream per
@@ -59,13 +67,18 @@ def _ranked(run: int) -> str:
 
 
 def _pieces(batch):
-    """A batch as (segment, rows) pieces: one per segment with --segments, else (None, batch)."""
+    """A batch as (segment, rows) pieces: one per segment with --segments; with --by
+    item-popularity one per group (GROUP) and the users' own rows (ALL) as None, every user's;
+    else (None, batch)."""
     import pyarrow.compute as pc
 
-    if SEGMENT not in batch.schema.names:
+    column = SEGMENT if SEGMENT in batch.schema.names else GROUP \
+        if GROUP in batch.schema.names else None
+    if column is None:
         return [(None, batch)]
-    names = batch.column(SEGMENT)
-    return [(name, batch.filter(pc.equal(names, name))) for name in pc.unique(names).to_pylist()]
+    names = batch.column(column)
+    return [(None if column == GROUP and name == common.ALL else name,
+             batch.filter(pc.equal(names, name))) for name in pc.unique(names).to_pylist()]
 
 
 def _sums(runs: int, pairs: list, metrics: list, margin: float):
@@ -110,14 +123,16 @@ def _pieces_of(batches):
         yield from _pieces(batch)
 
 
-def aggregates(sums: Sums, runs: int, pairs: list, metrics: list, unknown=None) -> list:
+def aggregates(sums: Sums, runs: int, pairs: list, metrics: list, unknown=None,
+               groups=()) -> list:
     """The partitions' sums added up (Sums.added with everyone), as comparison.compare's
     aggregates (ndcg_spread and ndcg_paired's fields): [('(all)', {key: {...}})], then with
-    --segments one per segment by name, `unknown` last; every mean and variance from exact
+    --segments one per segment by name, `unknown` last (groups: --by item-popularity's every
+    group, listed with no users when none is paired in it); every mean and variance from exact
     sums, rounded once (Sums.mean, Sums.variance)."""
     return [(common.ALL if group is None else group,
              _values(sums, group, runs, pairs, metrics))
-            for group in [None] + in_order(sums.groups(), unknown)]
+            for group in [None] + in_order(sums.groups() | set(groups), unknown)]
 
 
 def _values(sums: Sums, group, runs: int, pairs: list, metrics: list) -> dict:
@@ -156,33 +171,45 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     from .engine import run as evaluate_run
     from .refusals import refusals
     from .extras import check_placed, join_segments, segment_table
+    from ..report.segments import Popularity
 
     o = compare_options
     names = [name for name, _, _ in runs]
     pairs = common.run_pairs(names, o["baseline"], o["all_pairs"])
     user_col = registry.user_col(settings)
     unknown = None
-    if segments is not None:  # read and checked before any run is scored, as the default engine
+    popular = segments if isinstance(segments, Popularity) else None
+    by_users = segments is not None and popular is None  # a segment table: users' segments
+    if by_users:  # read and checked before any run is scored, as the default engine
         seg, what, theirs, unknown = segment_table(spark, segments, by, user_col)
+    grouped: dict = {}  # --by item-popularity: _with_groups' groups, unplaced and metrics
 
     def score(name, recs, what_run):
         lists = {}
         result, said = evaluate_run(spark, recs, rels, per_user=True, recs_what=what_run,
                                         rels_what=rels_what, lists=lists, ranked=True,
+                                        popularity=popular, group_rows=popular is not None,
                                         **settings)
         with refusals(what_run, rels_what):
-            found = (_per_run_values(lists, user_col, seg if segments else None, unknown)
+            found = (_per_run_values(lists, user_col, seg if by_users else None, unknown)
                      if lists else {})
-        return common.Run(result.per_user, result.per_user.columns, result.summary, said, found)
+        table, summary = result.per_user, result.summary
+        if popular is not None:
+            table, summary = _with_groups(result, found, grouped)
+        return common.Run(table, result.per_user.columns, summary, said, found)
     scored = common.scored_runs(runs, score)
     metrics = scored.metrics
+    if popular is not None:
+        unknown = grouped["unplaced"]
     joined = None
+    on = ["__ndcg_user"] + ([GROUP] if popular is not None else [])
     for run, table in enumerate(scored.tables):
         side = table.select(col(user_col).alias("__ndcg_user"),
                             *[col(m).alias(value_column(run, m)) for m in metrics],
-                            col(FLAGS[1]).alias(_ranked(run)))
-        joined = side if joined is None else joined.join(side, "__ndcg_user")
-    if segments is not None:
+                            col(FLAGS[1]).alias(_ranked(run)),
+                            *([col(GROUP)] if popular is not None else []))
+        joined = side if joined is None else joined.join(side, on)
+    if by_users:
         joined = join_segments(joined, seg, unknown)
     con = driver_connection()
     try:
@@ -191,33 +218,68 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     finally:
         con.close()
     with refusals(runs[0][2], rels_what):
+        # with --by item-popularity, group None holds the users' own rows (_pieces), not all
         sums = Sums.added(for_arrow(joined.drop("__ndcg_user")).mapInArrow(
             _sums(len(names), pairs, metrics, margin), from_arrow_schema(sums_schema()))
-            .collect(), everyone=True)
-        users = scored.tables[0].select(col(user_col).alias("u"))
-        for table in scored.tables[1:]:
+            .collect(), everyone=popular is None)
+        own = [table if popular is None else table.where(col(GROUP) == common.ALL)
+               for table in scored.tables]  # each user once
+        users = own[0].select(col(user_col).alias("u"))
+        for table in own[1:]:
             users = users.union(table.select(col(user_col).alias("u")))
         (everyone,), = users.agg(F.count_distinct("u")).collect()
         paired = sums.n(None, "u")
         common.check_shared(sums.n(None, "r"), names)
-        if segments is not None:
+        if by_users:
             placed = paired - sums.n(unknown, "u")
             check_placed(joined, placed, paired, theirs, what)
-    found = aggregates(sums, len(names), pairs, metrics, unknown)
+    found = aggregates(sums, len(names), pairs, metrics, unknown, grouped.get("groups", ()))
 
     def resample(wanted: list, info: dict) -> list:
         with refusals(runs[0][2], rels_what):
             return _resample(joined, wanted, pairs, metrics, info)
     rows, info = common.comparison_rows(found, scored, names, pairs, paired, everyone, o, by,
                                         resample)
+    if popular is not None:  # a group's rows: the metrics scored per group (none tested)
+        rows = common.group_rows(rows, grouped["metrics"])
     if per_user:
         with refusals(runs[0][2], rels_what):
             write_per_user(per_user_rows(joined, names, pairs, metrics, user_col), per_user,
-                           user_col)
+                           user_col, common.per_user_order(user_col, segments is not None))
     if plot is not None:
         with refusals(runs[0][2], rels_what):
-            curves(joined, rows, names, pairs, metrics, info, plot)
+            curves(joined if popular is None else joined.where(col(GROUP) == common.ALL),
+                   rows, names, pairs, metrics, info, plot)
     return common.Comparison(rows, None, info), scored.notes
+
+
+def _with_groups(result, found: dict, grouped: dict) -> tuple:
+    """--by item-popularity: a run's per-user rows (result.per_user, its users' own: GROUP ALL)
+    followed by its groups' (result.group_rows: engine.run's with group_rows; the metrics not
+    scored per group null), and its summary with exposure@K (common.with_group_exposure, from
+    the workers' top-k places: popular.shares), as the default engine's _with_groups. Puts in
+    `grouped` (once, from the first run) every group (popular.every_group), the group of
+    unlisted items ('unplaced') and the metrics a group has (common.group_metrics)."""
+    from pyspark.sql import functions as F
+
+    from . import popular
+
+    sums = result.grouped
+    if not grouped:
+        grouped.update(groups=popular.every_group(sums), unplaced=sums.unplaced,
+                       metrics=common.group_metrics(sums.names, sums.ks))
+    own = result.per_user
+    user = own.columns[0]
+    kept = set(sums.names)
+    types = dict(own.dtypes)
+    theirs = result.group_rows.select(
+        col(popular.USER).alias(user),
+        *[col(name) if name in kept else F.lit(None).cast(types[name]).alias(name)
+          for name in own.columns[1:]], col(GROUP))
+    table = own.withColumn(GROUP, F.lit(common.ALL)).unionByName(theirs)
+    summary = common.with_group_exposure(found, result.summary, grouped["groups"], sums.ks,
+                                         popular.shares(sums))
+    return table, summary
 
 
 def _per_run_values(lists: dict, user_col: str, seg, unknown) -> dict:
@@ -259,8 +321,9 @@ def per_user_rows(joined, names, pairs, metrics, user_col: str):
     """compare's per-user table as a Spark DataFrame (unordered: write_per_user orders it by
     user): the user, the segment with --segments, then common.per_user_columns."""
     columns = [col("__ndcg_user").alias(user_col)]
-    if SEGMENT in joined.columns:
-        columns.append(col(SEGMENT).alias("segment"))
+    for name in (SEGMENT, GROUP):  # --segments' or --by item-popularity's
+        if name in joined.columns:
+            columns.append(col(name).alias("segment"))
     for name, m, run, reference in common.per_user_columns(names, pairs, metrics):
         value = col(value_column(run, m))
         columns.append((value if reference is None
@@ -291,7 +354,9 @@ def _resamples(keys: list, n_resamples: int, seed: int, test: str):
         out = {name: [] for name in RESAMPLES.names}
         for stratum in np.unique(strata):
             part = table.filter(pa.array(strata == stratum))
-            groups = [(None, part)] + [piece for piece in _pieces(part) if piece[0] is not None]
+            groups = _pieces(part)  # and with --segments every user's
+            if SEGMENT in part.schema.names:
+                groups = [(None, part)] + groups
             for segment, piece in groups:
                 stream = [seed, int(stratum)] + (
                     [] if segment is None else [zlib.crc32(segment.encode())])

@@ -46,9 +46,10 @@ class SparkEvaluation(_Evaluated):
 
     per_item = None
     grouped = None  # with popularity: popular.Grouped, the sums of each popularity group
+    group_rows = None  # with group_rows: each popularity group's per-user rows (popular.py)
 
-    def with_items(self, table, grouped=None) -> "SparkEvaluation":
-        self.per_item, self.grouped = table, grouped
+    def with_items(self, table, grouped=None, group_rows=None) -> "SparkEvaluation":
+        self.per_item, self.grouped, self.group_rows = table, grouped, group_rows
         return self
 
 
@@ -185,7 +186,7 @@ def refuse_beyond_users(given) -> None:
 def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                      per_item=False, buckets=None, recs_what="recommendations (DataFrame)",
                      rels_what="relevance (DataFrame)", lists=None, ranked=False,
-                     popularity=None, **given) -> SparkEvaluation:
+                     popularity=None, group_rows=False, **given) -> SparkEvaluation:
     """evaluate() with its messages in the command line's words. lists: a dict that, with
     per-run beyond-accuracy measures, receives 'driver' (the run's beyond_accuracy.Driver),
     'tops' (a DataFrame of the evaluated users' ids and lists, TOPS) and 'scored' (the
@@ -193,7 +194,9 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     unpersists the rows. ranked=True keeps in the per-user rows the flag FLAGS[1] (whether the
     user has recommendations), for compare. popularity (--by item-popularity,
     segments.Popularity): each popularity group scored on the workers too (popular.py), its
-    sums in the result's attribute grouped."""
+    sums in the result's attribute grouped; with group_rows=True (compare) the groups' found
+    and top-k places only, and their per-user rows in the attribute group_rows (a Spark
+    DataFrame, persisted: popular.split_rows)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -283,10 +286,11 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
             rows = evaluated.drop(*hidden) if per_user else None
             notes = _notes(rels, cols, options, loaded, users, train_what, depth)
             items = item_view(scored, settings["train"], cols, item_type) if per_item else None
-            grouped = None
+            grouped = users_of_groups = None
             if popularity is not None:
-                grouped = _by_popularity(recs, rels, sent, bucketed, cols, settings, options,
-                                         measures, duckdb_settings, popularity)
+                grouped, users_of_groups = _by_popularity(
+                    recs, rels, sent, bucketed, cols, settings, options, measures,
+                    duckdb_settings, popularity, schema if group_rows else None)
             if driver is not None:
                 values, said = driver.per_run(evaluated)
                 summary = outcome.beyond_summary(summary, measures, values, summary, counts)
@@ -302,14 +306,16 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     finally:
         if driver is not None:
             driver.close()
-    return SparkEvaluation(summary, rows).with_items(items, grouped), notes
+    return SparkEvaluation(summary, rows).with_items(items, grouped, users_of_groups), notes
 
 
 def _by_popularity(recs, rels, sent, bucketed, cols, settings: dict, options: Options, measures,
-                   duckdb_settings: tuple, popularity):
+                   duckdb_settings: tuple, popularity, per_user: pa.Schema = None) -> tuple:
     """--by item-popularity: the item groups made on the driver (popular.item_groups), each
     group scored per user on the workers by the default engine's steps (popular.group_scorer),
-    the buckets' sums added up (popular.Grouped)."""
+    the buckets' sums added up (popular.Grouped). With per_user (compare: the per-user rows'
+    schema), the groups' per-user rows too (popular.split_rows). Returns (Grouped, those rows
+    or None)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from . import popular
@@ -319,10 +325,14 @@ def _by_popularity(recs, rels, sent, bucketed, cols, settings: dict, options: Op
         _arrow_schema(recs).empty_table(), _arrow_schema(rels).empty_table(), cols, settings,
         options, popularity)
     listed = list(dict.fromkeys(groups.column("segment").to_pylist()))
+    rows = None if per_user is None else popular.rows_schema(per_user, accuracy)
     found = bucketed(recs).cogroup(bucketed(sent)).applyInArrow(
         popular.group_scorer(options, accuracy, cols, duckdb_settings, groups, unplaced,
-                             as_text), from_arrow_schema(sums_schema())).collect()
-    return popular.added(found, listed, unplaced, accuracy, options.k)
+                             as_text, rows), from_arrow_schema(rows or sums_schema()))
+    users = None
+    if rows is not None:
+        found, users = popular.split_rows(found, rows)
+    return popular.added(found.collect(), listed, unplaced, accuracy, options.k), users
 
 
 def item_view(scored, train, cols: inputs.Columns, item_type: str) -> pa.Table:

@@ -257,9 +257,10 @@ def check_table_output(spark, path) -> None:
                          f"table", usage=True)
 
 
-def write_per_user(rows, path: str, user_col: str) -> None:
+def write_per_user(rows, path: str, user_col: str, order=None) -> None:
     """Spark writes the per-user rows as Parquet part files: into the directory `path`, or into
-    a temporary directory that DuckDB then copies, ordered by user, into the one file `path`
+    a temporary directory that DuckDB then copies, ordered by user (or by `order`, SQL over the
+    rows' columns), into the one file `path`
     (written whole or not at all, as the default engine writes it); for table:NAME, as the new
     table NAME of the session's catalog (saveAsTable, which refuses an existing table)."""
     if inputs.table_name(path) is not None:
@@ -275,7 +276,7 @@ def write_per_user(rows, path: str, user_col: str) -> None:
     try:
         rows.write.mode("overwrite").parquet(str(parts))
         con.execute(f"COPY (FROM read_parquet({sqltext.literal(str(parts / '*.parquet'))}) "
-                    f"ORDER BY {sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
+                    f"ORDER BY {order or sqltext.ident(user_col)}) TO {sqltext.literal(str(tmp))} "
                     f"{output.OUTPUT_FORMATS[target.suffix.lower()]}")
         os.replace(tmp, target)
     except (duckdb.Error, OSError) as exc:

@@ -492,9 +492,6 @@ ONE_RUN = ["compare", EXAMPLES / "relevance.csv", "--run", f"old={EXAMPLES / 're
     (["--train", "listeners.csv", "--by", "item-popularity", "--format", "latex"], 2,
      "--format latex prints a row per run against one baseline, over every user: use --format "
      "table, json or csv with --by item-popularity"),
-    (["--train", "listeners.csv", "--by", "item-popularity", "--engine", "spark"], 2,
-     "compare --by item-popularity runs on the default engine only (eval --by item-popularity "
-     "runs on Spark too): leave out --engine spark"),
     (["--train", "listeners.csv", "--by", "user-activity"], 2,
      "--by user-activity needs --groups N (N groups of about as many train users) or "
      "--activity-cuts 5,20,100 (fixed ranges of counts)"),

@@ -603,6 +603,47 @@ def test_compare_on_spark_per_user_segments_and_plot_as_the_default_engine(spark
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+def test_compare_by_item_popularity_on_spark_as_the_default_engine(spark, runs, tmp_path):
+    """compare --by item-popularity on Spark: each run's groups scored on the workers (eval's
+    pass, which sends back their per-user rows), the users paired within each group: the
+    default engine's rows (means, differences, intervals, t-test p-values to 1e-12, exposure@K,
+    novelty in (all) only, a group too small to test, the correction) and per-user table."""
+    users = sorted(pq.read_table(runs[3].split("=", 1)[1])["user_id"].to_pylist())
+    train = tmp_path / "train.csv"  # doc-0 played by most users, doc-6 and up by none (cold)
+    train.write_text("user_id,item_id\n" + "".join(
+        f"{u},doc-{j}\n" for n, u in enumerate(users) if n % 4 for j in range(n % 7)))
+    args = runs[:6] + ["-k", "3,10", "-m", "ndcg,recall,P,novelty", "--train", train, "--by",
+                       "item-popularity", "--groups", "3", "--min-users", "25", "--format",
+                       "json"]
+    want = invoke(*args, "--per-user", tmp_path / "want.csv")
+    got = invoke(*args, "--per-user", tmp_path / "got.csv", "--engine", "spark")
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    want_rows = json.loads(want.stdout)
+    assert_same_rows(json.loads(got.stdout), want_rows)
+    assert got.stderr == want.stderr
+    assert (tmp_path / "got.csv").read_text() == (tmp_path / "want.csv").read_text()
+    groups = {r["segment"] for r in want_rows}
+    assert groups == {"(all)", "1-18", "19-36", "37+", "cold"}
+    assert {r["segment"] for r in want_rows if r["metric"] == "novelty"} == {"(all)"}
+    assert any(r["p_value"] and r["segment"] == "cold" for r in want_rows)
+    assert any(r["note"] and r["note"].startswith("fewer than 25") for r in want_rows)
+    assert any(r["metric"] == "exposure" and r["segment"] == "cold" and r["diff"]
+               for r in want_rows)
+
+
+def test_compare_by_item_popularity_on_spark_prints_the_default_engines_table(spark):
+    """The command of docs/cohorts.md on Spark, with the exact randomization test (drawn per
+    group on the workers): the default engine's table, notes and warnings, word for word."""
+    examples = ROOT / "examples"
+    args = ["compare", examples / "relevance.csv", "--run", f"old={examples / 'recs.parquet'}",
+            "--run", f"new={examples / 'recs_new.parquet'}", "-k", "10", "-m", "ndcg,recall",
+            "--train", examples / "history.csv", "--by", "item-popularity", "--groups", "2",
+            "--min-users", "2", "--test", "randomization"]
+    want, got = invoke(*args), invoke(*args, "--engine", "spark")
+    assert want.exit_code == 0 and (got.exit_code, got.output) == (0, want.output)
+    assert "randomization p-value exact" in want.output and "\n3+       new" in want.output
+
+
 def test_sorted_sample_ranks_are_duckdbs():
     """compare --plot on Spark picks the values of the ranks DuckDB's quantile_disc takes."""
     from ndcg_duck.spark.extras import sorted_sample_ranks
