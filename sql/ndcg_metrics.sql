@@ -352,11 +352,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_discounted(judged_ranks, judged_gains) 
 CREATE OR REPLACE TEMP MACRO ndcg_dcg_to(discounted, judged) AS
     coalesce(list_sum(discounted[1:judged]), 0.0);
 
--- ndcg_prefix_dcg(gains, n): DCG of the first n of a list of gains (all of them when it is
--- shorter), each discounted at its position (ndcg_dcg): the ideal DCG at n of the user's
--- positive gains. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_prefix_dcg(gains, n) AS
-    coalesce(list_sum(list_transform(gains[1:n], lambda g, i: ndcg_dcg(g, i))), 0.0);
+-- ndcg_ideal_discounted(ideal): what each of the ideal's gains adds to the ideal DCG, g / log2(i +
+-- 1) at its position i (ndcg_dcg). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_discounted(ideal) AS
+    list_transform(ideal, lambda g, i: ndcg_dcg(g, i)::DOUBLE);
+
+-- ndcg_ideal_dcg_to(ideal_discounted, n): the ideal DCG at n (the whole ideal's when it is
+-- shorter), from ndcg_ideal_discounted: its first n terms summed. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg_to(ideal_discounted, n) AS
+    coalesce(list_sum(ideal_discounted[1:n]), 0.0);
 
 -- ndcg_level_changes(ideal): the positions b of an ideal list (positive gains, best first) after
 -- which its gain changes: ideal[b] != ideal[b + 1], the last position always. A BIGINT list.
@@ -364,42 +368,49 @@ CREATE OR REPLACE TEMP MACRO ndcg_level_changes(ideal) AS
     list_filter(range(1, len(ideal) + 1),
                 lambda b: ideal[b] != coalesce(ideal[b + 1], 0.0));
 
--- ndcg_rndcg(judged_ranks, discounted, length, ideal, num_rel): Rndcg from the judged ranked
--- items (their ranks and ndcg_judged_discounted), the ranking's length, every positive gain
--- best first (ndcg_user_gains' every_ideal) and R: the mean of the nDCG at each level change b
+-- ndcg_rndcg(judged_ranks, discounted, length, ideal, ideal_discounted, num_rel): Rndcg from the
+-- judged ranked items (their ranks and ndcg_judged_discounted), the ranking's length, every
+-- positive gain best first (ndcg_user_gains' every_ideal, and its ndcg_ideal_discounted) and R: the mean of the nDCG at each level change b
 -- of the ideal (the ranking's DCG at b, or at its end when shorter, over the ideal DCG at b),
 -- and of the whole ranking's DCG over the whole ideal DCG when the ranking runs 2 or more past
 -- the ideal (trec_eval's last "implied R-level"); 0 when R or the ideal is empty. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_rndcg(judged_ranks, discounted, length, ideal, num_rel) AS
+CREATE OR REPLACE TEMP MACRO ndcg_rndcg(judged_ranks, discounted, length, ideal,
+        ideal_discounted, num_rel) AS
     CASE WHEN num_rel > 0 AND len(ideal) > 0
          THEN list_avg(list_transform(ndcg_level_changes(ideal),
                                       lambda b: ndcg_dcg_to(discounted, ndcg_found(judged_ranks, b))
-                                                / ndcg_prefix_dcg(ideal, b))
+                                                / ndcg_ideal_dcg_to(ideal_discounted, b))
                        || CASE WHEN length >= len(ideal) + 2
                                THEN [ndcg_dcg_to(discounted, len(discounted))
                                      / ndcg_dcg_all(ideal)]
                                ELSE []::DOUBLE[] END)
          ELSE 0.0 END;
 
--- ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal): ndcg_rel's sum: the nDCG at each
--- ranked item with a gain > 0 (the DCG down to its rank i over the ideal DCG at i), in rank
--- order, and the whole ranking's nDCG once for each positive gain of the ideal not met. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal) AS
+-- ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal_discounted): ndcg_rel's sum: the
+-- nDCG at each ranked item with a gain > 0 (the DCG down to its rank i over the ideal DCG at i),
+-- in rank order, and the whole ranking's nDCG once for each positive gain of the ideal not met.
+-- A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rel_total(judged_ranks, judged_gains, discounted,
+        ideal_discounted) AS
     coalesce(list_sum(list_transform(judged_ranks,
         lambda i, t: CASE WHEN judged_gains[t] > 0
-                          THEN ndcg_dcg_to(discounted, t) / ndcg_prefix_dcg(ideal, i)
+                          THEN ndcg_dcg_to(discounted, t)
+                               / ndcg_ideal_dcg_to(ideal_discounted, i)
                           ELSE 0.0 END)), 0.0)
-    + (len(ideal) - len(list_filter(judged_gains, lambda g: g > 0)))
-      * ndcg_dcg_to(discounted, len(discounted)) / ndcg_prefix_dcg(ideal, len(ideal));
+    + (len(ideal_discounted) - len(list_filter(judged_gains, lambda g: g > 0)))
+      * ndcg_dcg_to(discounted, len(discounted))
+      / ndcg_ideal_dcg_to(ideal_discounted, len(ideal_discounted));
 
--- ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, ideal): ndcg_rel from the judged ranked
--- items (their ranks, gains and ndcg_judged_discounted) and every positive gain best first
--- (every_ideal): ndcg_rel_total over the ideal's length, 0 when that sum is not positive (or the
--- ideal is empty). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, ideal) AS
-    CASE WHEN len(ideal) > 0
-         THEN greatest(ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal), 0.0)
-              / len(ideal)
+-- ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, ideal_discounted): ndcg_rel from the
+-- judged ranked items (their ranks, gains and ndcg_judged_discounted) and the terms of every
+-- positive gain best first (ndcg_ideal_discounted of every_ideal): ndcg_rel_total over the
+-- ideal's length, 0 when that sum is not positive (or the ideal is empty). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(judged_ranks, judged_gains, discounted,
+        ideal_discounted) AS
+    CASE WHEN len(ideal_discounted) > 0
+         THEN greatest(ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal_discounted),
+                       0.0)
+              / len(ideal_discounted)
          ELSE 0.0 END;
 
 -- ndcg_rbp_resid(counted_ranks, length, p): rbp_resid from the positions of the ranked items
@@ -450,22 +461,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_unj(judged_ranks, negative_ranks, length, k) A
          THEN (least(k, length) - ndcg_found(judged_ranks, k) + ndcg_found(negative_ranks, k)) / k
     END;
 
--- ndcg_g_cost(ideal, i): G's cost of the first i ranks: sum_{j <= i} max(I_j, 1), I_j the ideal's
--- j-th gain (0 past the ideal, where each rank costs 1). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_g_cost(ideal, i) AS
-    coalesce(list_sum(list_transform(ideal[1:i], lambda gain: greatest(gain, 1.0))), 0.0)
-    + greatest(i - len(ideal), 0);
+-- ndcg_g_costs(ideal): what each rank j costs in G, max(I_j, 1), I_j the ideal's j-th gain (past
+-- the ideal, each rank costs 1). A DOUBLE list as long as the ideal.
+CREATE OR REPLACE TEMP MACRO ndcg_g_costs(ideal) AS
+    list_transform(ideal, lambda gain: greatest(gain, 1.0)::DOUBLE);
 
--- ndcg_g(judged_ranks, judged_gains, ideal): G from the judged ranked items (their ranks and
--- gains, the items not judged adding nothing) and every positive gain best first (every_ideal):
--- each gain g_i over log2(2 + C_i - S_i) at its rank i (C_i: ndcg_g_cost; S_i: the gains down
--- to i), summed in rank order, over the ideal's total gain; 0 when the ideal is empty. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_g(judged_ranks, judged_gains, ideal) AS
+-- ndcg_g_cost(costs, i): G's cost of the first i ranks, C_i = sum_{j <= i} max(I_j, 1), from
+-- ndcg_g_costs. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_g_cost(costs, i) AS
+    coalesce(list_sum(costs[1:i]), 0.0) + greatest(i - len(costs), 0);
+
+-- ndcg_g(judged_ranks, judged_gains, ideal, costs): G from the judged ranked items (their ranks
+-- and gains, the items not judged adding nothing), every positive gain best first (every_ideal)
+-- and their ndcg_g_costs: each gain g_i over log2(2 + C_i - S_i) at its rank i (C_i:
+-- ndcg_g_cost; S_i: the gains down to i), summed in rank order, over the ideal's total gain; 0
+-- when the ideal is empty. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_g(judged_ranks, judged_gains, ideal, costs) AS
     CASE WHEN len(ideal) > 0
          THEN coalesce(list_sum(list_transform(judged_ranks,
                   lambda i, t: CASE WHEN judged_gains[t] != 0
                                     THEN judged_gains[t]
-                                         / log2(2 + ndcg_g_cost(ideal, i)
+                                         / log2(2 + ndcg_g_cost(costs, i)
                                                 - list_sum(judged_gains[1:t]))
                                     ELSE 0.0 END)), 0.0)
               / list_sum(ideal)
@@ -491,9 +507,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p, set_f_beta):
--- every user of either
--- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
+-- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p, set_f_beta,
+-- utility_weights, num_docs, edge_gains): every user of either side, with every metric at each
+-- cutoff, from the judged ranked items (ndcg_user_gains): ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- and relative_precision (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err,
 -- and on the row of the first cutoff in ks only (NULL on the others) r_precision, num_rel,
@@ -502,16 +518,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- set_f_beta >= 0), iprec_11pt_avg, gm_map and gm_bpref (ln(max(value, 0.00001)):
 -- ndcg_log_floored), infap, rndcg, ndcg_rel, rbp_resid, utility (with utility_weights, 4
 -- numbers, and num_docs >= 0), g and bing, which have no cutoff, and unj (NULL without a
--- cutoff). One row per user and
+-- cutoff), each computed once per user before the cutoffs are joined. One row per user and
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
 -- grade (ndcg_err_graded). Last, edge: what the user's own measures read (sql/ndcg_custom.sql),
 -- a STRUCT of the user's gains, relevant_ranks, judged_ranks, num_relevant, ideal and length
--- (ndcg_user_gains) and the cutoff's k and depth.
+-- (ndcg_user_gains) and the cutoff's k and depth; with edge_gains false its gains are NULL (the
+-- gain at each position, which no built-in measure reads but those of ties 'average', costs a
+-- walk down every position: give false when no own measure reads gains).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9,
-        set_f_beta := 1.0, utility_weights := [1.0, -1.0, 0.0, 0.0], num_docs := 0) AS TABLE
+        set_f_beta := 1.0, utility_weights := [1.0, -1.0, 0.0, 0.0], num_docs := 0,
+        edge_gains := true) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
@@ -538,22 +557,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
                 THEN ndcg_err(err_steps, judged_down) END AS err,
-           {'gains': edge_gains, 'relevant_ranks': ranks, 'judged_ranks': judged_ranks,
-            'num_relevant': num_rel, 'ideal': edge_ideal, 'length': length, 'k': k,
-            'depth': depth} AS edge
+           {'gains': CASE WHEN edge_gains THEN position_gains END, 'relevant_ranks': ranks,
+            'judged_ranks': judged_ranks, 'num_relevant': num_rel, 'ideal': edge_ideal,
+            'length': length, 'k': k, 'depth': depth} AS edge
     FROM (SELECT u.*, c.k, c.depth, c.k IS NOT DISTINCT FROM ks[1] AS first,
                  ndcg_found(u.judged_ranks, c.depth) AS judged_down,
                  -- DCG and CG down to k from the judged ranked items (the others gain 0), but
                  -- with ties 'average', whose gains are spread over each tie's positions
                  CASE WHEN ties = 'average'
-                      THEN ndcg_dcg_at(u.edge_gains, c.discounts, c.depth, ndcg_width(ks))
+                      THEN ndcg_dcg_at(u.position_gains, c.discounts, c.depth, ndcg_width(ks))
                       ELSE coalesce(list_dot_product(
                                u.judged_gains[1:ndcg_found(u.judged_ranks, c.depth)],
                                u.discounts[1:ndcg_found(u.judged_ranks, c.depth)]), 0.0) END
                      AS dcg,
                  ndcg_ideal_dcg(u.edge_ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 CASE WHEN ties = 'average' THEN ndcg_cg(u.edge_gains, c.depth)
+                 CASE WHEN ties = 'average' THEN ndcg_cg(u.position_gains, c.depth)
                       ELSE ndcg_cg(u.judged_gains, ndcg_found(u.judged_ranks, c.depth)) END AS cg,
                  ndcg_found(u.ranks, c.depth) AS found,
                  ndcg_ideal_cg(u.edge_ideal, c.depth, u.length, idcg_cutoff) AS icg,
@@ -572,9 +591,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                        ndcg_set_f(len(ranks), length, num_rel, set_f_beta) AS set_f,
                        ndcg_iprec_11pt_avg(precisions, num_rel) AS iprec_11pt_avg,
                        ndcg_infap(ranks, nonrelevant_ranks, judged_ranks, num_rel) AS infap,
-                       ndcg_rndcg(judged_ranks, discounted, length, every_ideal, num_rel)
-                           AS rndcg,
-                       ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, every_ideal)
+                       ndcg_rndcg(judged_ranks, discounted, length, every_ideal,
+                                  ideal_discounted, num_rel) AS rndcg,
+                       ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, ideal_discounted)
                            AS ndcg_rel,
                        ndcg_rbp_resid(ndcg_counted_ranks(judged_ranks, judged_relevances),
                                       length, rbp_p) AS rbp_resid,
@@ -582,7 +601,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                             THEN ndcg_utility(len(ranks), length, num_rel, utility_weights,
                                               num_docs)
                             ELSE 0.0 END AS utility,
-                       ndcg_g(judged_ranks, judged_gains, every_ideal) AS g,
+                       ndcg_g(judged_ranks, judged_gains, every_ideal, ndcg_g_costs(every_ideal))
+                           AS g,
                        ndcg_bin_g(ranks, num_rel) AS bing,
                        ndcg_log_floored(ndcg_average_precision(precisions, len(ranks), num_rel))
                            AS gm_map,
@@ -594,11 +614,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              ndcg_found(relevant_ranks, num_relevant) AS found_r,
                              ndcg_negative_ranks(judged_ranks, judged_relevances) AS negative_ranks,
                              ndcg_judged_discounted(judged_ranks, judged_gains) AS discounted,
+                             ndcg_ideal_discounted(every_ideal) AS ideal_discounted,
                              list_transform(judged_ranks, lambda i: ndcg_dcg(1.0, i)) AS discounts,
                              ndcg_err_steps(judged_ranks,
                                             ndcg_err_grades(judged_relevances, judged_relevant))
                                  AS err_steps,
-                             gains AS edge_gains, ideal AS edge_ideal, ideal_depth,
+                             gains AS position_gains, ideal AS edge_ideal, ideal_depth,
                              judged AS judged_items, relevances,
                              num_nonrelevant AS num_nonrel, num_relevant AS num_rel,
                              greatest(coalesce(list_max(relevances), 0), 0) AS largest_level
@@ -720,7 +741,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
         FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
                                judged_only := judged_only, ties := ties, rbp_p := rbp_p,
                                set_f_beta := set_f_beta, utility_weights := utility_weights,
-                               num_docs := num_docs)),
+                               num_docs := num_docs, edge_gains := false)),
     ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
                                                     empty := empty))
     FROM ndcg_metric_values('ndcg_evaluated_');
