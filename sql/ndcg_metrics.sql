@@ -94,7 +94,8 @@
 --   rbp_resid   = p^n + (1 - p) sum_i u_i p^(i - 1)      trec_eval rbp_resid (Moffat and Zobel
 --                 2008): what RBP could still gain if every unjudged ranked item were relevant,
 --                 with the persistence p of rbp (rbp_p); 0, as in trec_eval, when no ranked item
---                 is unjudged
+--                 is unjudged. Computed as 1 - (1 - p) sum_i (1 - u_i) p^(i - 1), over the judged
+--                 ranks (the weights (1 - p) p^(i - 1) of ranks 1 .. n add up to 1 - p^n)
 --   utility     = w1 F + w2 (n - F) + w3 (R - F) + w4 (D + F - n - R)   trec_eval utility: the
 --                 weights w (utility_weights, trec_eval utility.w1,w2,w3,w4, default 1, -1, 0,
 --                 0) of the relevant and nonrelevant items ranked and not ranked, D the documents
@@ -112,9 +113,12 @@
 -- match it.
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
--- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
--- items, after max_depth and judged_only, where the items below an unjudged item move up;
--- relevant and R from the judgments edge, ndcg_judgments). With ties 'average', cg@k gives each
+-- metric reads (ndcg_user_gains, after max_depth and judged_only, where the items below an
+-- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments): the judged
+-- ranked items, a few of each ranking, with their ranks, gains and relevances in rank order.
+-- Every sum above over ranks i is a sum over those (an item not judged has g_i = l_i = 0 and is
+-- not relevant), so no measure walks down every position; those without a cutoff are computed
+-- once per user, before the cutoffs are joined. With ties 'average', cg@k gives each
 -- position of a tie group the group's mean gain, as the core's DCG does (McSherry and Najork
 -- 2008); the metrics that count relevant items see tied items in trec_eval's order (item id
 -- descending), since an average over orders has no single rank of the first relevant item.
