@@ -770,46 +770,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_tied_gains(gains, ranks) AS
 CREATE OR REPLACE TEMP MACRO ndcg_first_positions(ranks) AS
     list_transform(ranks, lambda r: list_position(ranks, r));
 
--- ndcg_relevant_ranks(found, relevant): the positions (1-based, ascending) of the ranked items
--- that are relevant (relevant: the judged items' flags, in their order).
-CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
-    coalesce(list_filter(range(1, len(found) + 1), lambda i: coalesce(relevant[found[i]], false)),
-             []);
+-- The judged ranked items, the few positions of a ranking that most measures read (the others
+-- gain nothing and count only in the ranking's length): each kept in rank order, as short lists
+-- made once per user, which the measures read instead of walking down every position.
 
 -- ndcg_judged_ranks(found): the positions (1-based, ascending) of the ranked items that have a
 -- judgment, of any relevance (found: ndcg_judged_at).
 CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(found) AS
     coalesce(list_filter(range(1, len(found) + 1), lambda i: found[i] IS NOT NULL), []);
 
--- ndcg_nonrelevant_ranks(found, relevances, relevant): the positions (1-based, ascending) of the
--- ranked items judged not relevant with a relevance >= 0 (trec_eval's judged nonrelevant: a
--- negative judgment counts as none).
-CREATE OR REPLACE TEMP MACRO ndcg_nonrelevant_ranks(found, relevances, relevant) AS
-    coalesce(list_filter(range(1, len(found) + 1),
-                         lambda i: coalesce(relevances[found[i]] >= 0 AND NOT relevant[found[i]],
-                                            false)), []);
+-- ndcg_judged_indexes(found): for each judged ranked item, in rank order, its index among the
+-- user's judged items (the order of the judgments edge's lists); found: ndcg_judged_at. Reading
+-- a judgments list at these (list_select) gives its values at ndcg_judged_ranks.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_indexes(found) AS
+    coalesce(list_filter(found, lambda p: p IS NOT NULL), []);
 
--- ndcg_grades_at(found, relevances, relevant): the grade at each position of a ranking: the
--- judged item's relevance when it is relevant, 0 otherwise (not judged, or not relevant), as
--- gdeval reads its qrels (it keeps the judgments > 0). A DOUBLE list (empty for no ranking).
-CREATE OR REPLACE TEMP MACRO ndcg_grades_at(found, relevances, relevant) AS
-    coalesce(list_transform(found, lambda p: CASE WHEN coalesce(relevant[p], false)
-                                                  THEN relevances[p]::DOUBLE ELSE 0.0 END),
-             []::DOUBLE[]);
+-- ndcg_ranks_where(judged_ranks, flags): the positions of judged_ranks whose flag (a BOOLEAN list
+-- as long, in the same order) is true.
+CREATE OR REPLACE TEMP MACRO ndcg_ranks_where(judged_ranks, flags) AS list_where(judged_ranks, flags);
 
--- ndcg_levels_at(found, relevances): the relevance at each position of a ranking, as
--- trec_eval's rbp reads it: the judged item's relevance, 0 for a negative one or an item that is
--- not judged (whatever is relevant). A DOUBLE list (empty for no ranking).
-CREATE OR REPLACE TEMP MACRO ndcg_levels_at(found, relevances) AS
-    coalesce(list_transform(found, lambda p: greatest(coalesce(relevances[p], 0), 0)::DOUBLE),
-             []::DOUBLE[]);
-
--- ndcg_unjudged_ranks(found, relevances): the positions (1-based, ascending) of the ranked items
--- trec_eval counts as unjudged: not in the judgments, or judged below 0 (its "in the pool but not
--- judged"; found: ndcg_judged_at, relevances: the judged items').
-CREATE OR REPLACE TEMP MACRO ndcg_unjudged_ranks(found, relevances) AS
-    coalesce(list_filter(range(1, len(found) + 1),
-                         lambda i: coalesce(relevances[found[i]] < 0, true)), []);
+-- ndcg_judged_nonrelevant(relevances, relevant): for each judged item of a list, whether it is
+-- judged not relevant with a relevance >= 0 (trec_eval's judged nonrelevant: a negative
+-- judgment counts as none); relevances and relevant in the same order. A BOOLEAN list.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_nonrelevant(relevances, relevant) AS
+    list_transform(list_zip(relevances, relevant),
+                   lambda judgment: judgment[1] >= 0 AND NOT judgment[2]);
 
 -- ndcg_every_ideal(ideal, ideal_depth, gains): the user's positive gains, best first, all of them
 -- (what trec_eval's Rndcg, ndcg_rel and G read beyond any cutoff): the edge's ideal when it was
@@ -855,36 +840,42 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- side, with what the metrics read. Returns user_id, has_judgments, has_ranking, length (the
 -- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
 -- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
--- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
--- judged_ranks (ndcg_judged_ranks), nonrelevant_ranks (ndcg_nonrelevant_ranks),
--- num_nonrelevant (N: how many of the user's judgments are >= 0 and not relevant), grades
--- (ndcg_grades_at, every position, ties as ranked), levels (ndcg_levels_at, the same),
--- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
--- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
--- (the user's judged items and their relevances, for the checks of a metric that reads them);
--- then ranked_gains (the gain at each position, every position, ties as ranked),
--- unjudged_ranks (ndcg_unjudged_ranks) and every_ideal (ndcg_every_ideal: never cut).
+-- every position), num_relevant (R: how many of the user's judgments are relevant),
+-- num_nonrelevant (N: how many are >= 0 and not relevant), ideal (the user's positive gains,
+-- best first, cut or padded to width), the edge's ideal_depth, judged and relevances (the
+-- user's judged items and their relevances, for the checks of a metric that reads them) and
+-- every_ideal (ndcg_every_ideal: never cut); then the judged ranked items, in rank order (ties
+-- as ranked): judged_ranks (ndcg_judged_ranks), judged_gains, judged_relevances and
+-- judged_relevant (each one's gain, relevance and relevant flag), and from them relevant_ranks
+-- and nonrelevant_ranks (the positions of the relevant ones, and of those judged not relevant
+-- with a relevance >= 0).
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
-    SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
-           ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
-                         THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
-                         ELSE ndcg_gains_at(found, gains) END, width) AS gains,
-           ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
-           ndcg_judged_ranks(found) AS judged_ranks,
-           ndcg_nonrelevant_ranks(found, relevances, relevant) AS nonrelevant_ranks,
-           coalesce(len(list_filter(range(1, len(relevances) + 1),
-                                    lambda i: relevances[i] >= 0 AND NOT relevant[i])), 0)
-               AS num_nonrelevant,
-           ndcg_grades_at(found, relevances, relevant) AS grades,
-           ndcg_levels_at(found, relevances) AS levels,
-           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
-           judged, relevances,
-           coalesce(ndcg_gains_at(found, gains), []::DOUBLE[]) AS ranked_gains,
-           ndcg_unjudged_ranks(found, relevances) AS unjudged_ranks,
-           ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal
-    FROM ndcg_ranked_judged(rankings, judgments, judged_only)
-    WHERE ndcg_option('ties', ties, ['trec', 'average']);
+    SELECT user_id, has_judgments, has_ranking, length, gains, num_relevant, num_nonrelevant,
+           ideal, ideal_depth, judged, relevances, every_ideal, judged_ranks, judged_gains,
+           judged_relevances, judged_relevant,
+           ndcg_ranks_where(judged_ranks, judged_relevant) AS relevant_ranks,
+           ndcg_ranks_where(judged_ranks, ndcg_judged_nonrelevant(judged_relevances,
+                                                                  judged_relevant))
+               AS nonrelevant_ranks
+    FROM (SELECT *, coalesce(list_select(judgment_gains, judged_at), []::DOUBLE[]) AS judged_gains,
+                 coalesce(list_select(relevances, judged_at), []) AS judged_relevances,
+                 coalesce(list_select(relevant, judged_at), []::BOOLEAN[]) AS judged_relevant
+          FROM (SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
+                       ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
+                                     THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
+                                     ELSE ndcg_gains_at(found, gains) END, width) AS gains,
+                       coalesce(num_relevant, 0) AS num_relevant,
+                       coalesce(list_count(list_filter(ndcg_judged_nonrelevant(relevances,
+                                                                               relevant),
+                                                       lambda nonrelevant: nonrelevant)), 0)
+                           AS num_nonrelevant,
+                       ndcg_fit(ideal, width) AS ideal, ideal_depth, judged, relevances,
+                       ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal,
+                       ndcg_judged_ranks(found) AS judged_ranks,
+                       ndcg_judged_indexes(found) AS judged_at, gains AS judgment_gains, relevant
+                FROM ndcg_ranked_judged(rankings, judgments, judged_only)
+                WHERE ndcg_option('ties', ties, ['trec', 'average'])));
 
 -- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position: the dot
 -- product with the discounts of its positions, cut from those of positions 1 .. 1024 (a constant
@@ -2188,7 +2179,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) A
 --   rbp_resid   = p^n + (1 - p) sum_i u_i p^(i - 1)      trec_eval rbp_resid (Moffat and Zobel
 --                 2008): what RBP could still gain if every unjudged ranked item were relevant,
 --                 with the persistence p of rbp (rbp_p); 0, as in trec_eval, when no ranked item
---                 is unjudged
+--                 is unjudged. Computed as 1 - (1 - p) sum_i (1 - u_i) p^(i - 1), over the judged
+--                 ranks (the weights (1 - p) p^(i - 1) of ranks 1 .. n add up to 1 - p^n)
 --   utility     = w1 F + w2 (n - F) + w3 (R - F) + w4 (D + F - n - R)   trec_eval utility: the
 --                 weights w (utility_weights, trec_eval utility.w1,w2,w3,w4, default 1, -1, 0,
 --                 0) of the relevant and nonrelevant items ranked and not ranked, D the documents
@@ -2206,9 +2198,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) A
 -- match it.
 -- Every ratio is 0 when its denominator (R) is 0, as in trec_eval, which evaluates such a user
 -- all the same. DCG, ideal DCG and NDCG are the core's (ndcg_core.sql), and so is what each
--- metric reads (ndcg_user_gains: the gain at each position and the positions of the relevant
--- items, after max_depth and judged_only, where the items below an unjudged item move up;
--- relevant and R from the judgments edge, ndcg_judgments). With ties 'average', cg@k gives each
+-- metric reads (ndcg_user_gains, after max_depth and judged_only, where the items below an
+-- unjudged item move up; relevant and R from the judgments edge, ndcg_judgments): the judged
+-- ranked items, a few of each ranking, with their ranks, gains and relevances in rank order.
+-- Every sum above over ranks i is a sum over those (an item not judged has g_i = l_i = 0 and is
+-- not relevant), so no measure walks down every position; those without a cutoff are computed
+-- once per user, before the cutoffs are joined. With ties 'average', cg@k gives each
 -- position of a tie group the group's mean gain, as the core's DCG does (McSherry and Najork
 -- 2008); the metrics that count relevant items see tied items in trec_eval's order (item id
 -- descending), since an average over orders has no single rank of the first relevant item.
@@ -2259,24 +2254,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_r
                                    / least(num_nonrel, num_rel)
                         ELSE 1.0 END)), 0.0), num_rel);
 
--- ndcg_rbp_weights(p, n): the weight of each position 1 .. n, p^(i - 1). A DOUBLE list; with a
--- constant p and n DuckDB computes it once per query, not per user.
-CREATE OR REPLACE TEMP MACRO ndcg_rbp_weights(p, n) AS
-    list_transform(range(n), lambda i: pow(p, i)::DOUBLE);
+-- ndcg_rbp_weights(judged_ranks, p): the weight of each judged rank i, p^(i - 1). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp_weights(judged_ranks, p) AS
+    list_transform(judged_ranks, lambda i: pow(p, i - 1)::DOUBLE);
 
--- ndcg_rbp(levels, largest, p): rbp from the relevance at each position (ndcg_user_gains'
--- levels), the user's largest relevance and the persistence p: the levels weighted by p^(i - 1)
--- and summed in rank order (a dot product with ndcg_rbp_weights, cut from those of positions
--- 1 .. 1024: a pow per position and row cost 17x as much; a longer ranking is weighted position
--- by position), over the largest relevance when that is above 1, times 1 - p. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_rbp(levels, largest, p) AS
-    (1 - p) * coalesce(CASE WHEN len(levels) <= 1024
-                            THEN list_dot_product(levels::DOUBLE[],
-                                                  list_resize(ndcg_rbp_weights(p, 1024),
-                                                              len(levels)))
-                            ELSE list_sum(list_transform(levels,
-                                                         lambda level, i: level * pow(p, i - 1)))
-                       END, 0.0) / greatest(largest, 1.0);
+-- ndcg_rbp_levels(judged_relevances): the relevance of each judged ranked item as trec_eval's rbp
+-- reads it, 0 for a negative one (whatever is relevant). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp_levels(judged_relevances) AS
+    list_transform(judged_relevances, lambda level: greatest(level, 0)::DOUBLE);
+
+-- ndcg_rbp(judged_ranks, levels, largest, p): rbp from the judged ranked items (ndcg_user_gains'
+-- judged_ranks, and ndcg_rbp_levels of their relevances), the user's largest relevance and the
+-- persistence p: the levels weighted by p^(i - 1) and summed in rank order (the items not judged
+-- add 0), over the largest relevance when that is above 1, times 1 - p. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp(judged_ranks, levels, largest, p) AS
+    (1 - p) * coalesce(list_dot_product(levels, ndcg_rbp_weights(judged_ranks, p)), 0.0)
+    / greatest(largest, 1.0);
 
 -- trec_eval's set measures (see the header): each reads F (num_rel_ret: the relevant ranked
 -- items), n (num_ret: the ranking's length) and R (num_rel), BIGINTs; each returns a DOUBLE.
@@ -2381,18 +2374,26 @@ CREATE OR REPLACE TEMP MACRO ndcg_err_max_grade() AS 4;
 CREATE OR REPLACE TEMP MACRO ndcg_err_stop(grade) AS
     (pow(2, grade) - 1) / pow(2, ndcg_err_max_grade());
 
--- ndcg_err_steps(grades): what each rank i adds to ERR: err, r_i / i (the value of stopping
--- there, for a user still looking), and looking, 1 - r_i (the share that looks on). A list of
--- STRUCT(err DOUBLE, looking DOUBLE), one per grade.
-CREATE OR REPLACE TEMP MACRO ndcg_err_steps(grades) AS
-    list_transform(grades, lambda g, i: {'err': ndcg_err_stop(g)::DOUBLE / i,
+-- ndcg_err_grades(judged_relevances, judged_relevant): the grade of each judged ranked item: its
+-- relevance when it is relevant, 0 otherwise, as gdeval reads its qrels (it keeps the
+-- judgments > 0). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_err_grades(judged_relevances, judged_relevant) AS
+    list_transform(list_zip(judged_relevances, judged_relevant),
+                   lambda judgment: CASE WHEN judgment[2] THEN judgment[1]::DOUBLE ELSE 0.0 END);
+
+-- ndcg_err_steps(judged_ranks, grades): what each judged rank i adds to ERR: err, r_i / i (the
+-- value of stopping there, for a user still looking), and looking, 1 - r_i (the share that looks
+-- on); the ranks not judged (grade 0) add nothing and leave everyone looking. A list of
+-- STRUCT(err DOUBLE, looking DOUBLE), one per judged rank.
+CREATE OR REPLACE TEMP MACRO ndcg_err_steps(judged_ranks, grades) AS
+    list_transform(grades, lambda g, t: {'err': ndcg_err_stop(g)::DOUBLE / judged_ranks[t],
                                          'looking': 1 - ndcg_err_stop(g)::DOUBLE});
 
--- ndcg_err(grades, depth): err@k from the grade at each position (ndcg_user_gains' grades) and
--- depth (k; no cutoff: the largest BIGINT): one pass down the first k ranks, carrying the sum so
--- far and the chance that the user is still looking (the product of 1 - r_j above). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_err(grades, depth) AS
-    list_reduce(ndcg_err_steps(grades[1:depth]),
+-- ndcg_err(steps, judged): err@k from ndcg_err_steps and judged (how many judged ranks are in the
+-- first k, ndcg_found): one pass down them, carrying the sum so far and the chance that the user
+-- is still looking (the product of 1 - r_j above). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_err(steps, judged) AS
+    list_reduce(steps[1:judged],
                 lambda acc, step: {'err': acc.err + acc.looking * step.err,
                                    'looking': acc.looking * step.looking},
                 {'err': 0.0::DOUBLE, 'looking': 1.0::DOUBLE}).err;
@@ -2429,12 +2430,26 @@ CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judge
                                  / (j - 1 + ndcg_found(nonrelevant_ranks, rel_at - 1)
                                     + 2 * ndcg_infap_epsilon())) / rel_at)), 0.0), num_rel);
 
--- ndcg_prefix_dcg(gains, n): DCG of the first n of a list of gains (all of them when it is
--- shorter), each discounted at its position (ndcg_dcg): the discounts computed here, as this
--- runs inside lambdas, where ndcg_dcg_all's constant list of discounts would be made again at
--- each call (5x slower). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_prefix_dcg(gains, n) AS
-    coalesce(list_sum(list_transform(gains[1:n], lambda g, i: ndcg_dcg(g, i))), 0.0);
+-- ndcg_judged_discounted(judged_ranks, judged_gains): what each judged ranked item adds to DCG,
+-- g / log2(i + 1) at its rank i (ndcg_dcg; the items not judged add 0). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_discounted(judged_ranks, judged_gains) AS
+    list_transform(judged_gains, lambda g, t: ndcg_dcg(g, judged_ranks[t])::DOUBLE);
+
+-- ndcg_dcg_to(discounted, judged): the ranking's DCG down to a rank, from ndcg_judged_discounted
+-- and judged (how many judged ranks are down to it, ndcg_found): those terms summed in rank
+-- order. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_dcg_to(discounted, judged) AS
+    coalesce(list_sum(discounted[1:judged]), 0.0);
+
+-- ndcg_ideal_discounted(ideal): what each of the ideal's gains adds to the ideal DCG, g / log2(i +
+-- 1) at its position i (ndcg_dcg). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_discounted(ideal) AS
+    list_transform(ideal, lambda g, i: ndcg_dcg(g, i)::DOUBLE);
+
+-- ndcg_ideal_dcg_to(ideal_discounted, n): the ideal DCG at n (the whole ideal's when it is
+-- shorter), from ndcg_ideal_discounted: its first n terms summed. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg_to(ideal_discounted, n) AS
+    coalesce(list_sum(ideal_discounted[1:n]), 0.0);
 
 -- ndcg_level_changes(ideal): the positions b of an ideal list (positive gains, best first) after
 -- which its gain changes: ideal[b] != ideal[b + 1], the last position always. A BIGINT list.
@@ -2442,68 +2457,59 @@ CREATE OR REPLACE TEMP MACRO ndcg_level_changes(ideal) AS
     list_filter(range(1, len(ideal) + 1),
                 lambda b: ideal[b] != coalesce(ideal[b + 1], 0.0));
 
--- ndcg_rndcg(gains, ideal, num_rel): Rndcg from the gain at each position of the whole ranking,
--- every positive gain best first (ndcg_user_gains' ranked_gains and every_ideal) and R: the mean
--- of the nDCG at each level change b of the ideal (the ranking's DCG at b, or at its end when
--- shorter, over the ideal DCG at b), and of the whole ranking's DCG over the whole ideal DCG
--- when the ranking runs 2 or more past the ideal (trec_eval's last "implied R-level"); 0 when R
--- or the ideal is empty. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_rndcg(gains, ideal, num_rel) AS
+-- ndcg_rndcg(judged_ranks, discounted, length, ideal, ideal_discounted, num_rel): Rndcg from the
+-- judged ranked items (their ranks and ndcg_judged_discounted), the ranking's length, every
+-- positive gain best first (ndcg_user_gains' every_ideal, and its ndcg_ideal_discounted) and R: the mean of the nDCG at each level change b
+-- of the ideal (the ranking's DCG at b, or at its end when shorter, over the ideal DCG at b),
+-- and of the whole ranking's DCG over the whole ideal DCG when the ranking runs 2 or more past
+-- the ideal (trec_eval's last "implied R-level"); 0 when R or the ideal is empty. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rndcg(judged_ranks, discounted, length, ideal,
+        ideal_discounted, num_rel) AS
     CASE WHEN num_rel > 0 AND len(ideal) > 0
          THEN list_avg(list_transform(ndcg_level_changes(ideal),
-                                      lambda b: ndcg_prefix_dcg(gains, b)
-                                                / ndcg_prefix_dcg(ideal, b))
-                       || CASE WHEN len(gains) >= len(ideal) + 2
-                               THEN [ndcg_dcg_all(gains) / ndcg_dcg_all(ideal)]
+                                      lambda b: ndcg_dcg_to(discounted, ndcg_found(judged_ranks, b))
+                                                / ndcg_ideal_dcg_to(ideal_discounted, b))
+                       || CASE WHEN length >= len(ideal) + 2
+                               THEN [ndcg_dcg_to(discounted, len(discounted))
+                                     / ndcg_dcg_all(ideal)]
                                ELSE []::DOUBLE[] END)
          ELSE 0.0 END;
 
--- ndcg_dcg_steps(gains, ideal): what each position i of a ranking adds to its DCG (dcg: g_i /
--- log2(i + 1)) and to the ideal DCG (idcg: ideal[i] / log2(i + 1), 0 past the ideal), with its
--- gain. A list of STRUCT(gain DOUBLE, dcg DOUBLE, idcg DOUBLE), one per position.
-CREATE OR REPLACE TEMP MACRO ndcg_dcg_steps(gains, ideal) AS
-    list_transform(gains, lambda g, i: {'gain': g::DOUBLE, 'dcg': ndcg_dcg(g, i)::DOUBLE,
-                                        'idcg': ndcg_dcg(coalesce(ideal[i], 0.0), i)::DOUBLE});
+-- ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal_discounted): ndcg_rel's sum: the
+-- nDCG at each ranked item with a gain > 0 (the DCG down to its rank i over the ideal DCG at i),
+-- in rank order, and the whole ranking's nDCG once for each positive gain of the ideal not met.
+-- A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rel_total(judged_ranks, judged_gains, discounted,
+        ideal_discounted) AS
+    coalesce(list_sum(list_transform(judged_ranks,
+        lambda i, t: CASE WHEN judged_gains[t] > 0
+                          THEN ndcg_dcg_to(discounted, t)
+                               / ndcg_ideal_dcg_to(ideal_discounted, i)
+                          ELSE 0.0 END)), 0.0)
+    + (len(ideal_discounted) - len(list_filter(judged_gains, lambda g: g > 0)))
+      * ndcg_dcg_to(discounted, len(discounted))
+      / ndcg_ideal_dcg_to(ideal_discounted, len(ideal_discounted));
 
--- ndcg_rel_walk(gains, ideal): one pass down a ranking (ndcg_dcg_steps) carrying its DCG and the
--- ideal DCG so far, the sum of the nDCG at each position with a gain > 0 and how many there are.
--- A STRUCT(dcg, idcg, total DOUBLE, found BIGINT).
-CREATE OR REPLACE TEMP MACRO ndcg_rel_walk(gains, ideal) AS
-    list_reduce(ndcg_dcg_steps(gains, ideal),
-                lambda acc, step: {'dcg': acc.dcg + step.dcg, 'idcg': acc.idcg + step.idcg,
-                                   'total': acc.total + CASE WHEN step.gain > 0
-                                       THEN (acc.dcg + step.dcg) / (acc.idcg + step.idcg)
-                                       ELSE 0.0 END,
-                                   'found': acc.found + CASE WHEN step.gain > 0 THEN 1 ELSE 0 END},
-                {'dcg': 0.0::DOUBLE, 'idcg': 0.0::DOUBLE, 'total': 0.0::DOUBLE,
-                 'found': 0::BIGINT});
-
--- ndcg_rel_total(walk, ideal): ndcg_rel's sum from a ndcg_rel_walk: the nDCG at each ranked item
--- with a gain, and the whole ranking's nDCG once for each positive gain of the ideal not met.
-CREATE OR REPLACE TEMP MACRO ndcg_rel_total(walk, ideal) AS
-    walk.total + (len(ideal) - walk.found) * walk.dcg / ndcg_prefix_dcg(ideal, len(ideal));
-
--- ndcg_ndcg_rel(gains, ideal): ndcg_rel from the gain at each position of the whole ranking and
--- every positive gain best first (ranked_gains and every_ideal): ndcg_rel_total over the ideal's
--- length, 0 when that sum is not positive (or the ideal is empty). The walk is made once, as
--- the one item of a list (a macro's argument is copied wherever it is read). A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(gains, ideal) AS
-    CASE WHEN len(ideal) > 0
-         THEN greatest(list_transform([ndcg_rel_walk(gains, ideal)],
-                                      lambda walk: ndcg_rel_total(walk, ideal))[1], 0.0)
-              / len(ideal)
+-- ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, ideal_discounted): ndcg_rel from the
+-- judged ranked items (their ranks, gains and ndcg_judged_discounted) and the terms of every
+-- positive gain best first (ndcg_ideal_discounted of every_ideal): ndcg_rel_total over the
+-- ideal's length, 0 when that sum is not positive (or the ideal is empty). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_ndcg_rel(judged_ranks, judged_gains, discounted,
+        ideal_discounted) AS
+    CASE WHEN len(ideal_discounted) > 0
+         THEN greatest(ndcg_rel_total(judged_ranks, judged_gains, discounted, ideal_discounted),
+                       0.0)
+              / len(ideal_discounted)
          ELSE 0.0 END;
 
--- ndcg_rbp_resid(unjudged_ranks, length, p): rbp_resid from the positions of the unjudged ranked
--- items (ndcg_user_gains' unjudged_ranks), the ranking's length and the persistence p: p^n (the
--- ranks past the ranking) plus (1 - p) p^(i - 1) for each unjudged rank i, added in rank order
--- (the weights picked from ndcg_rbp_weights' constant list for a ranking of up to 1024 items:
--- a pow per unjudged rank and row cost 1.4x as much); 0 when none is. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_rbp_resid(unjudged_ranks, length, p) AS
-    CASE WHEN len(unjudged_ranks) > 0
-         THEN pow(p, length) + (1 - p) * CASE WHEN length <= 1024
-             THEN list_sum(list_select(ndcg_rbp_weights(p, 1024), unjudged_ranks))
-             ELSE list_sum(list_transform(unjudged_ranks, lambda i: pow(p, i - 1))) END
+-- ndcg_rbp_resid(counted_ranks, length, p): rbp_resid from the positions of the ranked items
+-- trec_eval counts as judged (ndcg_user_gains' judged_ranks but those judged below 0), the
+-- ranking's length and the persistence p: p^n plus (1 - p) p^(i - 1) for each unjudged rank i,
+-- which is 1 less (1 - p) p^(i - 1) for each judged rank i (the weights of ranks 1 .. n add up to
+-- 1 - p^n), added in rank order; 0 when every ranked item is judged. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_rbp_resid(counted_ranks, length, p) AS
+    CASE WHEN len(counted_ranks) < length
+         THEN 1 - (1 - p) * coalesce(list_sum(ndcg_rbp_weights(counted_ranks, p)), 0.0)
          ELSE 0.0 END;
 
 -- ndcg_utility(num_rel_ret, num_ret, num_rel, weights, num_docs): trec_eval's utility from F, n,
@@ -2523,13 +2529,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_utility_weights_ok(weights) AS
                  || 'nonrelevant ranked, relevant not ranked, nonrelevant not ranked), not '
                  || ndcg_show(weights));
 
--- ndcg_negative_ranks(judged_ranks, unjudged_ranks, length): the positions of the ranked items
--- judged below 0, which trec_eval counts as unjudged: those in both lists (in no set order);
--- none when the two lists' lengths add up to the ranking's (the test costs nothing, the
--- intersection much). A BIGINT list.
-CREATE OR REPLACE TEMP MACRO ndcg_negative_ranks(judged_ranks, unjudged_ranks, length) AS
-    CASE WHEN len(judged_ranks) + len(unjudged_ranks) = length THEN []::BIGINT[]
-         ELSE list_intersect(judged_ranks, unjudged_ranks) END;
+-- ndcg_negative_ranks(judged_ranks, judged_relevances): the positions of the ranked items judged
+-- below 0, which trec_eval counts as unjudged (from ndcg_user_gains' judged ranked items). A
+-- BIGINT list.
+CREATE OR REPLACE TEMP MACRO ndcg_negative_ranks(judged_ranks, judged_relevances) AS
+    ndcg_ranks_where(judged_ranks, list_transform(judged_relevances, lambda r: r < 0));
+
+-- ndcg_counted_ranks(judged_ranks, judged_relevances): the positions of the ranked items
+-- trec_eval counts as judged: a judgment >= 0. A BIGINT list.
+CREATE OR REPLACE TEMP MACRO ndcg_counted_ranks(judged_ranks, judged_relevances) AS
+    ndcg_ranks_where(judged_ranks, list_transform(judged_relevances, lambda r: r >= 0));
 
 -- ndcg_unj(judged_ranks, negative_ranks, length, k): unj@k from the positions of the judged
 -- ranked items and of those judged below 0 (ndcg_negative_ranks) and the ranking's length: the
@@ -2541,25 +2550,29 @@ CREATE OR REPLACE TEMP MACRO ndcg_unj(judged_ranks, negative_ranks, length, k) A
          THEN (least(k, length) - ndcg_found(judged_ranks, k) + ndcg_found(negative_ranks, k)) / k
     END;
 
--- ndcg_g_steps(gains, ideal): what each position i of a ranking brings to G: its gain and its
--- cost, max(ideal[i], 1) (1 past the ideal). A list of STRUCT(gain DOUBLE, cost DOUBLE).
-CREATE OR REPLACE TEMP MACRO ndcg_g_steps(gains, ideal) AS
-    list_transform(gains, lambda g, i: {'gain': g::DOUBLE,
-                                        'cost': greatest(coalesce(ideal[i], 0.0), 1.0)::DOUBLE});
+-- ndcg_g_costs(ideal): what each rank j costs in G, max(I_j, 1), I_j the ideal's j-th gain (past
+-- the ideal, each rank costs 1). A DOUBLE list as long as the ideal.
+CREATE OR REPLACE TEMP MACRO ndcg_g_costs(ideal) AS
+    list_transform(ideal, lambda gain: greatest(gain, 1.0)::DOUBLE);
 
--- ndcg_g(gains, ideal): G from the gain at each position of the whole ranking and every positive
--- gain best first (ranked_gains and every_ideal): one pass down the ranking carrying the costs
--- and the gains so far, each gain over log2(2 + costs - gains) at its rank, summed, over the
--- ideal's total gain; 0 when the ideal is empty. A DOUBLE.
-CREATE OR REPLACE TEMP MACRO ndcg_g(gains, ideal) AS
+-- ndcg_g_cost(costs, i): G's cost of the first i ranks, C_i = sum_{j <= i} max(I_j, 1), from
+-- ndcg_g_costs. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_g_cost(costs, i) AS
+    coalesce(list_sum(costs[1:i]), 0.0) + greatest(i - len(costs), 0);
+
+-- ndcg_g(judged_ranks, judged_gains, ideal, costs): G from the judged ranked items (their ranks
+-- and gains, the items not judged adding nothing), every positive gain best first (every_ideal)
+-- and their ndcg_g_costs: each gain g_i over log2(2 + C_i - S_i) at its rank i (C_i:
+-- ndcg_g_cost; S_i: the gains down to i), summed in rank order, over the ideal's total gain; 0
+-- when the ideal is empty. A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_g(judged_ranks, judged_gains, ideal, costs) AS
     CASE WHEN len(ideal) > 0
-         THEN list_reduce(ndcg_g_steps(gains, ideal),
-                  lambda acc, step: {'cost': acc.cost + step.cost, 'gain': acc.gain + step.gain,
-                                     'g': acc.g + CASE WHEN step.gain != 0
-                                         THEN step.gain / log2(2 + acc.cost + step.cost
-                                                               - acc.gain - step.gain)
-                                         ELSE 0.0 END},
-                  {'cost': 0.0::DOUBLE, 'gain': 0.0::DOUBLE, 'g': 0.0::DOUBLE}).g
+         THEN coalesce(list_sum(list_transform(judged_ranks,
+                  lambda i, t: CASE WHEN judged_gains[t] != 0
+                                    THEN judged_gains[t]
+                                         / log2(2 + ndcg_g_cost(costs, i)
+                                                - list_sum(judged_gains[1:t]))
+                                    ELSE 0.0 END)), 0.0)
               / list_sum(ideal)
          ELSE 0.0 END;
 
@@ -2583,9 +2596,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
               OR (k IS NULL AND metric IN ('mrr', 'map')) THEN metric
          ELSE metric || '@' || coalesce(k::VARCHAR, 'all') END;
 
--- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p, set_f_beta):
--- every user of either
--- side, with every metric at each cutoff, in one pass over the gains: ndcg_user_scores' columns
+-- ndcg_user_metrics(rankings, judgments, ks, idcg_cutoff, judged_only, ties, rbp_p, set_f_beta,
+-- utility_weights, num_docs, edge_gains): every user of either side, with every metric at each
+-- cutoff, from the judged ranked items (ndcg_user_gains): ndcg_user_scores' columns
 -- (user_id, k (NULL: no cutoff), dcg, idcg, ndcg, has_judgments, has_ranking) and cg, precision
 -- and relative_precision (NULL without a cutoff), recall, hit_rate, mrr, map, judged, ncg, err,
 -- and on the row of the first cutoff in ks only (NULL on the others) r_precision, num_rel,
@@ -2594,75 +2607,113 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- set_f_beta >= 0), iprec_11pt_avg, gm_map and gm_bpref (ln(max(value, 0.00001)):
 -- ndcg_log_floored), infap, rndcg, ndcg_rel, rbp_resid, utility (with utility_weights, 4
 -- numbers, and num_docs >= 0), g and bing, which have no cutoff, and unj (NULL without a
--- cutoff). One row per user and
+-- cutoff), each computed once per user before the cutoffs are joined. One row per user and
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
 -- grade (ndcg_err_graded). Last, edge: what the user's own measures read (sql/ndcg_custom.sql),
 -- a STRUCT of the user's gains, relevant_ranks, judged_ranks, num_relevant, ideal and length
--- (ndcg_user_gains) and the cutoff's k and depth.
+-- (ndcg_user_gains) and the cutoff's k and depth; with edge_gains false its gains are NULL (the
+-- gain at each position, which no built-in measure reads but those of ties 'average', costs a
+-- walk down every position: give false when no own measure reads gains).
 CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
         idcg_cutoff := 'k', judged_only := false, ties := 'trec', rbp_p := 0.9,
-        set_f_beta := 1.0, utility_weights := [1.0, -1.0, 0.0, 0.0], num_docs := 0) AS TABLE
+        set_f_beta := 1.0, utility_weights := [1.0, -1.0, 0.0, 0.0], num_docs := 0,
+        edge_gains := true) AS TABLE
     SELECT user_id, k, dcg, idcg, ndcg_ratio(dcg, idcg) AS ndcg, has_judgments, has_ranking, cg,
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
            ndcg_reciprocal_rank(ranks, found) AS mrr,
            ndcg_average_precision(precisions, found, num_rel) AS map,
-           CASE WHEN first THEN ndcg_over_r(found_r, num_rel) END AS r_precision,
+           CASE WHEN first THEN r_precision END AS r_precision,
            CASE WHEN first THEN num_rel END AS num_rel,
-           CASE WHEN first THEN len(ranks) END AS num_rel_ret,
-           CASE WHEN first THEN ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel) END
-               AS bpref,
-           CASE WHEN first THEN ndcg_rbp(levels, largest_level, rbp_p) END AS rbp,
+           CASE WHEN first THEN num_rel_ret END AS num_rel_ret,
+           CASE WHEN first THEN bpref END AS bpref, CASE WHEN first THEN rbp END AS rbp,
            CASE WHEN first THEN length END AS num_ret,
-           CASE WHEN first THEN len(nonrelevant_ranks) END AS num_nonrel_judged_ret,
-           CASE WHEN first THEN ndcg_set_precision(len(ranks), length) END AS set_precision,
-           CASE WHEN first THEN ndcg_set_relative_precision(len(ranks), length, num_rel) END
-               AS set_relative_precision,
-           CASE WHEN first THEN ndcg_set_map(len(ranks), length, num_rel) END AS set_map,
-           CASE WHEN first THEN ndcg_set_f(len(ranks), length, num_rel, set_f_beta) END AS set_f,
-           CASE WHEN first THEN ndcg_iprec_11pt_avg(precisions, num_rel) END AS iprec_11pt_avg,
-           CASE WHEN first THEN ndcg_infap(ranks, nonrelevant_ranks, judged_ranks, num_rel) END
-               AS infap,
-           CASE WHEN first THEN ndcg_rndcg(ranked_gains, every_ideal, num_rel) END AS rndcg,
-           CASE WHEN first THEN ndcg_ndcg_rel(ranked_gains, every_ideal) END AS ndcg_rel,
-           CASE WHEN first THEN ndcg_rbp_resid(unjudged_ranks, length, rbp_p) END AS rbp_resid,
-           CASE WHEN first AND has_ranking
-                THEN ndcg_utility(len(ranks), length, num_rel, utility_weights, num_docs)
-                WHEN first THEN 0.0 END AS utility,
+           CASE WHEN first THEN num_nonrel_judged_ret END AS num_nonrel_judged_ret,
+           CASE WHEN first THEN set_precision END AS set_precision,
+           CASE WHEN first THEN set_relative_precision END AS set_relative_precision,
+           CASE WHEN first THEN set_map END AS set_map, CASE WHEN first THEN set_f END AS set_f,
+           CASE WHEN first THEN iprec_11pt_avg END AS iprec_11pt_avg,
+           CASE WHEN first THEN infap END AS infap, CASE WHEN first THEN rndcg END AS rndcg,
+           CASE WHEN first THEN ndcg_rel END AS ndcg_rel,
+           CASE WHEN first THEN rbp_resid END AS rbp_resid,
+           CASE WHEN first THEN utility END AS utility,
            ndcg_unj(judged_ranks, negative_ranks, length, k) AS unj,
-           CASE WHEN first THEN ndcg_g(ranked_gains, every_ideal) END AS g,
-           CASE WHEN first THEN ndcg_bin_g(ranks, num_rel) END AS bing,
-           CASE WHEN first THEN ndcg_log_floored(ndcg_average_precision(precisions, len(ranks),
-                                                                         num_rel)) END AS gm_map,
-           CASE WHEN first THEN ndcg_log_floored(ndcg_bpref(ranks, nonrelevant_ranks, num_rel,
-                                                            num_nonrel)) END AS gm_bpref,
+           CASE WHEN first THEN g END AS g, CASE WHEN first THEN bing END AS bing,
+           CASE WHEN first THEN gm_map END AS gm_map, CASE WHEN first THEN gm_bpref END AS gm_bpref,
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
-                THEN ndcg_err(grades, depth) END AS err,
-           {'gains': edge_gains, 'relevant_ranks': ranks, 'judged_ranks': judged_ranks,
-            'num_relevant': num_rel, 'ideal': edge_ideal, 'length': length, 'k': k,
-            'depth': depth} AS edge
-    FROM (SELECT u.user_id, c.k, c.depth, u.has_judgments, u.has_ranking, u.ranks, u.precisions,
-                 u.gains AS edge_gains, u.ideal AS edge_ideal,
-                 u.judged_ranks, u.length, u.grades, u.judged AS judged_items, u.relevances,
-                 u.nonrelevant_ranks, u.num_nonrelevant AS num_nonrel, u.levels,
-                 u.ranked_gains, u.unjudged_ranks, u.every_ideal, u.negative_ranks,
-                 greatest(coalesce(list_max(u.relevances), 0), 0) AS largest_level,
-                 u.num_relevant AS num_rel, u.found_r, c.k IS NOT DISTINCT FROM ks[1] AS first,
-                 ndcg_dcg_at(u.gains, c.discounts, c.depth, ndcg_width(ks)) AS dcg,
-                 ndcg_ideal_dcg(u.ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
+                THEN ndcg_err(err_steps, judged_down) END AS err,
+           {'gains': CASE WHEN edge_gains THEN position_gains END, 'relevant_ranks': ranks,
+            'judged_ranks': judged_ranks, 'num_relevant': num_rel, 'ideal': edge_ideal,
+            'length': length, 'k': k, 'depth': depth} AS edge
+    FROM (SELECT u.*, c.k, c.depth, c.k IS NOT DISTINCT FROM ks[1] AS first,
+                 ndcg_found(u.judged_ranks, c.depth) AS judged_down,
+                 -- DCG and CG down to k from the judged ranked items (the others gain 0), but
+                 -- with ties 'average', whose gains are spread over each tie's positions
+                 CASE WHEN ties = 'average'
+                      THEN ndcg_dcg_at(u.position_gains, c.discounts, c.depth, ndcg_width(ks))
+                      ELSE coalesce(list_dot_product(
+                               u.judged_gains[1:ndcg_found(u.judged_ranks, c.depth)],
+                               u.discounts[1:ndcg_found(u.judged_ranks, c.depth)]), 0.0) END
+                     AS dcg,
+                 ndcg_ideal_dcg(u.edge_ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
                                 idcg_cutoff) AS idcg,
-                 ndcg_cg(u.gains, c.depth) AS cg, ndcg_found(u.ranks, c.depth) AS found,
-                 ndcg_ideal_cg(u.ideal, c.depth, u.length, idcg_cutoff) AS icg,
-                 u.ideal[1] AS largest_gain
-          FROM (SELECT *, relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
-                       ndcg_found(relevant_ranks, num_relevant) AS found_r,
-                       ndcg_negative_ranks(judged_ranks, unjudged_ranks, length) AS negative_ranks
-                FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
-                                     judged_only := judged_only, ties := ties)) AS u
+                 CASE WHEN ties = 'average' THEN ndcg_cg(u.position_gains, c.depth)
+                      ELSE ndcg_cg(u.judged_gains, ndcg_found(u.judged_ranks, c.depth)) END AS cg,
+                 ndcg_found(u.ranks, c.depth) AS found,
+                 ndcg_ideal_cg(u.edge_ideal, c.depth, u.length, idcg_cutoff) AS icg,
+                 u.edge_ideal[1] AS largest_gain
+          -- the measures without a cutoff, once per user
+          FROM (SELECT *, ndcg_over_r(found_r, num_rel) AS r_precision,
+                       len(ranks) AS num_rel_ret,
+                       ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel) AS bpref,
+                       ndcg_rbp(judged_ranks, ndcg_rbp_levels(judged_relevances), largest_level,
+                                rbp_p) AS rbp,
+                       len(nonrelevant_ranks) AS num_nonrel_judged_ret,
+                       ndcg_set_precision(len(ranks), length) AS set_precision,
+                       ndcg_set_relative_precision(len(ranks), length, num_rel)
+                           AS set_relative_precision,
+                       ndcg_set_map(len(ranks), length, num_rel) AS set_map,
+                       ndcg_set_f(len(ranks), length, num_rel, set_f_beta) AS set_f,
+                       ndcg_iprec_11pt_avg(precisions, num_rel) AS iprec_11pt_avg,
+                       ndcg_infap(ranks, nonrelevant_ranks, judged_ranks, num_rel) AS infap,
+                       ndcg_rndcg(judged_ranks, discounted, length, every_ideal,
+                                  ideal_discounted, num_rel) AS rndcg,
+                       ndcg_ndcg_rel(judged_ranks, judged_gains, discounted, ideal_discounted)
+                           AS ndcg_rel,
+                       ndcg_rbp_resid(ndcg_counted_ranks(judged_ranks, judged_relevances),
+                                      length, rbp_p) AS rbp_resid,
+                       CASE WHEN has_ranking
+                            THEN ndcg_utility(len(ranks), length, num_rel, utility_weights,
+                                              num_docs)
+                            ELSE 0.0 END AS utility,
+                       ndcg_g(judged_ranks, judged_gains, every_ideal, ndcg_g_costs(every_ideal))
+                           AS g,
+                       ndcg_bin_g(ranks, num_rel) AS bing,
+                       ndcg_log_floored(ndcg_average_precision(precisions, len(ranks), num_rel))
+                           AS gm_map,
+                       ndcg_log_floored(ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel))
+                           AS gm_bpref
+                FROM (SELECT user_id, has_judgments, has_ranking, length, judged_ranks,
+                             judged_gains, judged_relevances, nonrelevant_ranks, every_ideal,
+                             relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
+                             ndcg_found(relevant_ranks, num_relevant) AS found_r,
+                             ndcg_negative_ranks(judged_ranks, judged_relevances) AS negative_ranks,
+                             ndcg_judged_discounted(judged_ranks, judged_gains) AS discounted,
+                             ndcg_ideal_discounted(every_ideal) AS ideal_discounted,
+                             list_transform(judged_ranks, lambda i: ndcg_dcg(1.0, i)) AS discounts,
+                             ndcg_err_steps(judged_ranks,
+                                            ndcg_err_grades(judged_relevances, judged_relevant))
+                                 AS err_steps,
+                             gains AS position_gains, ideal AS edge_ideal, ideal_depth,
+                             judged AS judged_items, relevances,
+                             num_nonrelevant AS num_nonrel, num_relevant AS num_rel,
+                             greatest(coalesce(list_max(relevances), 0), 0) AS largest_level
+                      FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
+                                           judged_only := judged_only, ties := ties))) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
             AND ndcg_ideal_covers(u.ideal_depth, ks)
@@ -2779,7 +2830,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_scores(rankings, judgments, ks := [10],
         FROM ndcg_user_metrics(rankings, judgments, ks := ks, idcg_cutoff := idcg_cutoff,
                                judged_only := judged_only, ties := ties, rbp_p := rbp_p,
                                set_f_beta := set_f_beta, utility_weights := utility_weights,
-                               num_docs := num_docs)),
+                               num_docs := num_docs, edge_gains := false)),
     ndcg_evaluated_ AS (FROM ndcg_metrics_evaluated('ndcg_all_', missing := missing,
                                                     empty := empty))
     FROM ndcg_metric_values('ndcg_evaluated_');

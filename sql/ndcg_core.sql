@@ -72,46 +72,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_tied_gains(gains, ranks) AS
 CREATE OR REPLACE TEMP MACRO ndcg_first_positions(ranks) AS
     list_transform(ranks, lambda r: list_position(ranks, r));
 
--- ndcg_relevant_ranks(found, relevant): the positions (1-based, ascending) of the ranked items
--- that are relevant (relevant: the judged items' flags, in their order).
-CREATE OR REPLACE TEMP MACRO ndcg_relevant_ranks(found, relevant) AS
-    coalesce(list_filter(range(1, len(found) + 1), lambda i: coalesce(relevant[found[i]], false)),
-             []);
+-- The judged ranked items, the few positions of a ranking that most measures read (the others
+-- gain nothing and count only in the ranking's length): each kept in rank order, as short lists
+-- made once per user, which the measures read instead of walking down every position.
 
 -- ndcg_judged_ranks(found): the positions (1-based, ascending) of the ranked items that have a
 -- judgment, of any relevance (found: ndcg_judged_at).
 CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(found) AS
     coalesce(list_filter(range(1, len(found) + 1), lambda i: found[i] IS NOT NULL), []);
 
--- ndcg_nonrelevant_ranks(found, relevances, relevant): the positions (1-based, ascending) of the
--- ranked items judged not relevant with a relevance >= 0 (trec_eval's judged nonrelevant: a
--- negative judgment counts as none).
-CREATE OR REPLACE TEMP MACRO ndcg_nonrelevant_ranks(found, relevances, relevant) AS
-    coalesce(list_filter(range(1, len(found) + 1),
-                         lambda i: coalesce(relevances[found[i]] >= 0 AND NOT relevant[found[i]],
-                                            false)), []);
+-- ndcg_judged_indexes(found): for each judged ranked item, in rank order, its index among the
+-- user's judged items (the order of the judgments edge's lists); found: ndcg_judged_at. Reading
+-- a judgments list at these (list_select) gives its values at ndcg_judged_ranks.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_indexes(found) AS
+    coalesce(list_filter(found, lambda p: p IS NOT NULL), []);
 
--- ndcg_grades_at(found, relevances, relevant): the grade at each position of a ranking: the
--- judged item's relevance when it is relevant, 0 otherwise (not judged, or not relevant), as
--- gdeval reads its qrels (it keeps the judgments > 0). A DOUBLE list (empty for no ranking).
-CREATE OR REPLACE TEMP MACRO ndcg_grades_at(found, relevances, relevant) AS
-    coalesce(list_transform(found, lambda p: CASE WHEN coalesce(relevant[p], false)
-                                                  THEN relevances[p]::DOUBLE ELSE 0.0 END),
-             []::DOUBLE[]);
+-- ndcg_ranks_where(judged_ranks, flags): the positions of judged_ranks whose flag (a BOOLEAN list
+-- as long, in the same order) is true.
+CREATE OR REPLACE TEMP MACRO ndcg_ranks_where(judged_ranks, flags) AS list_where(judged_ranks, flags);
 
--- ndcg_levels_at(found, relevances): the relevance at each position of a ranking, as
--- trec_eval's rbp reads it: the judged item's relevance, 0 for a negative one or an item that is
--- not judged (whatever is relevant). A DOUBLE list (empty for no ranking).
-CREATE OR REPLACE TEMP MACRO ndcg_levels_at(found, relevances) AS
-    coalesce(list_transform(found, lambda p: greatest(coalesce(relevances[p], 0), 0)::DOUBLE),
-             []::DOUBLE[]);
-
--- ndcg_unjudged_ranks(found, relevances): the positions (1-based, ascending) of the ranked items
--- trec_eval counts as unjudged: not in the judgments, or judged below 0 (its "in the pool but not
--- judged"; found: ndcg_judged_at, relevances: the judged items').
-CREATE OR REPLACE TEMP MACRO ndcg_unjudged_ranks(found, relevances) AS
-    coalesce(list_filter(range(1, len(found) + 1),
-                         lambda i: coalesce(relevances[found[i]] < 0, true)), []);
+-- ndcg_judged_nonrelevant(relevances, relevant): for each judged item of a list, whether it is
+-- judged not relevant with a relevance >= 0 (trec_eval's judged nonrelevant: a negative
+-- judgment counts as none); relevances and relevant in the same order. A BOOLEAN list.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_nonrelevant(relevances, relevant) AS
+    list_transform(list_zip(relevances, relevant),
+                   lambda judgment: judgment[1] >= 0 AND NOT judgment[2]);
 
 -- ndcg_every_ideal(ideal, ideal_depth, gains): the user's positive gains, best first, all of them
 -- (what trec_eval's Rndcg, ndcg_rel and G read beyond any cutoff): the edge's ideal when it was
@@ -157,36 +142,42 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- side, with what the metrics read. Returns user_id, has_judgments, has_ranking, length (the
 -- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
 -- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
--- every position), relevant_ranks (ndcg_relevant_ranks, each item at its own position),
--- judged_ranks (ndcg_judged_ranks), nonrelevant_ranks (ndcg_nonrelevant_ranks),
--- num_nonrelevant (N: how many of the user's judgments are >= 0 and not relevant), grades
--- (ndcg_grades_at, every position, ties as ranked), levels (ndcg_levels_at, the same),
--- num_relevant (R: how many of the user's judgments are relevant), ideal (the user's positive
--- gains, best first, cut or padded to width), the edge's ideal_depth, and judged and relevances
--- (the user's judged items and their relevances, for the checks of a metric that reads them);
--- then ranked_gains (the gain at each position, every position, ties as ranked),
--- unjudged_ranks (ndcg_unjudged_ranks) and every_ideal (ndcg_every_ideal: never cut).
+-- every position), num_relevant (R: how many of the user's judgments are relevant),
+-- num_nonrelevant (N: how many are >= 0 and not relevant), ideal (the user's positive gains,
+-- best first, cut or padded to width), the edge's ideal_depth, judged and relevances (the
+-- user's judged items and their relevances, for the checks of a metric that reads them) and
+-- every_ideal (ndcg_every_ideal: never cut); then the judged ranked items, in rank order (ties
+-- as ranked): judged_ranks (ndcg_judged_ranks), judged_gains, judged_relevances and
+-- judged_relevant (each one's gain, relevance and relevant flag), and from them relevant_ranks
+-- and nonrelevant_ranks (the positions of the relevant ones, and of those judged not relevant
+-- with a relevance >= 0).
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
         judged_only := false, ties := 'trec') AS TABLE
-    SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
-           ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
-                         THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
-                         ELSE ndcg_gains_at(found, gains) END, width) AS gains,
-           ndcg_relevant_ranks(found, relevant) AS relevant_ranks,
-           ndcg_judged_ranks(found) AS judged_ranks,
-           ndcg_nonrelevant_ranks(found, relevances, relevant) AS nonrelevant_ranks,
-           coalesce(len(list_filter(range(1, len(relevances) + 1),
-                                    lambda i: relevances[i] >= 0 AND NOT relevant[i])), 0)
-               AS num_nonrelevant,
-           ndcg_grades_at(found, relevances, relevant) AS grades,
-           ndcg_levels_at(found, relevances) AS levels,
-           coalesce(num_relevant, 0) AS num_relevant, ndcg_fit(ideal, width) AS ideal, ideal_depth,
-           judged, relevances,
-           coalesce(ndcg_gains_at(found, gains), []::DOUBLE[]) AS ranked_gains,
-           ndcg_unjudged_ranks(found, relevances) AS unjudged_ranks,
-           ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal
-    FROM ndcg_ranked_judged(rankings, judgments, judged_only)
-    WHERE ndcg_option('ties', ties, ['trec', 'average']);
+    SELECT user_id, has_judgments, has_ranking, length, gains, num_relevant, num_nonrelevant,
+           ideal, ideal_depth, judged, relevances, every_ideal, judged_ranks, judged_gains,
+           judged_relevances, judged_relevant,
+           ndcg_ranks_where(judged_ranks, judged_relevant) AS relevant_ranks,
+           ndcg_ranks_where(judged_ranks, ndcg_judged_nonrelevant(judged_relevances,
+                                                                  judged_relevant))
+               AS nonrelevant_ranks
+    FROM (SELECT *, coalesce(list_select(judgment_gains, judged_at), []::DOUBLE[]) AS judged_gains,
+                 coalesce(list_select(relevances, judged_at), []) AS judged_relevances,
+                 coalesce(list_select(relevant, judged_at), []::BOOLEAN[]) AS judged_relevant
+          FROM (SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
+                       ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
+                                     THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
+                                     ELSE ndcg_gains_at(found, gains) END, width) AS gains,
+                       coalesce(num_relevant, 0) AS num_relevant,
+                       coalesce(list_count(list_filter(ndcg_judged_nonrelevant(relevances,
+                                                                               relevant),
+                                                       lambda nonrelevant: nonrelevant)), 0)
+                           AS num_nonrelevant,
+                       ndcg_fit(ideal, width) AS ideal, ideal_depth, judged, relevances,
+                       ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal,
+                       ndcg_judged_ranks(found) AS judged_ranks,
+                       ndcg_judged_indexes(found) AS judged_at, gains AS judgment_gains, relevant
+                FROM ndcg_ranked_judged(rankings, judgments, judged_only)
+                WHERE ndcg_option('ties', ties, ['trec', 'average'])));
 
 -- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position: the dot
 -- product with the discounts of its positions, cut from those of positions 1 .. 1024 (a constant

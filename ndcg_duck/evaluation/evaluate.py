@@ -269,7 +269,9 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
     ndcg_user_metrics, which adds a column per metric (sql/ndcg_metrics.sql). `ranked`: a table
     of the ranking edge's result for `recs` already made (the rankings are not read again)."""
     macro = "ndcg_user_scores" if core_computes(measures) else "ndcg_user_metrics"
-    metrics = "" if core_computes(measures) else f", {statements.sql_args(options, 'metrics')}"
+    metrics = ("" if core_computes(measures) else
+               f", {statements.sql_args(options, 'metrics')}, "
+               f"edge_gains := {statements.value(_reads_gains(measures, options))}")
     edge = (statements.ranked_cte(options, layout, recs=recs) if ranked is None
             else f"ndcg_ranked_ AS (FROM {ranked})")
     return (f"WITH {edge}, "
@@ -278,6 +280,13 @@ def user_scores_sql(options: Options, layout: str, recs: str = "ndcg_recs",
             f"ideal_depth := ndcg_width({statements.ks(options)}))) "
             f"SELECT {_asked(measures, options)} FROM {macro}('ndcg_ranked_', 'ndcg_judgments_', "
             f"{statements.user_scores_args(options, layout)}{metrics})")
+
+
+def _reads_gains(measures: tuple, options: Options) -> bool:
+    """Whether a user's own measure asked for reads the edge's gains (the gain at each position,
+    which ndcg_user_metrics makes only when asked: edge_gains)."""
+    return any("gains" in options.metrics_sql.params(m.metric)
+               for m in measures if metric_names.own(m.metric))
 
 
 # ndcg_user_metrics' metric columns beyond NDCG and its parts, and their types
