@@ -16,7 +16,7 @@ import duckdb
 
 from .. import sqltext, statements
 from ..cutoffs import at_k
-from . import batches, inputs
+from . import batches, inputs, leaks
 from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
 from ..options import Options
@@ -109,6 +109,7 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_train AS SELECT "
                     f"{train_user} AS user_id, {item[train_what]} AS item_id "
                     f"FROM ndcg_train_src")
+        leaks.forget_train_lists(con)  # grouped from the view this one replaces
     if items is not None:
         schema = inputs.schema_of(con, "ndcg_items_src", items_what)
         category = ("NULL::VARCHAR[]" if "category" not in schema else
@@ -206,7 +207,8 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
                 "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
     if metrics & set(POPULAR):
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
-                    f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
+                    f"FROM ndcg_beyond_popularity_of('{leaks.train_lists(con)}', "
+                    f"'ndcg_catalogue_', "
                     f"{sql_args(options, POPULARITY_OPTIONS)})")
     con.execute(f"CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_as_(exposure, keys) AS TABLE "
                 f"FROM ndcg_beyond_run_at(exposure, keys, 'ndcg_catalogue_', "
