@@ -4,7 +4,8 @@ run sql/ndcg_beyond.sql's macros over them once every batch is in.
 
 The views and tables it makes in the run's cursor: ndcg_train (user_id, item_id), ndcg_items
 (item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's top_k, appended
-per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric).
+per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric); popularity reads
+train's rows grouped per user (leaks.train_lists), which the seen-items check may have made.
 """
 
 from __future__ import annotations
