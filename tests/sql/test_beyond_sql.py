@@ -90,6 +90,22 @@ def test_catalogue_from_train(con):
                    ).fetchall() == [(0.5,)]
 
 
+@pytest.mark.parametrize("items, once", [
+    ("['a', 'b', 'c']", True), ("['a', 'b', 'a']", False), ("[]::VARCHAR[]", True),
+    ("NULL::VARCHAR[]", True), ("range(70)", True), ("range(70) || [3]", False),
+    ("[3] || range(70)", False)])
+def test_an_item_twice_in_short_and_long_lists(con, items, once):
+    """ndcg_beyond_once: lists of at most 64 items by position, longer ones by list_unique."""
+    assert con.sql(f"SELECT ndcg_beyond_once({items})").fetchall() == [(once,)]
+
+
+def test_beyond_lists_stop_on_a_repeat_in_a_long_ranking(con):
+    con.execute("CREATE OR REPLACE TABLE r AS SELECT 'u1' AS user_id, "
+                "[x::VARCHAR FOR x IN range(70)] || ['5'] AS items")
+    with pytest.raises(duckdb.Error, match="user u1 ranks item 5 twice"):
+        con.sql("FROM ndcg_beyond_lists('r', ks := [10])").fetchall()
+
+
 def test_popularity_of_long_train_lists(con):
     """A user with more train rows than ndcg_beyond_popularity_of searches by position (64) has
     them sorted: t1's 71 rows alternate a, b (35 each) then c; t2 has a once. Distinct users:
