@@ -33,6 +33,16 @@
 -- catalogue count in no c(i) (they are reported by ndcg_beyond_outside) and are never in the
 -- head; their pop is train's (0 when train lacks them too).
 
+-- ndcg_beyond_once(items): whether no item is twice in the list `items` (true for a NULL or empty
+-- list). A list of at most 64 items checks that each item is found first at its own position
+-- (list_position: about a third of list_unique's cost on such short lists), a longer one counts
+-- its distinct items (list_unique: no long list is searched in quadratic time).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_once(items) AS
+    coalesce(CASE WHEN len(items) <= 64
+                  THEN list_bool_and(list_transform(items,
+                                                    lambda x, i: list_position(items, x) = i))
+                  ELSE list_unique(items) = len(items) END, true);
+
 -- ndcg_beyond_lists(rankings, ks): per user of rankings (a ranking edge's result) and cutoff:
 -- user_id, k (NULL: no cutoff) and top (the first k ranked items, a LIST). What top_k is
 -- without judged_only: the judgments need not be read (the evaluated users are chosen later,
@@ -42,7 +52,7 @@
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_lists(rankings, ks := [10]) AS TABLE
     SELECT r.user_id, c.k, r.items[1:c.depth] AS top
     FROM (FROM query_table(rankings)
-          WHERE coalesce(list_unique(items) = len(items), true)
+          WHERE ndcg_beyond_once(items)
              OR ndcg_require(false, ndcg_twice(user_id, ndcg_items_repeated(items)[1]))) AS r
     CROSS JOIN ndcg_cutoffs(ks) AS c;
 
@@ -69,10 +79,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
                         'items: item ' || ndcg_show(item_id) || ' has ' || count(*)
                         || ' rows: give each item one row');
 
--- ndcg_beyond_popularity(train, catalogue, head_share, popularity_by, tail_rule): every catalogue
--- item and every train item with item_id, pop (popularity@k's count of the item in train:
--- distinct users when popularity_by is 'users', interaction rows when 'interactions'; 0 for
--- none), by_users and by_rows (both counts), tail (whether the item is in the long tail, by
+-- ndcg_train_lists(train): train's rows grouped per user, one pass over train for all that read
+-- them (popularity, ndcg_beyond_popularity_of; the seen-items check, sql/ndcg_leaks.sql's
+-- ndcg_seen_entries_of): user_id and items (a LIST of the user's item ids, one per row:
+-- repeats and NULLs kept, in no order). One row per user id, NULL included.
+CREATE OR REPLACE TEMP MACRO ndcg_train_lists(train) AS TABLE
+    SELECT user_id, list(item_id) AS items FROM query_table(train) GROUP BY user_id;
+
+-- ndcg_beyond_popularity_of(lists, catalogue, head_share, popularity_by, tail_rule): from train's
+-- rows grouped per user (lists, as ndcg_train_lists returns them), every catalogue item and every
+-- train item with item_id, pop (popularity@k's count of the item in train: distinct users when
+-- popularity_by is 'users', interaction rows when 'interactions'; 0 for none), by_users and by_rows (both counts), tail (whether the item is in the long tail, by
 -- tail_rule, ranking items by pop), users (U, the distinct train users) and interactions (the
 -- train rows), the last two the same on every row. catalogue as ndcg_beyond_catalogue returns
 -- it. tail_rule:
@@ -88,18 +105,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
 -- without sorting the catalogue: the pop level where it ends (edge) comes from the count of
 -- items per pop level, and only that level's items are ordered by id to fill its remaining places
 -- (quota). The other rules sort the train items; each rule's steps read nothing unless chosen.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2,
+-- An item's by_rows counts its rows in every list, by_users the rows that are the first of the
+-- item in their user's list (one per distinct (user, item) pair, without a table of the pairs):
+-- a list of at most 64 rows finds its firsts by position (list_position), a longer one is sorted
+-- and compares each row with the one before (no long list is searched in quadratic time).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity_of(lists, catalogue, head_share := 0.2,
         popularity_by := 'users', tail_rule := 'catalogue') AS TABLE
-    -- the (user, item) pairs and their rows, counted per item (faster than count(DISTINCT))
-    WITH pop_ AS (SELECT item_id, count(user_id) AS by_users, sum(n) AS by_rows
-                  FROM (SELECT user_id, item_id, count(*) AS n FROM query_table(train)
-                        GROUP BY user_id, item_id)
-                  GROUP BY item_id
-                  HAVING ndcg_require(item_id IS NOT NULL,
-                                      'train: ' || sum(n) || ' row(s) have no item id (NULL)')
-                     AND ndcg_require(count(*) = count(user_id),
-                                      'train: item ' || ndcg_show(item_id)
-                                      || ' has rows without a user id (NULL)')),
+    WITH sorted_ AS (SELECT user_id, CASE WHEN len(items) <= 64 THEN items
+                                          ELSE list_sort(items) END AS items
+                     FROM query_table(lists)),
+    rows_ AS (SELECT user_id, unnest(items) AS item_id, unnest(CASE WHEN len(items) <= 64
+                  THEN list_transform(items, lambda x, i: list_position(items, x) = i)
+                  ELSE list_transform(items, lambda x, i: i = 1 OR x <> items[i - 1]) END) AS first
+              FROM sorted_),
+    pop_ AS (SELECT item_id, count(user_id) FILTER (WHERE first) AS by_users, count(*) AS by_rows
+             FROM rows_
+             GROUP BY item_id
+             HAVING ndcg_require(item_id IS NOT NULL,
+                                 'train: ' || count(*) || ' row(s) have no item id (NULL)')
+                AND ndcg_require(count(*) = count(user_id),
+                                 'train: item ' || ndcg_show(item_id)
+                                 || ' has rows without a user id (NULL)')),
     items_ AS (SELECT coalesce(c.item_id, p.item_id) AS item_id,
                       coalesce(CASE WHEN popularity_by = 'users' THEN p.by_users
                                     ELSE p.by_rows END, 0) AS pop,
@@ -137,13 +163,23 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share
                ELSE i.item_id IN (SELECT item_id FROM least_
                                   WHERE place <= greatest(1, m - ceil(head_share * m)))
            END AS tail,
-           (SELECT count(DISTINCT user_id) FROM query_table(train)) AS users,
+           (SELECT count(user_id) FROM query_table(lists)) AS users,
            (SELECT sum(by_rows) FROM pop_) AS interactions
     FROM items_ AS i
     WHERE ndcg_require(head_share >= 0 AND head_share <= 1,
                        'head_share must be between 0 and 1, not ' || ndcg_show(head_share))
       AND ndcg_option('popularity_by', popularity_by, ['users', 'interactions'])
       AND ndcg_option('tail_rule', tail_rule, ['catalogue', 'short_head', 'train_tail']);
+
+-- ndcg_beyond_popularity(train, catalogue, head_share, popularity_by, tail_rule):
+-- ndcg_beyond_popularity_of (its options passed on) over train's rows (user_id, item_id)
+-- grouped per user by ndcg_train_lists. A run that reads train's lists twice (popularity and the
+-- seen-items check) makes them once and calls ndcg_beyond_popularity_of.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2,
+        popularity_by := 'users', tail_rule := 'catalogue') AS TABLE
+    WITH lists_ AS (FROM ndcg_train_lists(train))
+    FROM ndcg_beyond_popularity_of('lists_', catalogue, head_share := head_share,
+                                   popularity_by := popularity_by, tail_rule := tail_rule);
 
 -- ndcg_beyond_entries(tops): the items of each user's deepest top_k, one row each: user_id,
 -- position (1 for the first) and item_id. Every user of tops has a list at every cutoff, and a

@@ -4,7 +4,8 @@ run sql/ndcg_beyond.sql's macros over them once every batch is in.
 
 The views and tables it makes in the run's cursor: ndcg_train (user_id, item_id), ndcg_items
 (item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's top_k, appended
-per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric).
+per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric); popularity reads
+train's rows grouped per user (leaks.train_lists), which the seen-items check may have made.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import duckdb
 
 from .. import sqltext, statements
 from ..cutoffs import at_k
-from . import batches, inputs
+from . import batches, inputs, leaks
 from .. import interrupts, metrics as metric_names
 from ..errors import InputError, duckdb_message
 from ..options import Options
@@ -109,6 +110,7 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_train AS SELECT "
                     f"{train_user} AS user_id, {item[train_what]} AS item_id "
                     f"FROM ndcg_train_src")
+        leaks.forget_train_lists(con)  # grouped from the view this one replaces
     if items is not None:
         schema = inputs.schema_of(con, "ndcg_items_src", items_what)
         category = ("NULL::VARCHAR[]" if "category" not in schema else
@@ -206,7 +208,8 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
                 "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
     if metrics & set(POPULAR):
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
-                    f"FROM ndcg_beyond_popularity('ndcg_train', 'ndcg_catalogue_', "
+                    f"FROM ndcg_beyond_popularity_of('{leaks.train_lists(con)}', "
+                    f"'ndcg_catalogue_', "
                     f"{sql_args(options, POPULARITY_OPTIONS)})")
     con.execute(f"CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_as_(exposure, keys) AS TABLE "
                 f"FROM ndcg_beyond_run_at(exposure, keys, 'ndcg_catalogue_', "

@@ -71,17 +71,41 @@ def _comparable(con, layout: str, lists: str) -> tuple:
             "'ndcg_lists_text_'", "'ndcg_train_text_'")
 
 
+TRAIN_LISTS = "ndcg_train_lists_"
+
+
+def train_lists(con) -> str:
+    """The table TRAIN_LISTS: train's rows (the view statements.TRAIN) grouped per user
+    (ndcg_train_lists), made by the first step of the run that reads it (the seen-items check,
+    popularity) and shared by the others: its name. beyond.load drops it with the view it was
+    made from (forget_train_lists)."""
+    (made,), = con.sql(f"SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
+                       f"table_name = '{TRAIN_LISTS}'").fetchall()
+    if not made:
+        con.execute(f"CREATE TEMP TABLE {TRAIN_LISTS} AS "
+                    f"FROM ndcg_train_lists('{statements.TRAIN}')")
+    return TRAIN_LISTS
+
+
+def forget_train_lists(con) -> None:
+    """Drop TRAIN_LISTS (train_lists), made from an earlier view of train."""
+    con.execute(f"DROP TABLE IF EXISTS {TRAIN_LISTS}")
+
+
 def add_seen(con, options: Options, layout: str, ranked: str, append: bool) -> None:
     """Without exclude_seen: append to ndcg_seen_rows (created by the first batch) the items of
     the rankings `ranked` (ranked_table's), cut where they were shown (statements.shown_depth),
-    that their user has in train (ndcg_seen_entries): seen() counts them, ranking nothing
-    again."""
+    that their user has in train: seen() counts them, ranking nothing again. Ids of one kind
+    meet train's rows grouped per user (train_lists, ndcg_seen_entries_of), made once per run;
+    ids compared as text meet train's rows (ndcg_seen_entries)."""
     into = "INSERT INTO ndcg_seen_rows" if append else \
         "CREATE OR REPLACE TEMP TABLE ndcg_seen_rows AS"
     text, lists, train = _comparable(con, layout, "ndcg_shown_")
+    found = (f"ndcg_seen_entries({lists}, {train})" if text else
+             f"ndcg_seen_entries_of({lists}, '{train_lists(con)}')")
     con.execute(f"{into} WITH ndcg_shown_ AS (SELECT user_id, list_slice(items, 1, coalesce("
                 f"{statements.shown_depth(options)}, len(items))) AS items FROM {ranked}){text} "
-                f"FROM ndcg_seen_entries({lists}, {train})")
+                f"FROM {found}")
 
 
 def seen(con, options: Options, layout: str, train_what: str) -> tuple:

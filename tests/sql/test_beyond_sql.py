@@ -90,6 +90,37 @@ def test_catalogue_from_train(con):
                    ).fetchall() == [(0.5,)]
 
 
+@pytest.mark.parametrize("items, once", [
+    ("['a', 'b', 'c']", True), ("['a', 'b', 'a']", False), ("[]::VARCHAR[]", True),
+    ("NULL::VARCHAR[]", True), ("range(70)", True), ("range(70) || [3]", False),
+    ("[3] || range(70)", False)])
+def test_an_item_twice_in_short_and_long_lists(con, items, once):
+    """ndcg_beyond_once: lists of at most 64 items by position, longer ones by list_unique."""
+    assert con.sql(f"SELECT ndcg_beyond_once({items})").fetchall() == [(once,)]
+
+
+def test_beyond_lists_stop_on_a_repeat_in_a_long_ranking(con):
+    con.execute("CREATE OR REPLACE TABLE r AS SELECT 'u1' AS user_id, "
+                "[x::VARCHAR FOR x IN range(70)] || ['5'] AS items")
+    with pytest.raises(duckdb.Error, match="user u1 ranks item 5 twice"):
+        con.sql("FROM ndcg_beyond_lists('r', ks := [10])").fetchall()
+
+
+def test_popularity_of_long_train_lists(con):
+    """A user with more train rows than ndcg_beyond_popularity_of searches by position (64) has
+    them sorted: t1's 71 rows alternate a, b (35 each) then c; t2 has a once. Distinct users:
+    a 2, b 1, c 1; rows: a 36, b 35, c 1; U = 2, 72 interactions; the seen-items check finds
+    t1's b and c among its recommendations b, x, c (positions 1 and 3)."""
+    train = [("t1", "ab"[i % 2]) for i in range(70)] + [("t1", "c"), ("t2", "a")]
+    setup(con, [("t1", ["b", "x", "c"])], [("t1", "b", 1)], train, ITEMS)
+    assert con.sql("SELECT item_id, by_users, by_rows, users, interactions FROM pop "
+                   "WHERE by_rows > 0 ORDER BY item_id").fetchall() == [
+        ("a", 2, 36, 2, 72), ("b", 1, 35, 2, 72), ("c", 1, 1, 2, 72)]
+    con.execute("CREATE OR REPLACE TABLE lists AS FROM ndcg_train_lists('train')")
+    assert con.sql("SELECT user_id, position, item_id FROM ndcg_seen_entries_of('ranked', "
+                   "'lists') ORDER BY position").fetchall() == [("t1", 1, "b"), ("t1", 3, "c")]
+
+
 @pytest.mark.parametrize("items, message", [
     ([("a", ["s"], [1.0, 0.0]), ("a", ["t"], [0.0, 1.0])], "item a has 2 rows"),
     ([("a", ["s"], [1.0, 0.0]), ("b", ["t"], [0.0, 1.0, 2.0])], "different lengths"),

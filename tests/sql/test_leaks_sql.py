@@ -66,6 +66,15 @@ def test_seen_items_counted(scored):
     assert scored.sql("FROM ndcg_seen('ranked_one', 'train')").fetchall() == [(1, 1, "u2", "f")]
 
 
+@pytest.mark.parametrize("items, had, seen", [
+    ("[1, 2, 3]", "[5, 3]", True), ("[1, 2, 3]", "[5, NULL]", False), ("[]::INT[]", "[1]", False),
+    ("range(100)", "range(99, 200)", True), ("range(100)", "range(100, 200)", False)])
+def test_seen_any_short_and_long_lists(con, items, had, seen):
+    """ndcg_seen_any: lists whose lengths multiply to at most 4096 item by item, longer ones by
+    list_has_any; NULLs never match."""
+    assert con.sql(f"SELECT ndcg_seen_any({items}, {had})").fetchall() == [(seen,)]
+
+
 def test_unseen_drops_train_items_before_the_cut(scored):
     # u1 a, c, b, d without c and d: a, b; u2 f, e, g without f: e, g; u3 keeps h
     rows = scored.sql("FROM ndcg_unseen('ranked', 'train', depth := 2) ORDER BY user_id"
