@@ -2567,6 +2567,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_rbp_resid(counted_ranks, length, p) AS
          THEN 1 - (1 - p) * coalesce(list_sum(ndcg_rbp_weights(counted_ranks, p)), 0.0)
          ELSE 0.0 END;
 
+-- ndcg_num_docs(num_docs): trec_eval's -N as a BIGINT; stops when it is not a whole number >= 0.
+CREATE OR REPLACE TEMP MACRO ndcg_num_docs(num_docs) AS
+    CASE WHEN ndcg_require(coalesce(TRY_CAST(num_docs::VARCHAR AS BIGINT) >= 0, false),
+                           'num_docs must be a whole number >= 0, not ' || ndcg_show(num_docs))
+         THEN TRY_CAST(num_docs::VARCHAR AS BIGINT) END;
+
 -- ndcg_utility(num_rel_ret, num_ret, num_rel, weights, num_docs): trec_eval's utility from F, n,
 -- R, the four weights (a DOUBLE list: relevant ranked, nonrelevant ranked, relevant not ranked,
 -- nonrelevant not ranked) and the documents in the collection. A DOUBLE.
@@ -2743,7 +2749,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                       length, rbp_p) AS rbp_resid,
                        CASE WHEN has_ranking
                             THEN ndcg_utility(len(ranks), length, num_rel, utility_weights,
-                                              num_docs)
+                                              ndcg_num_docs(num_docs))
                             ELSE 0.0 END AS utility,
                        ndcg_g(judged_ranks, judged_gains, every_ideal, ndcg_g_costs(every_ideal))
                            AS g,
@@ -2776,10 +2782,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              || '(both left out), not ' || ndcg_show(rbp_p))
             AND ndcg_require(set_f_beta >= 0, 'set_f_beta must be a number >= 0, not '
                              || ndcg_show(set_f_beta))
-            AND ndcg_utility_weights_ok(utility_weights)
-            AND ndcg_require(coalesce(TRY_CAST(num_docs::VARCHAR AS BIGINT) >= 0, false),
-                             'num_docs must be a whole number '
-                             || '>= 0, not ' || ndcg_show(num_docs)))
+            AND ndcg_utility_weights_ok(utility_weights))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain)
