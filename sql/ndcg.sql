@@ -3210,7 +3210,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_users(keyed, test_share, test_last, min_
 -- edge, the t-th largest ndcg_first of the user (a top-(t + 1) aggregate), and tied, whether the
 -- (t + 1)-th is equal to it. When it is not, the user's test rows are exactly those with
 -- ndcg_first >= edge; when it is, a tie straddles the edge and only the whole order decides
--- (ndcg_split_parts). `users` is ndcg_split_users (n and t carried); a user short of the minimum
+-- (ndcg_split_tied). `users` is ndcg_split_users (n and t carried); a user short of the minimum
 -- has no edge.
 CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
     SELECT user_id, n, t, top[t] AS edge, coalesce(top[t + 1] = top[t], false) AS tied
@@ -3219,27 +3219,35 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
         FROM query_table(keyed) JOIN query_table(users) USING (user_id)
         WHERE t IS NOT NULL GROUP BY user_id, t) USING (user_id);
 
--- ndcg_split_parts(keyed, edges, short_users): the rows of `keyed` without its key columns, with
--- ndcg_part: 'test' for a user's rows at or past their edge (ndcg_split_edges), 'train' for the
--- others and for the users short of the minimum (left out with short_users 'drop'). Only the
--- users whose tie straddles the edge have their rows sorted, by the whole order (a window that
--- numbered every user's rows cost the split about twice as much).
-CREATE OR REPLACE TEMP MACRO ndcg_split_parts(keyed, edges, short_users) AS TABLE
-    WITH ndcg_rows_ AS NOT MATERIALIZED (
-        SELECT k.*, e.n AS ndcg_n_, e.t AS ndcg_t_, e.edge AS ndcg_edge_, e.tied AS ndcg_tied_
-        FROM query_table(keyed) AS k JOIN query_table(edges) AS e USING (user_id)
-        WHERE short_users <> 'drop' OR e.t IS NOT NULL)
-    SELECT * EXCLUDE (ndcg_first, ndcg_moment, ndcg_tie, ndcg_problem, ndcg_n_, ndcg_t_,
-                      ndcg_edge_, ndcg_tied_),
-           CASE WHEN ndcg_first >= ndcg_edge_ THEN 'test' ELSE 'train' END AS ndcg_part
-    FROM ndcg_rows_ WHERE NOT ndcg_tied_
-    UNION ALL
-    SELECT * EXCLUDE (ndcg_first, ndcg_moment, ndcg_tie, ndcg_problem, ndcg_n_, ndcg_t_,
-                      ndcg_edge_, ndcg_tied_),
+-- ndcg_split_untied(keyed, edges, short_users): the rows of `keyed` without its key columns, with
+-- ndcg_part, for every user but those whose tie straddles the edge (ndcg_split_edges): 'test' for
+-- a user's rows at or past their edge, 'train' for the others and for the users short of the
+-- minimum (left out with short_users 'drop').
+CREATE OR REPLACE TEMP MACRO ndcg_split_untied(keyed, edges, short_users) AS TABLE
+    SELECT k.* EXCLUDE (ndcg_first, ndcg_moment, ndcg_tie, ndcg_problem),
+           CASE WHEN k.ndcg_first >= e.edge THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM query_table(keyed) AS k JOIN query_table(edges) AS e USING (user_id)
+    WHERE NOT e.tied AND (short_users <> 'drop' OR e.t IS NOT NULL);
+
+-- ndcg_split_tied(keyed, edges): the rows of the users whose tie straddles the edge
+-- (ndcg_split_edges), without the key columns, with ndcg_part: their rows sorted by the whole
+-- order, the last t to test. The rows are read only when there is such a user (a join with no
+-- user reads nothing); ndcg-duck split makes this a table, so that they are read once for both
+-- parts.
+CREATE OR REPLACE TEMP MACRO ndcg_split_tied(keyed, edges) AS TABLE
+    SELECT k.* EXCLUDE (ndcg_first, ndcg_moment, ndcg_tie, ndcg_problem),
            CASE WHEN row_number() OVER (PARTITION BY user_id
-                                        ORDER BY ndcg_first, item_id, ndcg_tie)
-                     > ndcg_n_ - ndcg_t_ THEN 'test' ELSE 'train' END AS ndcg_part
-    FROM ndcg_rows_ WHERE ndcg_tied_;
+                                        ORDER BY k.ndcg_first, k.item_id, k.ndcg_tie)
+                     > e.n - e.t THEN 'test' ELSE 'train' END AS ndcg_part
+    FROM query_table(keyed) AS k JOIN (FROM query_table(edges) WHERE tied) AS e USING (user_id);
+
+-- ndcg_split_parts(keyed, edges, short_users): every row of the holdout with ndcg_part
+-- (ndcg_split_untied, ndcg_split_tied). Only the users whose tie straddles the edge have their
+-- rows sorted (a window that numbered every user's rows cost the split about twice as much).
+CREATE OR REPLACE TEMP MACRO ndcg_split_parts(keyed, edges, short_users) AS TABLE
+    FROM ndcg_split_untied(keyed, edges, short_users)
+    UNION ALL
+    FROM ndcg_split_tied(keyed, edges);
 
 -- ndcg_split_counts(users, short_users): what a holdout made, from its users (ndcg_split_users):
 -- rows and users of each part, users in train only (those short of the minimum, with

@@ -172,8 +172,10 @@ def _cut(con, settings: Settings, cli: bool) -> str:
 def _run(con, settings: Settings, cli: bool) -> None:
     """The split made in `con` as the view ndcg_split (the rows with ndcg_part). A holdout: each
     user's counts (ndcg_split_users, where every row is checked) and edges (ndcg_split_edges) made
-    once, small tables, and the view ndcg_split_parts over them, read once for each part: the rows
-    are not copied. A time cut: a table of the rows (its checks are in the pass that reads them)."""
+    once, small tables, and the rows of the users whose tie straddles the edge with their part
+    (ndcg_split_tied; read only when there is one); the view is ndcg_split_untied over them and
+    those rows (as ndcg_split_parts composes them), read once for each part: the other rows are
+    not copied. A time cut: a table of the rows (its checks are in the pass that reads them)."""
     if settings.time_cut is not None:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_cut AS FROM ndcg_split_time_cut("
                     f"'ndcg_interactions', {_cut(con, settings, cli)})")
@@ -193,8 +195,11 @@ def _run(con, settings: Settings, cli: bool) -> None:
                 f"{_value(settings.test_last)}, {_value(settings.min_interactions)}, {short})")
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_edged AS "
                 "FROM ndcg_split_edges('ndcg_split_keyed', 'ndcg_split_counted')")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_ties AS "
+                "FROM ndcg_split_tied('ndcg_split_keyed', 'ndcg_split_edged')")
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_split AS "
-                f"FROM ndcg_split_parts('ndcg_split_keyed', 'ndcg_split_edged', {short})")
+                f"FROM ndcg_split_untied('ndcg_split_keyed', 'ndcg_split_edged', {short}) "
+                "UNION ALL FROM ndcg_split_ties")
 
 
 def _value(value) -> str:
