@@ -2,6 +2,8 @@
 parameter or row stopping the query with a message that names it (issue 33, point 1). The
 numbers of every protocol: tests/oracles/test_reference_split.py."""
 
+import re
+
 import duckdb
 import pytest
 
@@ -111,3 +113,15 @@ def test_a_bad_row_after_many_good_ones_stops_naming_it(con, row, message):
     with pytest.raises(duckdb.Error) as raised:
         con.sql("FROM ndcg_split_leave_one_out('bad')").fetchall()
     assert str(raised.value).split("ndcg-duck: ", 1)[1] == message
+
+
+def test_the_files_a_split_registers_define_every_macro_they_call():
+    # ndcg-duck split registers these files only (splitting/protocols.py, SQL_FILES)
+    from ndcg_duck.splitting.protocols import SQL_FILES
+    from ndcg_duck.sqlfiles import sources
+    text = "".join(path.read_text(encoding="utf-8") for path in sources()
+                   if path.name in SQL_FILES)
+    code = re.sub(r"--[^\n]*|'(?:[^']|'')*'", "", text)
+    called = set(re.findall(r"\b(ndcg_\w+)\(", code))
+    assert "ndcg_split_users" in called and "ndcg_require" in called
+    assert called - set(re.findall(r"MACRO (ndcg_\w+)\(", code)) == set()
