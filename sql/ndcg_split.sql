@@ -155,13 +155,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_users(keyed, test_share, test_last, min_
 -- (t + 1)-th is equal to it. When it is not, the user's test rows are exactly those with
 -- ndcg_first >= edge; when it is, a tie straddles the edge and only the whole order decides
 -- (ndcg_split_tied). `users` is ndcg_split_users (n and t carried); a user short of the minimum
--- has no edge.
+-- has no edge. Grouped by the user alone (t is the same on each of their rows): a second key
+-- cost a tenth of the pass.
 CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
     SELECT user_id, n, t, top[t] AS edge, coalesce(top[t + 1] = top[t], false) AS tied
     FROM query_table(users) LEFT JOIN (
-        SELECT user_id, max(ndcg_first, t + 1) AS top
+        SELECT user_id, max(ndcg_first, t + 1) AS top   -- t: one value a user, not a key
         FROM query_table(keyed) JOIN query_table(users) USING (user_id)
-        WHERE t IS NOT NULL GROUP BY user_id, t) USING (user_id);
+        WHERE t IS NOT NULL GROUP BY user_id) USING (user_id);
 
 -- ndcg_split_untied(keyed, edges, short_users): the rows of `keyed` without its key columns, with
 -- ndcg_part, for every user but those whose tie straddles the edge (ndcg_split_edges): 'test' for
