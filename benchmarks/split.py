@@ -48,6 +48,9 @@ def main() -> None:
     parser.add_argument("--per-user", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--data-dir", default=str(HERE / "data"))
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB's memory_limit for every run (e.g. 4GB; each process of a "
+                             "shared machine kept under 8 GB)")
     args = parser.parse_args()
     folder = Path(args.data_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -62,19 +65,24 @@ def main() -> None:
         for _ in range(args.runs):
             start, used = time.perf_counter(), cpu()
             con = duckdb.connect()
+            if args.memory_limit:
+                con.execute(f"SET memory_limit = '{args.memory_limit}'")
             con.execute(f"COPY (FROM '{source}') TO '{out}/copy.parquet' (FORMAT parquet)")
             con.close()
             times["duckdb read + write"].append(time.perf_counter() - start)
             cpus.setdefault("duckdb read + write", []).append(cpu() - used)
             for name, by in ((list(times)[1], "time"), (list(times)[2], "random")):
                 start, used = time.perf_counter(), cpu()
-                write(str(source), {"test_share": 0.2, "short_users": "train", "split_by": by},
+                write(str(source), {"test_share": 0.2, "short_users": "train", "split_by": by,
+                                     "memory_limit": args.memory_limit},
                       f"{out}/train.parquet", f"{out}/test.parquet")
                 times[name].append(time.perf_counter() - start)
                 cpus.setdefault(name, []).append(cpu() - used)
     base = statistics.median(times["duckdb read + write"])
     base_cpu = statistics.median(cpus["duckdb read + write"])
-    print(f"{rows:,} interactions, {args.users:,} users, {args.runs} runs")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    print(f"{rows:,} interactions, {args.users:,} users, {args.runs} runs, "
+          f"peak RSS {peak:.1f} GB")
     print("| what | median s | min-max s | x read + write | median CPU s | x in CPU |\n"
           "|---|---:|---:|---:|---:|---:|")
     for name, seen in times.items():

@@ -22,7 +22,7 @@ from ..errors import InputError, duckdb_message
 from ..evaluation import inputs
 from ..evaluation.evaluate import borrowed
 from ..report import output
-from ..sqlfiles import register
+from ..sqlfiles import sources
 from ..sqltext import ident, literal
 
 # the macros' names for the columns they read
@@ -32,6 +32,9 @@ TIME_TYPE = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOU
                        r"DATE|TIMESTAMP.*)$")
 # split()'s keywords and the registry's names (options.PARAMS, group 'split') where they differ
 KEYWORDS = {"by": "split_by", "seed": "split_seed"}
+# the macro files a split runs: sql/ndcg_split.sql and the checks it calls (registered alone: the
+# whole script costs about 0.2 CPU s a connection; tests/sql/test_split_sql.py checks the list)
+SQL_FILES = ("ndcg_checks.sql", "ndcg_params.sql", "ndcg_split.sql")
 # the macros' parameters, as a message of theirs names them, and the registry's option
 SQL_WORDS = ("test_share", "test_last", "min_interactions", "short_users", "seed")
 
@@ -172,8 +175,10 @@ def _cut(con, settings: Settings, cli: bool) -> str:
 def _run(con, settings: Settings, cli: bool) -> None:
     """The split made in `con` as the view ndcg_split (the rows with ndcg_part). A holdout: each
     user's counts (ndcg_split_users, where every row is checked) and edges (ndcg_split_edges) made
-    once, small tables, and the view ndcg_split_parts over them, read once for each part: the rows
-    are not copied. A time cut: a table of the rows (its checks are in the pass that reads them)."""
+    once, small tables, and the rows of the users whose tie straddles the edge with their part
+    (ndcg_split_tied; read only when there is one); the view is ndcg_split_untied over them and
+    those rows (as ndcg_split_parts composes them), read once for each part: the other rows are
+    not copied. A time cut: a table of the rows (its checks are in the pass that reads them)."""
     if settings.time_cut is not None:
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_cut AS FROM ndcg_split_time_cut("
                     f"'ndcg_interactions', {_cut(con, settings, cli)})")
@@ -193,8 +198,11 @@ def _run(con, settings: Settings, cli: bool) -> None:
                 f"{_value(settings.test_last)}, {_value(settings.min_interactions)}, {short})")
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_edged AS "
                 "FROM ndcg_split_edges('ndcg_split_keyed', 'ndcg_split_counted')")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_split_ties AS "
+                "FROM ndcg_split_tied('ndcg_split_keyed', 'ndcg_split_edged')")
     con.execute("CREATE OR REPLACE TEMP VIEW ndcg_split AS "
-                f"FROM ndcg_split_parts('ndcg_split_keyed', 'ndcg_split_edged', {short})")
+                f"FROM ndcg_split_untied('ndcg_split_keyed', 'ndcg_split_edged', {short}) "
+                "UNION ALL FROM ndcg_split_ties")
 
 
 def _value(value) -> str:
@@ -224,7 +232,8 @@ def splitting(source, given: dict, cli: bool, con=None):
     owner = con if con is not None else duckdb.connect()
     try:
         with borrowed(owner, settings.limits) as work, interrupts.watching(work):
-            register(work)
+            work.execute("".join(path.read_text(encoding="utf-8") for path in sources()
+                                 if path.name in SQL_FILES))
             what = _view(work, source, settings, cli)
             try:
                 _run(work, settings, cli)

@@ -2,6 +2,8 @@
 parameter or row stopping the query with a message that names it (issue 33, point 1). The
 numbers of every protocol: tests/oracles/test_reference_split.py."""
 
+import re
+
 import duckdb
 import pytest
 
@@ -91,3 +93,35 @@ def test_a_bad_row_stops_naming_it(con, row, message):
     with pytest.raises(duckdb.Error) as raised:
         con.sql("FROM ndcg_split_leave_one_out('bad')").fetchall()
     assert str(raised.value).split("ndcg-duck: ", 1)[1] == message
+
+
+@pytest.mark.parametrize("row, message", [
+    ("(NULL, 'a', 1)", "interactions: a row has no user id (NULL): fill it in or drop the row"),
+    ("(1, NULL, 1)", "interactions: a row has no item id (user 1) (NULL): fill it in or drop "
+                     "the row"),
+    ("(1, 'a', NULL)", "interactions: a row has no timestamp (user 1, item a) (NULL): fill it "
+                       "in or drop the row"),
+    ("(1, 'a', '-inf'::DOUBLE)", "interactions: user 1, item a has timestamp -inf: give a "
+                                 "finite number"),
+])
+def test_a_bad_row_after_many_good_ones_stops_naming_it(con, row, message):
+    # the rows are read for the problem's words only when a user's counts show one: past the
+    # first chunks of rows, only those counts find it
+    con.execute("CREATE TABLE bad AS SELECT * FROM (SELECT 10 + i // 2 AS user_id, i::VARCHAR "
+                "AS item_id, i::DOUBLE AS timestamp FROM range(20000) r(i)) UNION ALL "
+                f"SELECT * FROM (VALUES {row}, (1, 'b', 2)) v(user_id, item_id, timestamp)")
+    with pytest.raises(duckdb.Error) as raised:
+        con.sql("FROM ndcg_split_leave_one_out('bad')").fetchall()
+    assert str(raised.value).split("ndcg-duck: ", 1)[1] == message
+
+
+def test_the_files_a_split_registers_define_every_macro_they_call():
+    # ndcg-duck split registers these files only (splitting/protocols.py, SQL_FILES)
+    from ndcg_duck.splitting.protocols import SQL_FILES
+    from ndcg_duck.sqlfiles import sources
+    text = "".join(path.read_text(encoding="utf-8") for path in sources()
+                   if path.name in SQL_FILES)
+    code = re.sub(r"--[^\n]*|'(?:[^']|'')*'", "", text)
+    called = set(re.findall(r"\b(ndcg_\w+)\(", code))
+    assert "ndcg_split_users" in called and "ndcg_require" in called
+    assert called - set(re.findall(r"MACRO (ndcg_\w+)\(", code)) == set()
