@@ -257,12 +257,8 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 
 # ild sums each list's unit vectors, one sum() per number: DuckDB holds about this many bytes per
 # number summed per user and cutoff (with the embeddings' hash table), so it runs on chunks of
-# users that fill at most a quarter of the memory limit, and of at most ILD_MOST_USERS users: the
-# chunks' count barely changes the CPU (each scans the vectors once), and 1M users x 10 items
-# with 64 numbers in one chunk held about 1.6 GB more at the peak than in chunks of 250k
-# (benchmarks/reports/2026-11-26-ild32c.md)
+# users that fill at most a quarter of the memory limit
 BYTES_PER_NUMBER = 25
-ILD_MOST_USERS = 250_000
 
 
 def _ild(con) -> None:
@@ -279,8 +275,8 @@ def _ild(con) -> None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_vectors_ AS SELECT item_id, {columns} "
                     f"FROM ndcg_features_ WHERE unit IS NOT NULL")
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
-    size = max(batches.FEWEST_USERS, min(ILD_MOST_USERS, int(
-        batches.users_per_batch(con) * batches.BYTES_PER_USER / 4 / per_user)))
+    size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
+                                         / 4 / per_user))
     ranges = batches.user_ranges(con, "ndcg_tops_", size)
     for number, users in enumerate(ranges):
         interrupts.check()
