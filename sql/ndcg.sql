@@ -1790,17 +1790,26 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_jaccard(tops, features) AS TABLE
 
 -- ndcg_beyond_ild_vectors(tops, features, vectors): ild by embeddings as ndcg_beyond_ild_cosine
 -- computes it, from vectors: item_id and the numbers of each item's unit vector (features'
--- unit) as DOUBLE columns named d1, d2, ... (one per number). Each list's sum of unit vectors
--- is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each list's vectors
--- with list() (about 3x the time). Both join the vectors with a LEFT JOIN (every shown item has
--- one: ndcg_beyond_shown checks): with an inner one DuckDB 2.0 sums the vectors per item below
--- the join first (its partial aggregate pushdown), 2-3x slower.
+-- unit) as DOUBLE columns named d1, d2, ... (one per number), and `lacking`: how many of the
+-- list's items have no vector (no embedding, or not in features). Each list's sum of unit
+-- vectors is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each list's
+-- vectors with list() (about 3x the time). The join that fetches the vectors counts the
+-- lacking ones too, so the check is not a second join of every shown item: a list with
+-- lacking > 0 has no ild, and the caller stops with ndcg_beyond_shown's message (which names
+-- how many items and one of them) when any list has one. The LEFT JOIN: with an inner one
+-- DuckDB 2.0 sums the vectors per item below the join first (its partial aggregate
+-- pushdown), 2-3x slower.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_vectors(tops, features, vectors) AS TABLE
-    WITH sums_ AS (SELECT s.user_id, s.k, count(*) AS n, sum(COLUMNS(v.* EXCLUDE (item_id)))
-                   FROM ndcg_beyond_shown(tops, features, true) AS s
+    WITH sums_ AS (SELECT s.user_id, s.k, count(*) AS n, count(*) - count(v.item_id) AS lacking,
+                          sum(COLUMNS(v.* EXCLUDE (item_id)))
+                   FROM ndcg_beyond_at(tops, features, true) AS s
                    LEFT JOIN query_table(vectors) AS v ON v.item_id = s.item_id
                    GROUP BY s.user_id, s.k)
-    SELECT user_id, k, ndcg_beyond_cosine_ild(n, [*COLUMNS('^d[0-9]+$')]) AS ild FROM sums_;
+    SELECT user_id, k,
+           CASE WHEN lacking = 0 THEN ndcg_beyond_cosine_ild(n, [*COLUMNS('^d[0-9]+$')]) END
+               AS ild,
+           lacking
+    FROM sums_;
 
 -- ndcg_beyond_ild(tops, features): ild per user and cutoff (users with two items or more):
 -- user_id, k, ild. features as ndcg_beyond_features returns it. Embeddings when any item has

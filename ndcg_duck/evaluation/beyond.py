@@ -268,7 +268,9 @@ def _ild(con) -> None:
     """ndcg_beyond_ild_pairs: ild per user and cutoff (the mean over pairs), chunk by chunk of
     users (ndcg_tops_). With
     embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
-    statement written per embedding length) for ndcg_beyond_ild_vectors; else categories."""
+    statement written per embedding length) for ndcg_beyond_ild_vectors, whose rows count the
+    items without a vector: when any has one, ndcg_beyond_shown's check over every list stops
+    with its message (how many items, and one); else categories."""
     (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
                                 "(SELECT count(DISTINCT k) FROM ndcg_tops_)").fetchall()
     if width:
@@ -288,6 +290,13 @@ def _ild(con) -> None:
         con.execute(f"{into} " + (
             "FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', 'ndcg_vectors_')"
             if width else "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
+    if width:  # a shown item without a vector: ndcg_beyond_shown's check over every list stops
+        (lacking,), = con.sql("SELECT coalesce(bool_or(lacking > 0), false) "
+                              "FROM ndcg_beyond_ild_pairs").fetchall()
+        if lacking:
+            con.sql("SELECT count(*) FROM ndcg_beyond_shown('ndcg_tops_', 'ndcg_features_', "
+                    "true)").fetchall()
+            raise AssertionError("ndcg_beyond_shown found no item without a vector")
 
 
 def _per_user_table(con, columns: list) -> None:

@@ -416,6 +416,24 @@ def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
     assert len(calls[-1]) > 3  # it did run in chunks
 
 
+def test_ild_missing_embeddings_counted_over_every_chunk(monkeypatch):
+    """Items 3 and 27 lack an embedding and are shown to users of different chunks (u001's list
+    is 2, 3; u013's 26, 27): the message counts both and names the smallest as text (27), in
+    chunks as in one."""
+    from ndcg_duck.evaluation import batches, beyond
+    users = [f"u{n:03d}" for n in range(60)]
+    recs = pa.table({"user_id": users, "items": [[2 * n % 30, (2 * n + 1) % 30] for n in range(60)]})
+    rels = pa.table({"user_id": users, "item_id": [0] * 60, "relevance": [1] * 60})
+    items = pa.table({"item_id": list(range(30)),
+                      "embedding": [None if i in (3, 27) else [1.0, float(i)] for i in range(30)]})
+    monkeypatch.setattr(batches, "FEWEST_USERS", 7)
+    monkeypatch.setattr(beyond, "BYTES_PER_NUMBER", 10**12)
+    with pytest.raises(InputError) as err:
+        evaluate(recs, rels, 3, metrics="ild", items=items)
+    assert str(err.value) == ("items (Table): 2 recommended item(s) have no embedding for ild, "
+                              "e.g. item 27")
+
+
 def test_segments_give_per_run_metrics_per_segment(tmp_path):
     """Catalogue = train's items a, b, c, e (n = 4). Segment x = u1 (a, b) and u3 (x, outside):
     c = a:1, b:1: coverage 2/4, gini (0 + 0 + 1 + 3) / (4 * 2) = 0.5. y = u2 (a, d): coverage
