@@ -113,9 +113,10 @@ def cases(args) -> list:
         _, recs, rels, _, peers = SHAPES[shape]
         for tool in peers:
             if args.peers is None or tool in args.peers:
+                limit = ["--memory-limit", args.peer_memory_limit] if args.peer_memory_limit else []
                 out.append({"name": tool, "shape": shape, "kind": "peer", "env": None,
                             "cmd": [sys.executable, str(HERE / "tools.py"), tool,
-                                    str(args.data / recs), str(args.data / rels)]})
+                                    str(args.data / recs), str(args.data / rels), *limit]})
         if shape == "trec":
             for name, path in args.trec_eval:
                 out.append({"name": name, "shape": shape, "kind": "trec_eval", "env": None,
@@ -141,7 +142,10 @@ def means(case: dict, stdout: str) -> dict:
 def check(results: dict) -> dict:
     """Raise unless every case's means agree (see the module docstring); returns the reference:
     the first ndcg-duck case's means."""
-    ref_case, ref = next((c, m) for c, m in results.items() if c[2] == "ndcg-duck")
+    ref_case, ref = next(((c, m) for c, m in results.items() if c[2] == "ndcg-duck"),
+                         (None, None))
+    if ref is None:
+        raise SystemExit("no ndcg-duck case finished: nothing to check the peers against")
     for (name, shape, kind), got in results.items():
         where = f"{name} on {shape}"
         if kind == "ndcg-duck":
@@ -193,6 +197,12 @@ def main(argv=None) -> None:
     ap.add_argument("--trec-eval", action="append", default=[],
                     help="[NAME=]PATH of a trec_eval binary, a peer of the trec shape")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    ap.add_argument("--peer-memory-limit", metavar="SIZE",
+                    help="DuckDB's memory limit for the peers (tools.py --memory-limit; polars "
+                         "has none); ndcg-duck keeps its default")
+    ap.add_argument("--max-rss-mb", type=float,
+                    help="kill a case whose processes hold more than this many MB resident; it "
+                         "is then reported as out of memory (as a timeout is) and the run goes on")
     args = ap.parse_args(argv)
     args.data = args.data.resolve()
     args.code = [(name, Path(path).resolve()) for name, path in
@@ -211,12 +221,18 @@ def main(argv=None) -> None:
     times: dict = {}
     rows: dict = {}
     results: dict = {}
+    failed: dict = {}
     for i in range(args.runs):
         for case in todo:
             key = (case["name"], case["shape"], case["kind"])
-            res = run.run_once(case["cmd"], args.timeout, case["env"])
-            if not res["ok"]:
+            res = run.run_once(case["cmd"], args.timeout, case["env"], args.max_rss_mb)
+            if not res["ok"] and not args.max_rss_mb:
                 raise SystemExit(f"{key} failed on run {i + 1}: {res.get('error')}")
+            if not res["ok"]:  # out of memory or timed out: reported, not timed
+                print(f"run {i + 1}/{args.runs} {case['name']} on {case['shape']}: "
+                      f"{res['error']}", file=sys.stderr, flush=True)
+                failed.setdefault(key, []).append(res["error"])
+                continue
             print(f"run {i + 1}/{args.runs} {case['name']} on {case['shape']}: "
                   f"{res['wall']:.2f} s", file=sys.stderr, flush=True)
             results[key] = means(case, res.pop("stdout"))
@@ -224,6 +240,8 @@ def main(argv=None) -> None:
             rows.setdefault(key, []).append(res)
     ref = check(results)
     print(table(times, rows, args.code[0][0], args.runs))
+    for (name, shape, _), errors in failed.items():
+        print(f"\n{name} on {SHAPES[shape][0]}: {'; '.join(errors)}")
     loads = [r[k] for rs in rows.values() for r in rs for k in ("load_before", "load_after")
              if r.get(k) is not None]
     print(f"\nMeans (every case agrees): {json.dumps(ref)}; 1-minute load around the runs "

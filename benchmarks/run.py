@@ -30,6 +30,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -108,21 +109,75 @@ def parse_result(tool: str, stdout: str) -> dict:
     return data
 
 
-def run_once(cmd: list, timeout: float, env: dict | None = None) -> dict:
+def descendants(pid: int) -> list:
+    """`pid` and every process below it (Linux /proc), deepest last."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Resident kB of process `pid` and its descendants (0 once they are gone)."""
+    total = 0
+    for p in descendants(pid):
+        try:
+            found = re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{p}/status").read_text())
+        except OSError:
+            continue
+        total += int(found.group(1)) if found else 0
+    return total
+
+
+def run_once(cmd: list, timeout: float, env: dict | None = None,
+             max_rss_mb: float | None = None) -> dict:
+    """One fresh process under /usr/bin/time -v: wall, CPU s, peak RSS, load. With `max_rss_mb`,
+    the process is killed when it and its children hold more than that (polled every 0.2 s), and
+    the run is reported as out of memory."""
     use_time = os.path.exists(TIME)
     full = [TIME, "-v"] + cmd if use_time else cmd
     load = loadavg()
     start = time.perf_counter()
+    # cwd: DuckDB spills to .tmp/ under the working directory; keep that in the ignored data dir
+    work = HERE / "data" / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=work, env=env)
+    killed = None
+    while max_rss_mb and proc.poll() is None and time.perf_counter() - start <= timeout:
+        rss = tree_rss_kb(proc.pid) / 1024
+        if rss > max_rss_mb:
+            killed = rss
+            for pid in descendants(proc.pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            break
+        time.sleep(0.2)
     try:
-        # cwd: DuckDB spills to .tmp/ under the working directory; keep that in the ignored data dir
-        work = HERE / "data" / "work"
-        work.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=work,
-                              env=env)
+        out, err = proc.communicate(timeout=max(1.0, timeout - (time.perf_counter() - start)))
     except subprocess.TimeoutExpired:
+        for pid in descendants(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        proc.communicate()
         return {"ok": False, "error": f"timeout after {timeout:.0f} s",
                 "wall": time.perf_counter() - start}
     wall = time.perf_counter() - start
+    if killed is not None:
+        return {"ok": False, "error": f"out of memory: killed at {killed:.0f} MB resident "
+                                      f"(cap {max_rss_mb:.0f} MB) after {wall:.0f} s",
+                "wall": wall, "rss_mb": killed}
+    proc = subprocess.CompletedProcess(full, proc.returncode, out, err)
     rss_kb = None
     stderr = proc.stderr
     if use_time:

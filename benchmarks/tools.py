@@ -41,6 +41,7 @@ import json
 import sys
 
 K = 10
+MAX_TEMP = "20GB"  # DuckDB's spill limit for a peer given a memory limit
 
 
 def _connect(threads=None, memory_limit=None):
@@ -51,6 +52,9 @@ def _connect(threads=None, memory_limit=None):
         config["threads"] = int(threads)
     if memory_limit:
         config["memory_limit"] = memory_limit
+        # what it spills beyond the limit stays within MAX_TEMP, so a peer that needs more fails
+        # (reported) instead of filling a shared disk (the 10M run: reports/2026-11-26-bench34c.md)
+        config["max_temp_directory_size"] = MAX_TEMP
     return duckdb.connect(config=config)
 
 

@@ -506,7 +506,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_all(scored, depth, ties) AS TABL
 -- The other users, whose tie reaches past what was gathered, are ranked exactly from all their
 -- rows (a semi-join that reads nothing more when there are none). Also returns tied: the user's
 -- tied rows among the first depth (ndcg_tied_rows of the best depth + 1 scores, as ndcg_ties
--- counts them), from the scores it gathers anyway.
+-- counts them), from the scores it gathers anyway: 0 when no two of those scores are equal, the
+-- common case, without counting (ndcg_all_differ is computed once for the items too).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
     WITH ndcg_top_ AS (
         SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
@@ -517,7 +518,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
     SELECT user_id,
            ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
                            ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
-           NULL::BIGINT[] AS ranks, ndcg_tied_rows(top_scores, depth) AS tied
+           NULL::BIGINT[] AS ranks,
+           CASE WHEN ndcg_all_differ(top_scores) THEN 0
+                ELSE ndcg_tied_rows(top_scores, depth) END AS tied
     FROM ndcg_top_
     WHERE len(top) <= depth OR top_scores[depth] > top_scores[depth + 1]
     UNION ALL
