@@ -3264,29 +3264,36 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_short(user_id, n, minimum, users) AS
 -- ndcg_split_temporal_keys(interactions): the rows of `interactions` as the per-user holdouts by
 -- time read them ("keyed"): user_id and item_id checked as ids (ndcg_id: stops on a column of
 -- another type), each row with ndcg_first and ndcg_moment, its timestamp (ndcg_split_time),
--- ndcg_tie, a hash of the whole row, and ndcg_problem, what is wrong with its keys
--- (ndcg_split_row_problem) or NULL. A user's order: ndcg_first, then item_id, then ndcg_tie.
+-- ndcg_low 0 (nothing below ndcg_first), ndcg_tie, a hash of the whole row, and ndcg_problem,
+-- what is wrong with its keys (ndcg_split_row_problem) or NULL. A user's order: ndcg_first, then
+-- ndcg_low, then item_id, then ndcg_tie.
 CREATE OR REPLACE TEMP MACRO ndcg_split_temporal_keys(interactions) AS TABLE
     SELECT * REPLACE (ndcg_id(user_id, 'interactions: column user_id') AS user_id,
                       ndcg_id(item_id, 'interactions: column item_id') AS item_id),
            ndcg_split_time(timestamp, 'interactions: column timestamp') AS ndcg_first,
+           0 AS ndcg_low,
            ndcg_split_time(timestamp, 'interactions: column timestamp') AS ndcg_moment,
            hash(ndcg_row_) AS ndcg_tie,
            ndcg_split_row_problem(user_id, item_id, timestamp) AS ndcg_problem
     FROM query_table(interactions) AS ndcg_row_;
 
--- ndcg_split_signed(hash): a hash (UBIGINT) as a BIGINT in the same order, hash - 2^63: DuckDB's
--- top-n aggregate (max(x, n)) is about half as fast on UBIGINT as on BIGINT.
-CREATE OR REPLACE TEMP MACRO ndcg_split_signed(hash) AS
-    (hash::HUGEINT - 9223372036854775808)::BIGINT;
+-- ndcg_split_high(hash), ndcg_split_low(hash): a hash (UBIGINT) as two parts in its order: its
+-- high 63 bits as a BIGINT, then its lowest bit. DuckDB's top-n aggregate (max(x, n)) is about
+-- half as fast on UBIGINT as on BIGINT, and the high bits cost a third of hash - 2^63 (a
+-- HUGEINT) in each pass; two hashes equal in their high bits are a tie at the edge
+-- (ndcg_split_edges), ordered by the low bit (ndcg_split_tied).
+CREATE OR REPLACE TEMP MACRO ndcg_split_high(hash) AS (hash >> 1)::BIGINT;
+CREATE OR REPLACE TEMP MACRO ndcg_split_low(hash) AS (hash & 1)::INTEGER;
 
 -- ndcg_split_random_keys(interactions, seed): the rows of `interactions` keyed for the random
--- holdout: as ndcg_split_temporal_keys, with hash(seed, user_id, item_id) as ndcg_first (the seed
--- checked by ndcg_split_seed; ndcg_split_signed, the same order) and no time (ndcg_moment 0).
+-- holdout: as ndcg_split_temporal_keys, with hash(seed, user_id, item_id) as ndcg_first and
+-- ndcg_low (ndcg_split_high, ndcg_split_low: the hash's order; the seed checked by
+-- ndcg_split_seed) and no time (ndcg_moment 0).
 CREATE OR REPLACE TEMP MACRO ndcg_split_random_keys(interactions, seed) AS TABLE
     SELECT * REPLACE (ndcg_id(user_id, 'interactions: column user_id') AS user_id,
                       ndcg_id(item_id, 'interactions: column item_id') AS item_id),
-           ndcg_split_signed(hash(ndcg_split_seed(seed), user_id, item_id)) AS ndcg_first,
+           ndcg_split_high(hash(ndcg_split_seed(seed), user_id, item_id)) AS ndcg_first,
+           ndcg_split_low(hash(ndcg_split_seed(seed), user_id, item_id)) AS ndcg_low,
            0 AS ndcg_moment, hash(ndcg_row_) AS ndcg_tie,
            ndcg_split_row_problem(user_id, item_id, 0) AS ndcg_problem
     FROM query_table(interactions) AS ndcg_row_;
@@ -3346,7 +3353,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_edges(keyed, users) AS TABLE
 -- a user's rows at or past their edge, 'train' for the others and for the users short of the
 -- minimum (left out with short_users 'drop').
 CREATE OR REPLACE TEMP MACRO ndcg_split_untied(keyed, edges, short_users) AS TABLE
-    SELECT k.* EXCLUDE (ndcg_first, ndcg_moment, ndcg_tie, ndcg_problem),
+    SELECT k.* EXCLUDE (ndcg_first, ndcg_low, ndcg_moment, ndcg_tie, ndcg_problem),
            CASE WHEN k.ndcg_first >= e.edge THEN 'test' ELSE 'train' END AS ndcg_part
     FROM query_table(keyed) AS k JOIN query_table(edges) AS e USING (user_id)
     WHERE NOT e.tied AND (short_users <> 'drop' OR e.t IS NOT NULL);
@@ -3357,9 +3364,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_split_untied(keyed, edges, short_users) AS TAB
 -- user reads nothing); ndcg-duck split makes this a table, so that they are read once for both
 -- parts.
 CREATE OR REPLACE TEMP MACRO ndcg_split_tied(keyed, edges) AS TABLE
-    SELECT k.* EXCLUDE (ndcg_first, ndcg_moment, ndcg_tie, ndcg_problem),
+    SELECT k.* EXCLUDE (ndcg_first, ndcg_low, ndcg_moment, ndcg_tie, ndcg_problem),
            CASE WHEN row_number() OVER (PARTITION BY user_id
-                                        ORDER BY k.ndcg_first, k.item_id, k.ndcg_tie)
+                                        ORDER BY k.ndcg_first, k.ndcg_low, k.item_id,
+                                                 k.ndcg_tie)
                      > e.n - e.t THEN 'test' ELSE 'train' END AS ndcg_part
     FROM query_table(keyed) AS k JOIN (FROM query_table(edges) WHERE tied) AS e USING (user_id);
 

@@ -42,6 +42,16 @@ def test_identical_rows_across_the_edge_go_one_to_each_part(con, macro):
                    "GROUP BY ALL ORDER BY ALL").fetchall() == [("test", 1), ("train", 1)]
 
 
+def test_the_random_key_keeps_the_hash_order_in_two_parts(con):
+    # ndcg_split_high (a BIGINT for the top-n) and ndcg_split_low (read only by the tied users'
+    # sort): hashes next to each other and across 2^63 must keep their order and stay apart
+    hashes = [0, 1, 2, 3, 2**63 - 2, 2**63 - 1, 2**63, 2**63 + 1, 2**64 - 2, 2**64 - 1]
+    got = con.execute("SELECT ndcg_split_high(h), ndcg_split_low(h) FROM "
+                      "unnest($1::UBIGINT[]) t(h)", [hashes]).fetchall()
+    assert [(high, low) for high, low in got] == [(h // 2, h % 2) for h in hashes]
+    assert sorted(got) == got and len(set(got)) == len(hashes)
+
+
 def test_a_share_is_read_as_written_not_as_a_float(con):
     # 0.29 x 100 is 28.999999999999996 in floating point: rounded down, 28; as written, 29
     con.execute("CREATE TABLE hundred AS SELECT 1 AS user_id, i AS item_id, i AS timestamp "
