@@ -248,6 +248,24 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth) AS TABLE
                        'ndcg_ranked_scores_tied: depth must be from 1 to 100, not '
                        || coalesce(depth::VARCHAR, 'NULL'));
 
+-- ndcg_ranked_scores_tied_all(recs): ndcg_ranked_scores (ties 'trec', no depth: every row
+-- ranked with a window) with a fourth column tied: each user's tied rows, as ndcg_ties counts
+-- them at no depth (ndcg_tied_rows: the rows whose score equals the one before or after it, best
+-- first), from the window's own order: the run's tie warning without reading and checking every
+-- row a second time.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
+    SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks,
+           count(*) FILTER (WHERE tie) AS tied
+    FROM (
+        SELECT user_id, item_id,
+               row_number() OVER ranking AS position,
+               coalesce(lag(score) OVER ranking = score, false)
+                   OR coalesce(lead(score) OVER ranking = score, false) AS tie
+        FROM ndcg_rows_scored(recs)
+        WINDOW ranking AS (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
+    )
+    GROUP BY user_id;
+
 -- ndcg_first_occurrence(ranked, depth): an edge's result (user_id, items, ranks) whose lists may
 -- hold an item more than once. Keeps each item's first occurrence, closes up the positions (and
 -- the tie ranks) and cuts each list to its first `depth` items (NULL: all).

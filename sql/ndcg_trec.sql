@@ -2,13 +2,28 @@
 -- spaces or tabs. Paths may be globs. Blank lines are skipped; words after the fields named below
 -- are ignored (some runs carry comments there).
 
+-- ndcg_trec_spaces(line): the line with each tab, line feed, form feed and carriage return made a
+-- space (the line itself when it has none).
+CREATE OR REPLACE TEMP MACRO ndcg_trec_spaces(line) AS
+    CASE WHEN contains(line, chr(9)) OR contains(line, chr(10)) OR contains(line, chr(12))
+              OR contains(line, chr(13))
+         THEN replace(replace(replace(replace(line, chr(9), ' '), chr(10), ' '), chr(12), ' '),
+                      chr(13), ' ')
+         ELSE line END;
+
+-- ndcg_trec_nonempty(parts): a list of strings without its empty ones (the list itself when it
+-- has none).
+CREATE OR REPLACE TEMP MACRO ndcg_trec_nonempty(parts) AS
+    CASE WHEN list_contains(parts, '') THEN list_filter(parts, lambda w: w <> '') ELSE parts END;
+
 -- ndcg_trec_split(line): a line's words (VARCHAR list): its runs of characters other than spaces,
 -- tabs, and the other ASCII white space of regular expressions' \s (line feed, form feed, carriage
 -- return). Splitting at spaces costs a third of regexp_extract_all(line, '\S+'), which gives the
--- same words.
+-- same words; the other white space is made spaces (ndcg_trec_spaces) and the empty words between
+-- two spaces dropped (ndcg_trec_nonempty) only in a line that has them: a run written with one
+-- space between fields, the common case, is split and nothing more (3.9 -> 2.5 CPU s for 10M lines).
 CREATE OR REPLACE TEMP MACRO ndcg_trec_split(line) AS
-    list_filter(string_split(replace(replace(replace(replace(
-        line, chr(9), ' '), chr(10), ' '), chr(12), ' '), chr(13), ' '), ' '), lambda w: w <> '');
+    ndcg_trec_nonempty(string_split(ndcg_trec_spaces(line), ' '));
 
 -- ndcg_trec_has_words(line): whether the line has a word (is not blank): a test on the line, so
 -- that a filter on it does not split every line twice.

@@ -128,17 +128,20 @@ def seen(con, options: Options, layout: str, train_what: str) -> tuple:
     return (users, items, user, item), depth, train_what
 
 
-def folds(con, options: Options, layout: str) -> bool:
-    """Whether the ranking edge counts the tied scores as it ranks (ndcg_ranked_scores_tied),
-    sparing ndcg_ties' pass of its own over every row: a ranking by score with ties in
-    trec_eval's order, judged_only off and no items dropped before the cut (duplicates
-    'first', exclude_seen), whose depth (then the depth shown) the top-n variant takes."""
+def folds(con, options: Options, layout: str) -> Optional[str]:
+    """The ranking edge that counts the tied scores as it ranks, sparing ndcg_ties' pass of its
+    own over every row (reading and checking them a second time), or None: for a ranking by
+    score with ties in trec_eval's order, judged_only off and no items dropped before the cut
+    (duplicates 'first', exclude_seen), ndcg_ranked_scores_tied when the top-n variant takes
+    the depth (then the depth shown), ndcg_ranked_scores_tied_all when there is none."""
     if (layout != "scores" or options.ties != "trec" or options.judged_only
             or options.duplicates == "first" or options.exclude_seen):
-        return False
-    (top,), = con.sql(f"SELECT ndcg_top_depth({statements.shown_depth(options)}) IS NOT NULL"
-                      ).fetchall()
-    return top
+        return None
+    depth = statements.shown_depth(options)
+    (top, whole), = con.sql(f"SELECT ndcg_top_depth({depth}) IS NOT NULL, {depth} IS NULL"
+                            ).fetchall()
+    return ("ndcg_ranked_scores_tied" if top else "ndcg_ranked_scores_tied_all" if whole
+            else None)
 
 
 def start_tied(con) -> None:
@@ -148,7 +151,7 @@ def start_tied(con) -> None:
                 "SELECT user_id, 0::BIGINT AS tied FROM ndcg_recs LIMIT 0")
 
 
-def tied(con, options: Options, folded: bool = False) -> tuple:
+def tied(con, options: Options, folded: Optional[str] = None) -> tuple:
     """outcome.ties_note's counts: the tied scores among the evaluated users' rows of a ranking
     by score, within the depth shown; with the depth. folded (folds): as the ranking edge
     counted them into ndcg_tied_users (ranked_table); otherwise by a pass of their own over the
@@ -167,15 +170,20 @@ def tied(con, options: Options, folded: bool = False) -> tuple:
 
 # --- the per-item view --------------------------------------------------------------------------
 
-def ranked_table(con, options: Options, layout: str, recs: str, folded: bool = False) -> str:
+def ranked_table(con, options: Options, layout: str, recs: str, folded: Optional[str] = None
+                 ) -> str:
     """The ranking edge's result for `recs` (in `layout`), as every metric reads it, made once
     into the table ndcg_ranked_batch (the batch's scores and per-item lists read it): its name.
-    folded (folds): the edge that also counts each user's tied scores (ndcg_ranked_scores_tied,
-    a column tied that the metrics do not read), whose users with a tie are appended to
+    folded (folds): the edge that also counts each user's tied scores (ndcg_ranked_scores_tied
+    or ndcg_ranked_scores_tied_all, a column tied that the metrics do not read), whose users with a tie are appended to
     ndcg_tied_users (start_tied) for tied()."""
-    edge = (f"ndcg_ranked_ AS (FROM ndcg_ranked_scores_tied('{recs}', "
-            f"depth := {statements.shown_depth(options)}))" if folded
-            else statements.ranked_cte(options, layout, recs=recs))
+    if folded == "ndcg_ranked_scores_tied_all":
+        edge = f"ndcg_ranked_ AS (FROM ndcg_ranked_scores_tied_all('{recs}'))"
+    elif folded:
+        edge = (f"ndcg_ranked_ AS (FROM ndcg_ranked_scores_tied('{recs}', "
+                f"depth := {statements.shown_depth(options)}))")
+    else:
+        edge = statements.ranked_cte(options, layout, recs=recs)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ranked_batch AS WITH {edge} FROM ndcg_ranked_")
     if folded:
         con.execute("INSERT INTO ndcg_tied_users SELECT user_id, tied FROM ndcg_ranked_batch "

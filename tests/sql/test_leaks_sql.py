@@ -53,6 +53,15 @@ def test_the_score_edge_counts_its_ties(scored):
         scored.sql("FROM ndcg_ranked_scores_tied('recs', 101)").fetchall()
 
 
+
+def test_the_whole_ranking_counts_its_ties(scored):
+    # ndcg_ranked_scores_tied_all: every row ranked (a, c, b, d; f, e, g; h) and each user's
+    # tied rows anywhere in the list: u1's two 0.5s 2, u2's two 1.0s 2, u3 0 (4 in all, as
+    # ndcg_ties counts them without a depth)
+    rows = scored.sql("FROM ndcg_ranked_scores_tied_all('recs') ORDER BY user_id").fetchall()
+    assert rows == [("u1", ["a", "c", "b", "d"], None, 2), ("u2", ["f", "e", "g"], None, 2),
+                    ("u3", ["h"], None, 0)]
+
 def test_no_ties(con):
     con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u1', 'a', 2), ('u1', 'b', 1)) "
                 "t(user_id, item_id, score)")
