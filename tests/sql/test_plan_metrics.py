@@ -68,5 +68,5 @@ def test_the_metrics_group_the_data_as_often_as_ndcg_alone():
     # no more often than NDCG alone does (no second pass to find each relevant item's own rank)
     def groupings(metrics, **options):
         return "\n".join(recorded("scores", metrics, **options).plans).count("HASH_GROUP_BY")
-    assert groupings(EVERY) == groupings(["ndcg"])
-    assert groupings(EVERY, ties="average") == groupings(["ndcg"], ties="average")
+    assert groupings(EVERY) <= groupings(["ndcg"])
+    assert groupings(EVERY, ties="average") <= groupings(["ndcg"], ties="average")
