@@ -79,11 +79,8 @@ def train_lists(con) -> str:
     (ndcg_train_lists), made by the first step of the run that reads it (the seen-items check,
     popularity) and shared by the others: its name. beyond.load drops it with the view it was
     made from (forget_train_lists)."""
-    (made,), = con.sql(f"SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
-                       f"table_name = '{TRAIN_LISTS}'").fetchall()
-    if not made:
-        con.execute(f"CREATE TEMP TABLE {TRAIN_LISTS} AS "
-                    f"FROM ndcg_train_lists('{statements.TRAIN}')")
+    con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {TRAIN_LISTS} AS "
+                f"FROM ndcg_train_lists('{statements.TRAIN}')")  # an existing one: not run
     return TRAIN_LISTS
 
 
