@@ -44,11 +44,11 @@ def evaluate(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=Tru
     DataFrames), and their per-item tables are broadcast to the workers.
 
     Returns the summary (a dict, as ndcg_duck.evaluate's) and the per-user rows as a Spark
-    DataFrame (persisted on the workers' disks: unpersist it when done), or None with
-    per_user=False; with per_item=True, the result's per_item is the per-item view (an Arrow
-    table, as ndcg_duck.evaluate's: the workers' counts added up per cutoff and item). buckets
-    sets how many groups of users the workers score, BUCKETS_PER_TASK to
-    a Spark task (default: sized from the data). Raises InputError for bad input or options,
+    DataFrame (read from rows persisted on the workers' disks: the result's unpersist() frees
+    them), or None with per_user=False; with per_item=True, the result's per_item is the
+    per-item view (an Arrow table, as ndcg_duck.evaluate's: the workers' counts added up per
+    cutoff and item). buckets sets how many groups of users the workers score,
+    BUCKETS_PER_TASK to a Spark task (default: sized from the data). Raises InputError for bad input or options,
     with the message ndcg_duck.evaluate gives.
     """
     return outcome.in_python(lambda: run(spark, recs, rels, k, per_user=per_user,

@@ -165,6 +165,18 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
     segments and by: the segment table (a path) and its segment column, as the default
     engine's. per_user: where to write the per-user table (a file, or a directory of part
     files: write_per_user). plot: the PNG compare --plot draws."""
+    results: list = []  # each run's SparkEvaluation: its per-user rows persisted
+    try:
+        return _compare(spark, rels, runs, settings, compare_options, rels_what, segments, by,
+                        per_user, plot, results)
+    finally:
+        for result in results:
+            result.unpersist()
+
+
+def _compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what, segments,
+             by, per_user, plot, results: list) -> tuple:
+    """compare, each run's result added to `results` as it is scored."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -190,6 +202,7 @@ def compare(spark, rels, runs, settings: dict, compare_options: dict, rels_what,
                                         rels_what=rels_what, lists=lists, ranked=True,
                                         popularity=popular, group_rows=popular is not None,
                                         **settings)
+        results.append(result)
         with refusals(what_run, rels_what):
             found = (_per_run_values(lists, user_col, seg if by_users else None, unknown)
                      if lists else {})

@@ -47,9 +47,19 @@ class SparkEvaluation(_Evaluated):
     per_item = None
     grouped = None  # with popularity: popular.Grouped, the sums of each popularity group
     group_rows = None  # with group_rows: each popularity group's per-user rows (popular.py)
+    persisted = ()  # what per_user and group_rows are read from, on the workers' disks
 
-    def with_items(self, table, grouped=None, group_rows=None) -> "SparkEvaluation":
+    def with_items(self, table, grouped=None, group_rows=None,
+                   persisted=()) -> "SparkEvaluation":
         self.per_item, self.grouped, self.group_rows = table, grouped, group_rows
+        self.persisted = tuple(persisted)
+        return self
+
+    def unpersist(self) -> "SparkEvaluation":
+        """Frees the rows per_user (and group_rows) are read from, persisted on the workers'
+        disks; unpersisting per_user itself frees nothing (it is a view of those rows)."""
+        for rows in self.persisted:
+            rows.unpersist()
         return self
 
 
@@ -220,6 +230,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
         for option, setting in LIMITS.items()) if value is not None)
     beyond.require(measures, settings["train"], settings["items"])
     driver = None
+    kept = []  # the persisted rows the result reads (SparkEvaluation.unpersist)
     try:
         with refusals(recs_what, rels_what):
             loaded, schema, driver, train_what, depth, train_df, item_type = _plan(
@@ -263,6 +274,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
                 from_arrow_schema(schema if rows_kept else sums_schema()))
             if rows_kept:
                 scored = scored.persist(StorageLevel.DISK_ONLY)
+                kept.append(scored)
             summary, users, counts = summed_up(scored, means, summed=not rows_kept)
             # whole-dataset checks, on the sums of every bucket's users
             problem = next((outcome.no_rows(what) for what, side in
@@ -290,7 +302,7 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
             if popularity is not None:
                 grouped, users_of_groups = _by_popularity(
                     recs, rels, sent, bucketed, cols, settings, options, measures,
-                    duckdb_settings, popularity, schema if group_rows else None)
+                    duckdb_settings, popularity, schema if group_rows else None, kept)
             if driver is not None:
                 values, said = driver.per_run(evaluated)
                 summary = outcome.beyond_summary(summary, measures, values, summary, counts)
@@ -306,16 +318,18 @@ def run(spark, recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True,
     finally:
         if driver is not None:
             driver.close()
-    return SparkEvaluation(summary, rows).with_items(items, grouped, users_of_groups), notes
+    return SparkEvaluation(summary, rows).with_items(items, grouped, users_of_groups,
+                                                     kept), notes
 
 
 def _by_popularity(recs, rels, sent, bucketed, cols, settings: dict, options: Options, measures,
-                   duckdb_settings: tuple, popularity, per_user: pa.Schema = None) -> tuple:
+                   duckdb_settings: tuple, popularity, per_user: pa.Schema = None,
+                   kept: list = None) -> tuple:
     """--by item-popularity: the item groups made on the driver (popular.item_groups), each
     group scored per user on the workers by the default engine's steps (popular.group_scorer),
     the buckets' sums added up (popular.Grouped). With per_user (compare: the per-user rows'
-    schema), the groups' per-user rows too (popular.split_rows). Returns (Grouped, those rows
-    or None)."""
+    schema), the groups' per-user rows too (popular.split_rows), the persisted rows they are read
+    from added to `kept`. Returns (Grouped, those rows or None)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from . import popular
@@ -331,7 +345,8 @@ def _by_popularity(recs, rels, sent, bucketed, cols, settings: dict, options: Op
                              as_text, rows), from_arrow_schema(rows or sums_schema()))
     users = None
     if rows is not None:
-        found, users = popular.split_rows(found, rows)
+        found, users, persisted = popular.split_rows(found, rows)
+        kept.append(persisted)
     return popular.added(found.collect(), listed, unplaced, accuracy, options.k), users
 
 

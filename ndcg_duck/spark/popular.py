@@ -146,7 +146,8 @@ def _with_sums(wide: pa.Table, sums: pa.RecordBatch, schema: pa.Schema) -> pa.Ta
 
 def split_rows(found, schema: pa.Schema) -> tuple:
     """group_scorer's rows with rows=schema (rows_schema), a DataFrame: persisted, then (its
-    sums rows, as Sums reads them; its users' rows: USER, GROUP, the metrics), both DataFrames."""
+    sums rows, as Sums reads them; its users' rows: USER, GROUP, the metrics; the persisted
+    rows, for the caller to unpersist), all DataFrames."""
     from pyspark import StorageLevel
 
     found = found.persist(StorageLevel.DISK_ONLY)
@@ -154,7 +155,7 @@ def split_rows(found, schema: pa.Schema) -> tuple:
     sums = found.where(col(summed[1]).isNotNull()).select(*[col(name) for name in summed])
     users = found.where(col(summed[1]).isNull()).select(
         *[col(name) for name in schema.names if name not in summed])
-    return sums, users
+    return sums, users, found
 
 
 def added(rows, listed: list, unplaced: str, measures: tuple, ks) -> Grouped:

@@ -76,6 +76,7 @@ class SparkResult(Result):
             self.spark, recs, rels, per_user=self.per_user, per_item=self.per_item,
             recs_what=self.names[0], rels_what=self.names[1], lists=self.lists,
             popularity=self.popularity, **settings)
+        stack.callback(self.result.unpersist)
 
     def _drop_lists(self) -> None:
         if self.lists:

@@ -132,7 +132,7 @@ def both_engines(spark, recs, rels, buckets=3, **options):
         assert got.per_item == want.per_item
     user = options.get("user_col", "user_id")
     rows = sorted((row.asDict() for row in got.per_user.collect()), key=lambda r: r[user])
-    got.per_user.unpersist()
+    got.unpersist()
     return want, got.summary, rows
 
 
@@ -189,7 +189,7 @@ def test_the_result_does_not_depend_on_buckets_or_partitions(spark):
                               spark.createDataFrame(rels).repartition(count), buckets=count,
                               **options)
         rows = sorted(tuple(row) for row in got.per_user.collect())
-        got.per_user.unpersist()
+        got.unpersist()
         results.append((got.summary, rows))
     assert results[0] == results[1]  # bit for bit
     assert_same(want, results[0][0], [dict(zip(want.per_user.column_names, row))
@@ -616,7 +616,9 @@ def test_compare_by_item_popularity_on_spark_as_the_default_engine(spark, runs, 
                        "item-popularity", "--groups", "3", "--min-users", "25", "--format",
                        "json"]
     want = invoke(*args, "--per-user", tmp_path / "want.csv")
+    before = persisted(spark)
     got = invoke(*args, "--per-user", tmp_path / "got.csv", "--engine", "spark")
+    assert persisted(spark) == before  # each run's rows and its groups' rows freed
     assert want.exit_code == 0 and got.exit_code == 0, got.output
     want_rows = json.loads(want.stdout)
     assert_same_rows(json.loads(got.stdout), want_rows)
@@ -1099,11 +1101,17 @@ def test_readme_spark_python_example(spark, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     (block,) = blocks("python spark")
     names = {}
+    before = persisted(spark)
     exec(compile(block, "docs/spark.md", "exec"), names)
+    assert persisted(spark) == before  # the example's result.unpersist() freed its rows
     want = ndcg_duck.evaluate("examples/recs.parquet", "examples/relevance.csv", k=[5, 10])
     assert names["summary"] == pytest.approx(want.summary)
     assert "ndcg@10" in capsys.readouterr().out  # show() printed the per-user rows
-    names["per_user"].unpersist()
+
+
+def persisted(spark) -> int:
+    """How many RDDs the session keeps persisted."""
+    return spark.sparkContext._jsc.getPersistentRDDs().size()
 
 
 def test_the_core_install_stays_duckdb_pyarrow_click():
@@ -1160,7 +1168,7 @@ def test_every_metric_per_user_is_a_double_on_spark_too(spark):
                           "integer" if isinstance(field.dataType, T.IntegralType)
                           else field.dataType.simpleString())
              for field in got.per_user.schema.fields if field.name != "user_id"}
-    got.per_user.unpersist()
+    got.unpersist()
     assert kinds == {**per_user_types_expected(), "dcg@2": "double", "idcg@2": "double"}
 
 
