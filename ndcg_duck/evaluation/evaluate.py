@@ -348,11 +348,12 @@ def _asked(measures: Optional[tuple], options: Options) -> str:
     return ", ".join(columns)
 
 
-def _stored_sql(measures: Optional[tuple], rows: str) -> str:
+def _stored_sql(measures: Optional[tuple], options: Options, rows: str) -> str:
     """The per-user rows `rows` (score_users' table) as ndcg_user_metrics gives them: a row per
     user and cutoff, BASE_COLUMNS, every metric column (NULL when not asked for), the user's own
     measures and trec_eval's families; the measures without a cutoff on the first cutoff's row
-    (taken out of ONCE, to their own types), NULL on the others."""
+    (taken out of ONCE, to their own types), NULL on the others. The two kinds of rows are told
+    apart by k, so that a reader of other columns does not scan ONCE."""
     if core_computes(measures):
         return f"FROM {rows}"
     asked = {m.metric for m in measures}
@@ -373,8 +374,9 @@ def _stored_sql(measures: Optional[tuple], rows: str) -> str:
 
     if not once:
         return f"SELECT {row(False)} FROM {rows}"
-    return (f"SELECT {row(False)} FROM {rows} WHERE {ONCE} IS NULL UNION ALL "
-            f"SELECT {row(True)} FROM {rows} WHERE {ONCE} IS NOT NULL")
+    first = f"k IS NOT DISTINCT FROM {statements.value(options.k[0])}"
+    return (f"SELECT {row(False)} FROM {rows} WHERE NOT ({first}) UNION ALL "
+            f"SELECT {row(True)} FROM {rows} WHERE {first}")
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
@@ -400,7 +402,8 @@ def score_users(con, options: Options, layout: str, recs: str, rels: str, into: 
             raise
         raise InputError(blamed) from None
     if not append:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {into} AS {_stored_sql(measures, rows)}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {into} AS "
+                    f"{_stored_sql(measures, options, rows)}")
 
 
 def _own_failure(con, options: Options, layout: str, recs: str, rels: str,
