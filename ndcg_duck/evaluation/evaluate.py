@@ -302,36 +302,96 @@ METRIC_COLUMNS = {"cg": "DOUBLE", "precision": "DOUBLE", "recall": "DOUBLE", "hi
                   "bing": "DOUBLE", "gm_map": "DOUBLE", "gm_bpref": "DOUBLE"}
 
 
+# the columns of ndcg_user_metrics every row has (then METRIC_COLUMNS, the measures asked for)
+BASE_COLUMNS = ("user_id", "k", "dcg", "idcg", "ndcg", "has_judgments", "has_ranking")
+# the list column of the stored per-user rows that holds, on each user's first cutoff's row
+# only, the measures without a cutoff (score_users)
+ONCE = "ndcg_once_"
+
+
+def _once(measures: tuple) -> list:
+    """The measures asked for that have no cutoff, as (name, SQL type, SQL over
+    ndcg_user_metrics' row): its columns without a cutoff (r_precision, bpref, the set
+    measures, ...) and trec_eval's iprec_at_recall_X and rprec_mult_X (metrics.FAMILIES), their
+    macros over edge. One value a user, on the first cutoff's row."""
+    asked = {m.metric for m in measures}
+    once = [(name, kind, name) for name, kind in METRIC_COLUMNS.items()
+            if name in asked and not metric_names.has_cutoff(name)]
+    return once + [(metric, "DOUBLE", metric_names.column_sql(metric)) for metric
+                   in dict.fromkeys(m.metric for m in measures if metric_names.member(m.metric))]
+
+
+def _own(measures: tuple) -> list:
+    """The user's own measures asked for (--metrics-sql), each once."""
+    return list(dict.fromkeys(m.metric for m in measures if metric_names.own(m.metric)))
+
+
 def _asked(measures: Optional[tuple], options: Options) -> str:
-    """The columns to keep of ndcg_user_metrics: every one but edge, but a metric not asked for
-    is NULL, so DuckDB does not compute it (a typed NULL keeps the summary macros' columns);
-    then a column per user's own measure (--metrics-sql), its macro over edge."""
+    """The columns of ndcg_user_metrics to store, a row per user and cutoff: BASE_COLUMNS, the
+    metrics asked for that have a cutoff, a column per user's own measure (--metrics-sql, its
+    macro over edge), and ONCE: the measures without a cutoff (_once) in one list of DOUBLEs on
+    the first cutoff's row, NULL on the others (a metric not asked for is not computed, and no
+    column a user has a value of on one row in eleven fills the other ten: _stored_sql gives the
+    columns back)."""
     if core_computes(measures):
         return "*"
     asked = {m.metric for m in measures}
-    replaced = ", ".join(f"NULL::{kind} AS {name}" for name, kind in METRIC_COLUMNS.items()
-                         if name not in asked)
-    own = [f"{own_sql.call(options.metrics_sql, metric)} AS {metric}"
-           for metric in dict.fromkeys(m.metric for m in measures if metric_names.own(m.metric))]
-    # trec_eval's iprec_at_recall_X and rprec_mult_X (metrics.FAMILIES): on the first cutoff's
-    # row, as the metrics without a cutoff
-    own += [f"CASE WHEN k IS NOT DISTINCT FROM {statements.value(options.k[0])} "
-            f"THEN {metric_names.column_sql(m.metric)} END AS {sqltext.ident(m.metric)}"
-            for m in measures if metric_names.member(m.metric)]
-    return ("* EXCLUDE (edge)" + (f" REPLACE ({replaced})" if replaced else "")
-            + "".join(", " + column for column in own))
+    columns = list(BASE_COLUMNS) + [name for name in METRIC_COLUMNS
+                                    if name in asked and metric_names.has_cutoff(name)]
+    columns += [f"{own_sql.call(options.metrics_sql, metric)} AS {metric}"
+                for metric in _own(measures)]
+    once = _once(measures)
+    if once:
+        columns.append(f"CASE WHEN k IS NOT DISTINCT FROM {statements.value(options.k[0])} "
+                       f"THEN [{', '.join(f'({sql})::DOUBLE' for _, _, sql in once)}] "
+                       f"END AS {ONCE}")
+    return ", ".join(columns)
+
+
+def _stored_sql(measures: Optional[tuple], options: Options, rows: str) -> str:
+    """The per-user rows `rows` (score_users' table) as ndcg_user_metrics gives them: a row per
+    user and cutoff, BASE_COLUMNS, every metric column (NULL when not asked for), the user's own
+    measures and trec_eval's families; the measures without a cutoff on the first cutoff's row
+    (taken out of ONCE, to their own types), NULL on the others. The two kinds of rows are told
+    apart by k, so that a reader of other columns does not scan ONCE."""
+    if core_computes(measures):
+        return f"FROM {rows}"
+    asked = {m.metric for m in measures}
+    once = {name: (i, kind) for i, (name, kind, _) in enumerate(_once(measures), start=1)}
+
+    families = [(name, kind) for name, kind, _ in _once(measures) if name not in METRIC_COLUMNS]
+
+    def row(first: bool) -> str:
+        columns = list(BASE_COLUMNS)
+        for name, kind in METRIC_COLUMNS.items():
+            columns.append(name if name in asked and name not in once else
+                           f"{ONCE}[{once[name][0]}]::{kind} AS {name}" if name in once and first
+                           else f"NULL::{kind} AS {name}")
+        columns += [sqltext.ident(metric) for metric in _own(measures)]
+        columns += [f"{ONCE}[{once[name][0]}]::{kind} AS {sqltext.ident(name)}" if first
+                    else f"NULL::{kind} AS {sqltext.ident(name)}" for name, kind in families]
+        return ", ".join(columns)
+
+    if not once:
+        return f"SELECT {row(False)} FROM {rows}"
+    first = f"k IS NOT DISTINCT FROM {statements.value(options.k[0])}"
+    return (f"SELECT {row(False)} FROM {rows} WHERE NOT ({first}) UNION ALL "
+            f"SELECT {row(True)} FROM {rows} WHERE {first}")
 
 
 def score_users(con, options: Options, layout: str, recs: str, rels: str, into: str,
                 append: bool = False, measures: Optional[tuple] = None,
                 ranked: Optional[str] = None) -> None:
     """Score the users of already-loaded inputs: the relations `recs` and `rels` in `con` (views,
-    tables or registered Arrow tables, with the columns inputs.load gives them) into the table
+    tables or registered Arrow tables, with the columns inputs.load gives them) into the view
     `into` (created, or appended to), one row per user and cutoff with the has_judgments and
     has_ranking flags (and with `measures` beyond NDCG, a column per metric: user_scores_sql).
-    Every user's rows from both inputs must be in the same call; coverage, means and the
-    per-user table are the whole dataset's steps, in _run."""
-    into_sql = f"INSERT INTO {into}" if append else f"CREATE OR REPLACE TEMP TABLE {into} AS"
+    The rows are stored in the table `into`_rows, the measures without a cutoff in one list on
+    a user's first row (_asked), which the view `into` unpacks (_stored_sql). Every user's rows
+    from both inputs must be in the same call; coverage, means and the per-user table are the
+    whole dataset's steps, in _run."""
+    rows = f"{into}_rows"
+    into_sql = f"INSERT INTO {rows}" if append else f"CREATE OR REPLACE TEMP TABLE {rows} AS"
     own_sql.load(con, options.metrics_sql)
     try:
         con.execute(f"{into_sql} "
@@ -341,6 +401,9 @@ def score_users(con, options: Options, layout: str, recs: str, rels: str, into: 
         if blamed is None:
             raise
         raise InputError(blamed) from None
+    if not append:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {into} AS "
+                    f"{_stored_sql(measures, options, rows)}")
 
 
 def _own_failure(con, options: Options, layout: str, recs: str, rels: str,

@@ -1,6 +1,8 @@
 """Batches of users: the ranges cover every row once, and a batched run is the unbatched one.
 (The reference test runs every option in batches of 1, 2 and 3 users as well.)"""
 
+import importlib
+
 import duckdb
 import pyarrow as pa
 import pytest
@@ -126,3 +128,30 @@ def test_the_number_of_batches_is_bounded(monkeypatch):
     one = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", "1,all"])
     bounded = CliRunner().invoke(cli, ["eval", RECS, RELS, "-k", "1,all", "--batch-users", "1"])
     assert bounded.exit_code == 0 and bounded.output == one.output
+
+
+def test_batched_all_trec_is_one_batch_and_stores_each_measure_without_a_cutoff_once(
+        monkeypatch):
+    """all_trec's 11 cutoffs are 11 rows a user; the measures without a cutoff (bpref, the set
+    measures, iprec_at_recall_X ...) are stored once, in one list on the user's first row
+    (ndcg_all_rows), not as columns NULL on the other ten, and read back as before."""
+    evaluate_module = importlib.import_module("ndcg_duck.evaluation.evaluate")
+    stored = []
+    real_run = evaluate_module._run
+
+    def spy(work, *args, **kwargs):
+        found = real_run(work, *args, **kwargs)
+        stored.append((work.sql("FROM ndcg_all_rows").columns,
+                       row(work, "SELECT count(DISTINCT user_id), count(ndcg_once_), count(*) "
+                                 "FROM ndcg_all_rows")))
+        return found
+
+    monkeypatch.setattr(evaluate_module, "_run", spy)
+    one = ndcg_duck.evaluate(RECS, RELS, metrics="all_trec")
+    batched = ndcg_duck.evaluate(RECS, RELS, metrics="all_trec", batch_users=2)
+    assert batched.summary == one.summary
+    assert batched.per_user.to_pylist() == one.per_user.to_pylist()
+    assert "bpref" in one.per_user.column_names and "iprec_at_recall_0.50" in one.summary
+    for columns, (users, lists, rows) in stored:
+        assert "bpref" not in columns and "iprec_at_recall_0.50" not in columns
+        assert lists == users and rows == 11 * users  # every user of either file
