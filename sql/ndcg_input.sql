@@ -248,23 +248,44 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth) AS TABLE
                        'ndcg_ranked_scores_tied: depth must be from 1 to 100, not '
                        || coalesce(depth::VARCHAR, 'NULL'));
 
--- ndcg_ranked_scores_tied_all(recs): ndcg_ranked_scores (ties 'trec', no depth: every row
--- ranked with a window) with a fourth column tied: each user's tied rows, as ndcg_ties counts
--- them at no depth (ndcg_tied_rows: the rows whose score equals the one before or after it, best
--- first), from the window's own order: the run's tie warning without reading and checking every
--- row a second time.
-CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
-    SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks,
-           count(*) FILTER (WHERE tie) AS tied
-    FROM (
-        SELECT user_id, item_id,
-               row_number() OVER ranking AS position,
-               coalesce(lag(score) OVER ranking = score, false)
-                   OR coalesce(lead(score) OVER ranking = score, false) AS tie
-        FROM ndcg_rows_scored(recs)
-        WINDOW ranking AS (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
-    )
+-- ndcg_scores_gathered(scored): each user's rows of scored (checked rows: user_id, item_id,
+-- score) gathered into one list, in no order, by a hash aggregate (no sort of every row by user):
+-- user_id and gathered, a LIST of {score, item}, one per row (one list, so that each score stays
+-- with its item).
+CREATE OR REPLACE TEMP MACRO ndcg_scores_gathered(scored) AS TABLE
+    SELECT user_id, list({'score': score, 'item': item_id}) AS gathered
+    FROM query_table(scored)
     GROUP BY user_id;
+
+-- ndcg_scores_ordered(lists): ndcg_scores_gathered's rows with each list put in order by score
+-- alone, best first (list_grade_up of the scores: a sort of each user's scores, not of every
+-- row): user_id, items and scores (two LISTs in that order). Rows of equal score come in any
+-- order.
+CREATE OR REPLACE TEMP MACRO ndcg_scores_ordered(lists) AS TABLE
+    SELECT user_id, list_transform(best, lambda j: gathered[j].item) AS items,
+           list_transform(best, lambda j: gathered[j].score) AS scores
+    FROM (SELECT user_id, gathered,
+                 list_grade_up(list_transform(gathered, lambda r: r.score), 'DESC') AS best
+          FROM query_table(lists));
+
+-- ndcg_ranked_scores_tied_all(recs): ndcg_ranked_scores (ties 'trec', no depth: every row
+-- ranked) with a fourth column tied: each user's tied rows, as ndcg_ties counts them at no depth
+-- (ndcg_tied_rows: the rows whose score equals the one before or after it, best first): the
+-- run's tie warning without reading and checking every row a second time. Each user's rows are
+-- gathered into one list (ndcg_scores_gathered) and ordered by score within it
+-- (ndcg_scores_ordered), instead of a window's sort of every row (10M rows of 100 a user: 9.8 ->
+-- 5.6 CPU s, and less memory; 1000 a user: no slower, BENCHMARKS.md "trec_eval's measure set").
+-- With no two equal scores that is trec_eval's order and no id is cast to text, the common case;
+-- a user with equal scores is put in trec_eval's order (ndcg_trec_sorted) and counted. Any list
+-- length: nothing is cut, so no user needs a second pass.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
+    WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs)),
+    ndcg_gathered_ AS (FROM ndcg_scores_gathered('ndcg_scored_'))
+    SELECT user_id, CASE WHEN differ THEN items ELSE ndcg_trec_sorted(scores, items) END AS items,
+           NULL::BIGINT[] AS ranks,
+           CASE WHEN differ THEN 0 ELSE ndcg_tied_rows(scores, NULL) END AS tied
+    FROM (SELECT *, ndcg_all_differ(scores) AS differ
+          FROM ndcg_scores_ordered('ndcg_gathered_'));
 
 -- ndcg_first_occurrence(ranked, depth): an edge's result (user_id, items, ranks) whose lists may
 -- hold an item more than once. Keeps each item's first occurrence, closes up the positions (and

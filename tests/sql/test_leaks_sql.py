@@ -62,6 +62,29 @@ def test_the_whole_ranking_counts_its_ties(scored):
     assert rows == [("u1", ["a", "c", "b", "d"], None, 2), ("u2", ["f", "e", "g"], None, 2),
                     ("u3", ["h"], None, 0)]
 
+def test_the_whole_ranking_of_long_lists_against_python(con):
+    """ndcg_ranked_scores_tied_all on lists of 1 to 150 rows with integer ids (whose text order,
+    trec_eval's for ties, is not their numeric one: 9 before 10 before 1), runs of equal scores,
+    0.0 and -0.0 and the infinities, against trec_eval's rule in plain Python."""
+    scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
+    rows = [(user, item, scores[(item * 7 + user) % len(scores)])
+            for user, length in enumerate((1, 2, 99, 100, 101, 150))
+            for item in range(1, length + 1)]
+    con.execute("CREATE TABLE recs (user_id INTEGER, item_id INTEGER, score DOUBLE)")
+    con.executemany("INSERT INTO recs VALUES (?, ?, ?)", rows)
+    expected = []
+    for user in sorted({r[0] for r in rows}):
+        mine = sorted((r for r in rows if r[0] == user), key=lambda r: (r[2], str(r[1])),
+                      reverse=True)
+        best = [r[2] for r in mine]
+        tied = sum(1 for i, s in enumerate(best)
+                   if (i > 0 and best[i - 1] == s) or (i + 1 < len(best) and best[i + 1] == s))
+        expected.append((user, [r[1] for r in mine], None, tied))
+    assert con.sql("FROM ndcg_ranked_scores_tied_all('recs') ORDER BY user_id").fetchall() \
+        == expected
+    assert sum(row[3] for row in expected) > 0 and expected[0][3] == 0
+
+
 def test_no_ties(con):
     con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u1', 'a', 2), ('u1', 'b', 1)) "
                 "t(user_id, item_id, score)")
