@@ -68,9 +68,9 @@ def test_the_whole_ranking_counts_its_ties(scored, edge):
 
 @pytest.mark.parametrize("edge", WHOLE_EDGES)
 def test_the_whole_ranking_of_long_lists_against_python(con, edge):
-    """ndcg_ranked_scores_tied_all and _short on lists of 1 to 150 rows with integer ids (whose text order,
-    trec_eval's for ties, is not their numeric one: 9 before 10 before 1), runs of equal scores,
-    0.0 and -0.0 and the infinities, against trec_eval's rule in plain Python."""
+    """ndcg_ranked_scores_tied_all and _short on lists of 1 to 150 rows with integer ids (whose
+    text order, trec_eval's for ties, is not their numeric one: 9 before 10 before 1), runs of
+    equal scores, 0.0 and -0.0 and the infinities, against trec_eval's rule in plain Python."""
     scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
     rows = [(user, item, scores[(item * 7 + user) % len(scores)])
             for user, length in enumerate((1, 2, 99, 100, 101, 150))
