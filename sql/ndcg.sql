@@ -607,11 +607,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
 -- ordered within it by score (ndcg_scores_ordered); with no two equal scores that is trec_eval's
 -- order and no id is cast to text, the common case; a user with equal scores is put in
 -- trec_eval's order (ndcg_trec_sorted) and counted (ndcg_tied_rows). The same result as
--- ndcg_ranked_scores_tied_all for any input and any list length; only the cost differs: 10M
--- rows of 100 a user 9.8 -> 5.6 CPU s in process, with less memory; but lists are ordered a
--- vector of 2048 users at a time, so lists of 1000 would take about 1 GB more than the window
--- (BENCHMARKS.md, "trec_eval's measure set"). leaks.folds picks it when the first rows say the
--- lists are short (ndcg_lists_short).
+-- ndcg_ranked_scores_tied_all for any input and any list length; only the cost differs: a TREC
+-- run of 10M rows, 100 a user, parse included, 8.8-10.3 -> 5.9-7.2 CPU s and 0.73 -> 0.66 GB;
+-- but lists are ordered a vector of 2048 users at a time, so lists of 1000 took 1.4 GB against
+-- the window's 0.5 (benchmarks/reports/2026-11-26-trec31f.md). leaks.folds picks it when the
+-- first rows say the lists are short (ndcg_lists_short).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_short(recs) AS TABLE
     WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs)),
     ndcg_gathered_ AS (FROM ndcg_scores_gathered('ndcg_scored_'))
