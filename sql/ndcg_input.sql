@@ -248,12 +248,31 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth) AS TABLE
                        'ndcg_ranked_scores_tied: depth must be from 1 to 100, not '
                        || coalesce(depth::VARCHAR, 'NULL'));
 
--- ndcg_ranked_scores_tied_all(recs): ndcg_ranked_scores (ties 'trec', no depth: every row
--- ranked with a window) with a fourth column tied: each user's tied rows, as ndcg_ties counts
--- them at no depth (ndcg_tied_rows: the rows whose score equals the one before or after it, best
--- first), from the window's own order: the run's tie warning without reading and checking every
--- row a second time.
-CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
+-- ndcg_scores_gathered(scored): each user's rows of scored (checked rows: user_id, item_id,
+-- score) gathered into one list, in no order, by a hash aggregate (no sort of every row by user):
+-- user_id and gathered, a LIST of {score, item}, one per row (one list, so that each score stays
+-- with its item).
+CREATE OR REPLACE TEMP MACRO ndcg_scores_gathered(scored) AS TABLE
+    SELECT user_id, list({'score': score, 'item': item_id}) AS gathered
+    FROM query_table(scored)
+    GROUP BY user_id;
+
+-- ndcg_scores_ordered(lists): ndcg_scores_gathered's rows with each list put in order by score
+-- alone, best first (list_grade_up of the scores: a sort of each user's scores, not of every
+-- row): user_id, items and scores (two LISTs in that order). Rows of equal score come in any
+-- order.
+CREATE OR REPLACE TEMP MACRO ndcg_scores_ordered(lists) AS TABLE
+    SELECT user_id, list_transform(best, lambda j: gathered[j].item) AS items,
+           list_transform(best, lambda j: gathered[j].score) AS scores
+    FROM (SELECT user_id, gathered,
+                 list_grade_up(list_transform(gathered, lambda r: r.score), 'DESC') AS best
+          FROM query_table(lists));
+
+-- ndcg_ranked_scores_tied_window(scored): every row of scored (checked rows: user_id, item_id,
+-- score) ranked with a window in trec_eval's order (ndcg_ranked_scores_all's), with each user's
+-- tied rows counted in the same window (lag/lead of the score equal to it): user_id, items,
+-- ranks (NULL) and tied, as ndcg_ranked_scores_tied_all returns them.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_window(scored) AS TABLE
     SELECT user_id, list(item_id ORDER BY position) AS items, NULL::BIGINT[] AS ranks,
            count(*) FILTER (WHERE tie) AS tied
     FROM (
@@ -261,10 +280,50 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
                row_number() OVER ranking AS position,
                coalesce(lag(score) OVER ranking = score, false)
                    OR coalesce(lead(score) OVER ranking = score, false) AS tie
-        FROM ndcg_rows_scored(recs)
+        FROM query_table(scored)
         WINDOW ranking AS (PARTITION BY user_id ORDER BY score DESC, item_id::VARCHAR DESC)
     )
     GROUP BY user_id;
+
+-- ndcg_ranked_scores_tied_all(recs): ndcg_ranked_scores (ties 'trec', no depth: every row
+-- ranked) with a fourth column tied: each user's tied rows, as ndcg_ties counts them at no depth
+-- (ndcg_tied_rows: the rows whose score equals the one before or after it, best first): the
+-- run's tie warning without reading and checking every row a second time. Every row is sorted
+-- by user and score (ndcg_ranked_scores_tied_window): the edge for long lists.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_all(recs) AS TABLE
+    WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs))
+    FROM ndcg_ranked_scores_tied_window('ndcg_scored_');
+
+-- ndcg_ranked_scores_tied_short(recs): ndcg_ranked_scores_tied_all without the sort of every row,
+-- for short lists: each user's rows are gathered into one list (ndcg_scores_gathered) and
+-- ordered within it by score (ndcg_scores_ordered); with no two equal scores that is trec_eval's
+-- order and no id is cast to text, the common case; a user with equal scores is put in
+-- trec_eval's order (ndcg_trec_sorted) and counted (ndcg_tied_rows). The same result as
+-- ndcg_ranked_scores_tied_all for any input and any list length; only the cost differs: a TREC
+-- run of 10M rows, 100 a user, parse included, 8.8-10.3 -> 5.9-7.2 CPU s and 0.73 -> 0.66 GB;
+-- but lists are ordered a vector of 2048 users at a time, so lists of 1000 took 1.4 GB against
+-- the window's 0.5 (benchmarks/reports/2026-11-26-trec31f.md). leaks.folds picks it when the
+-- first rows say the lists are short (ndcg_lists_short).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied_short(recs) AS TABLE
+    WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs)),
+    ndcg_gathered_ AS (FROM ndcg_scores_gathered('ndcg_scored_'))
+    SELECT user_id, CASE WHEN differ THEN items ELSE ndcg_trec_sorted(scores, items) END AS items,
+           NULL::BIGINT[] AS ranks,
+           CASE WHEN differ THEN 0 ELSE ndcg_tied_rows(scores, NULL) END AS tied
+    FROM (SELECT *, ndcg_all_differ(scores) AS differ
+          FROM ndcg_scores_ordered('ndcg_gathered_'));
+
+-- ndcg_lists_short(recs, n): one row, short: whether recs' first n rows (in the order read)
+-- come grouped by user (each user's rows one after another, as a TREC run lists each query's
+-- lines) and no user among them has more than 100 (ndcg_top_depth's limit). A guess at the
+-- length of the lists, from rows read anyway first, for choosing between two edges that give
+-- the same result (ndcg_ranked_scores_tied_short or _all); never for a number.
+CREATE OR REPLACE TEMP MACRO ndcg_lists_short(recs, n) AS TABLE
+    SELECT count(*) FILTER (WHERE starts) = count(DISTINCT user_id)
+           AND ndcg_top_depth(coalesce(max(rows_), 0)) IS NOT NULL AS short
+    FROM (SELECT user_id, starts, count(*) OVER (PARTITION BY user_id) AS rows_
+          FROM (SELECT user_id, user_id IS DISTINCT FROM lag(user_id) OVER () AS starts
+                FROM (SELECT user_id FROM query_table(recs) LIMIT n)));
 
 -- ndcg_first_occurrence(ranked, depth): an edge's result (user_id, items, ranks) whose lists may
 -- hold an item more than once. Keeps each item's first occurrence, closes up the positions (and

@@ -54,13 +54,57 @@ def test_the_score_edge_counts_its_ties(scored):
 
 
 
-def test_the_whole_ranking_counts_its_ties(scored):
-    # ndcg_ranked_scores_tied_all: every row ranked (a, c, b, d; f, e, g; h) and each user's
-    # tied rows anywhere in the list: u1's two 0.5s 2, u2's two 1.0s 2, u3 0 (4 in all, as
-    # ndcg_ties counts them without a depth)
-    rows = scored.sql("FROM ndcg_ranked_scores_tied_all('recs') ORDER BY user_id").fetchall()
+WHOLE_EDGES = ["ndcg_ranked_scores_tied_all", "ndcg_ranked_scores_tied_short"]
+
+
+@pytest.mark.parametrize("edge", WHOLE_EDGES)
+def test_the_whole_ranking_counts_its_ties(scored, edge):
+    # ndcg_ranked_scores_tied_all (the window) and _short (lists gathered per user): every row
+    # ranked (a, c, b, d; f, e, g; h) and each user's tied rows anywhere in the list: u1's two
+    # 0.5s 2, u2's two 1.0s 2, u3 0 (4 in all, as ndcg_ties counts them without a depth)
+    rows = scored.sql(f"FROM {edge}('recs') ORDER BY user_id").fetchall()
     assert rows == [("u1", ["a", "c", "b", "d"], None, 2), ("u2", ["f", "e", "g"], None, 2),
                     ("u3", ["h"], None, 0)]
+
+@pytest.mark.parametrize("edge", WHOLE_EDGES)
+def test_the_whole_ranking_of_long_lists_against_python(con, edge):
+    """ndcg_ranked_scores_tied_all and _short on lists of 1 to 150 rows with integer ids (whose
+    text order, trec_eval's for ties, is not their numeric one: 9 before 10 before 1), runs of
+    equal scores, 0.0 and -0.0 and the infinities, against trec_eval's rule in plain Python."""
+    scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
+    rows = [(user, item, scores[(item * 7 + user) % len(scores)])
+            for user, length in enumerate((1, 2, 99, 100, 101, 150))
+            for item in range(1, length + 1)]
+    con.execute("CREATE TABLE recs (user_id INTEGER, item_id INTEGER, score DOUBLE)")
+    con.executemany("INSERT INTO recs VALUES (?, ?, ?)", rows)
+    expected = []
+    for user in sorted({r[0] for r in rows}):
+        mine = sorted((r for r in rows if r[0] == user), key=lambda r: (r[2], str(r[1])),
+                      reverse=True)
+        best = [r[2] for r in mine]
+        tied = sum(1 for i, s in enumerate(best)
+                   if (i > 0 and best[i - 1] == s) or (i + 1 < len(best) and best[i + 1] == s))
+        expected.append((user, [r[1] for r in mine], None, tied))
+    assert con.sql(f"FROM {edge}('recs') ORDER BY user_id").fetchall() == expected
+    assert sum(row[3] for row in expected) > 0 and expected[0][3] == 0
+
+
+@pytest.mark.parametrize("users, short", [
+    ([1] * 100 + [2] * 3 + [3], True),          # grouped, the longest 100
+    ([1] * 3 + [2] * 101 + [3], False),         # a user of 101 rows
+    ([1, 1, 2, 2, 1, 3], False),                # user 1's rows apart: not grouped by user
+    ([], True)])
+def test_lists_short_from_the_first_rows(con, users, short):
+    """ndcg_lists_short: the first rows grouped by user and none of their users longer than
+    100 (what leaks.folds reads to pick ndcg_ranked_scores_tied_short)."""
+    con.execute("CREATE TABLE recs (user_id INTEGER)")
+    for user in users:
+        con.execute("INSERT INTO recs VALUES (?)", [user])
+    assert con.sql("FROM ndcg_lists_short('recs', 1000)").fetchall() == [(short,)]
+    # only the first n rows count: the first 100 of user 2's 101, after user 1's three
+    if users[:3] == [1] * 3 and not short:
+        assert con.sql("FROM ndcg_lists_short('recs', 103)").fetchall() == [(True,)]
+
 
 def test_no_ties(con):
     con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u1', 'a', 2), ('u1', 'b', 1)) "
