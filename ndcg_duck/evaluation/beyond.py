@@ -168,14 +168,13 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     evaluated_tops(con, evaluated)
     try:
         prepare(con, options, measures, given)
-        shown = "ndcg_entries_"  # what the outside-catalogue count reads
+        shown_items(con, measures)
         if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
-                        "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
+                        "FROM ndcg_beyond_exposure_in('ndcg_shown_')")
             con.execute("CREATE OR REPLACE TEMP VIEW ndcg_keys_ AS "
                         "SELECT k, count(*) AS users FROM ndcg_tops_ GROUP BY k")
-            shown = "ndcg_exposure_"
-        summary, notes = per_run(con, measures, given, shown)
+        summary, notes = per_run(con, measures, given, shown="ndcg_shown_")
         columns = per_user(con, options, measures)
     except duckdb.Error as exc:
         raise InputError(check_message(exc, given)) from None
@@ -191,6 +190,19 @@ def evaluated_tops(con, evaluated: str) -> None:
     con.execute("DROP TABLE ndcg_tops")  # every later step reads the evaluated users' lists
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
                 "FROM ndcg_beyond_entries('ndcg_tops_')")
+
+
+def shown_items(con, measures: tuple) -> None:
+    """ndcg_shown_: every item of ndcg_entries_ once, with its exposure at each cutoff the
+    measures take (ndcg_beyond_shown_of, a column per cutoff of ndcg_depths_, made here: one row,
+    each cutoff's depth in a column named by it, 'all' for no cutoff). The exposure, the
+    per-user metrics' values and the outside-catalogue count read it."""
+    ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_depths_ AS PIVOT (SELECT coalesce("
+                f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs({ks})) ON k "
+                f"USING any_value(depth)")
+    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
+                "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
 
 
 def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
@@ -220,12 +232,13 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
 
 
 def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_",
-            keys: str = "ndcg_keys_") -> tuple[dict, list]:
+            keys: str = "ndcg_keys_", shown: Optional[str] = None) -> tuple[dict, list]:
     """The per-run measures from the relation `exposure` (ndcg_beyond_exposure's rows over the
     evaluated users' lists; when no per-run measure is asked, any relation of the shown items'
     item_id), `keys` (k and users: how many users' lists each cutoff read) and ndcg_catalogue_,
     by prepare's ndcg_beyond_run_as_: ({'coverage@10': value, ...}, the notes: item ids compared
-    as text, recommended items outside the catalogue)."""
+    as text, recommended items outside the catalogue, counted in `shown`, a relation of the
+    shown items' item_id, exposure when None)."""
     summary = {}
     chosen = [m for m in wanted(measures) if m.metric in PER_RUN]
     if chosen:
@@ -234,19 +247,22 @@ def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_
         found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
         for m in chosen:  # a cutoff without lists (no users): 0
             summary[m.name] = found.get(m.k, dict.fromkeys(PER_RUN, 0.0))[m.metric]
-    return summary, ([given.as_text] if given.as_text else []) + _outside(con, given, exposure)
+    return summary, ([given.as_text] if given.as_text else []) + _outside(con, given,
+                                                                          shown or exposure)
 
 
 def per_user(con, options: Options, measures: tuple) -> tuple:
-    """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops)
-    and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics among `measures`, in
-    the order of their columns."""
+    """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops),
+    ndcg_shown_ (shown_items) and prepare's ndcg_popularity_ and ndcg_features_: the per-user
+    metrics among `measures`, in the order of their columns."""
     metrics = {m.metric for m in wanted(measures)}
     columns = []
     if metrics & set(POPULAR):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                    f"FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
-                    f"'ndcg_popularity_', {sql_args(options, USER_OPTIONS)})")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_values_ AS "
+                    f"FROM ndcg_beyond_values_of('ndcg_shown_', 'ndcg_popularity_', "
+                    f"{sql_args(options, USER_OPTIONS)})")  # a table: its join is the faster
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
+                    "FROM ndcg_beyond_user_in('ndcg_entries_', 'ndcg_item_values_', 'ndcg_tops_')")
         columns += [m for m in POPULAR if m in metrics]
     if "ild" in metrics:
         _ild(con)
@@ -318,7 +334,7 @@ def _per_user_table(con, columns: list) -> None:
 
 def _outside(con, given: Inputs, shown: str = "ndcg_exposure_") -> list:
     """A warning when recommended items are outside the catalogue: how many, and one of them.
-    shown: a relation with the shown items' item_id (ndcg_exposure_ or ndcg_entries_)."""
+    shown: a relation with the shown items' item_id (ndcg_shown_ or ndcg_exposure_)."""
     (count, example), = con.sql(f"FROM ndcg_beyond_outside_of('{shown}', "
                                 f"'ndcg_catalogue_')").fetchall()
     if not count:
