@@ -192,17 +192,37 @@ def evaluated_tops(con, evaluated: str) -> None:
                 "FROM ndcg_beyond_entries('ndcg_tops_')")
 
 
+# The shown items' exposure (shown_items) groups the entries by item id alone. When the ids are
+# integers of a range of at most 2^ARRAY_BITS, DuckDB's perfect hash aggregate (an array indexed
+# by the id, one per thread, of about 8 + 8 x cutoffs bytes per id of the range) halves its CPU
+# (benchmarks/reports/2026-11-26-beyond32d.md); its threshold is raised for that one statement,
+# and only when the threads' arrays together fit in an eighth of the memory limit. Other ids
+# take the usual hash aggregate.
+ARRAY_BITS = 20
+
+
 def shown_items(con, measures: tuple) -> None:
     """ndcg_shown_: every item of ndcg_entries_ once, with its exposure at each cutoff the
     measures take (ndcg_beyond_shown_of, a column per cutoff of ndcg_depths_, made here: one row,
     each cutoff's depth in a column named by it, 'all' for no cutoff). The exposure, the
     per-user metrics' values and the outside-catalogue count read it."""
-    ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
+    cutoffs = dict.fromkeys(m.k for m in wanted(measures))
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_depths_ AS PIVOT (SELECT coalesce("
-                f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs({ks})) ON k "
-                f"USING any_value(depth)")
-    con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
-                "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
+                f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs("
+                f"{sqltext.bigint_list(cutoffs)})) ON k USING any_value(depth)")
+    (threads, threshold), = con.sql("SELECT current_setting('threads'), "
+                                    "current_setting('perfect_ht_threshold')").fetchall()
+    arrays = int(threads) * 2 ** ARRAY_BITS * (8 + 8 * len(cutoffs))
+    raise_it = int(threshold) < ARRAY_BITS and \
+        arrays * 8 <= batches.users_per_batch(con) * batches.BYTES_PER_USER
+    if raise_it:
+        con.execute(f"SET perfect_ht_threshold = {ARRAY_BITS}")
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
+                    "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
+    finally:
+        if raise_it:
+            con.execute(f"SET perfect_ht_threshold = {int(threshold)}")
 
 
 def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
