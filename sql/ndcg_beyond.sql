@@ -86,8 +86,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_catalogue(items, train) AS TABLE
 CREATE OR REPLACE TEMP MACRO ndcg_train_lists(train) AS TABLE
     SELECT user_id, list(item_id) AS items FROM query_table(train) GROUP BY user_id;
 
--- ndcg_beyond_popularity_of(lists, catalogue, head_share, popularity_by, tail_rule): from train's
--- rows grouped per user (lists, as ndcg_train_lists returns them), every catalogue item and every
+-- ndcg_beyond_popularity_of(train, lists, catalogue, head_share, popularity_by, tail_rule): from
+-- train's rows (user_id, item_id) and the same grouped per user (lists, as ndcg_train_lists
+-- returns them), every catalogue item and every
 -- train item with item_id, pop (popularity@k's count of the item in train: distinct users when
 -- popularity_by is 'users', interaction rows when 'interactions'; 0 for none), by_users and by_rows (both counts), tail (whether the item is in the long tail, by
 -- tail_rule, ranking items by pop), users (U, the distinct train users) and interactions (the
@@ -105,11 +106,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_train_lists(train) AS TABLE
 -- without sorting the catalogue: the pop level where it ends (edge) comes from the count of
 -- items per pop level, and only that level's items are ordered by id to fill its remaining places
 -- (quota). The other rules sort the train items; each rule's steps read nothing unless chosen.
--- An item's by_rows counts its rows in every list, by_users the rows that are the first of the
--- item in their user's list (one per distinct (user, item) pair, without a table of the pairs):
--- a list of at most 64 rows finds its firsts by position (list_position), a longer one is sorted
--- and compares each row with the one before (no long list is searched in quadratic time).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity_of(lists, catalogue, head_share := 0.2,
+-- An item's by_rows counts its rows of train (grouped by item alone, straight from train, whose
+-- item ids a Parquet file describes: DuckDB may then count them in an array), by_users its rows
+-- less its repeats: the rows that are not the first of the item in their user's list (one per
+-- distinct (user, item) pair remains, without a table of the pairs): a list of at most 64 rows
+-- finds its firsts by position (list_position), a longer one is sorted and compares each row
+-- with the one before (no long list is searched in quadratic time).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity_of(train, lists, catalogue, head_share := 0.2,
         popularity_by := 'users', tail_rule := 'catalogue') AS TABLE
     WITH sorted_ AS (SELECT user_id, CASE WHEN len(items) <= 64 THEN items
                                           ELSE list_sort(items) END AS items
@@ -118,14 +121,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity_of(lists, catalogue, head_sh
                   THEN list_transform(items, lambda x, i: list_position(items, x) = i)
                   ELSE list_transform(items, lambda x, i: i = 1 OR x <> items[i - 1]) END) AS first
               FROM sorted_),
-    pop_ AS (SELECT item_id, count(user_id) FILTER (WHERE first) AS by_users, count(*) AS by_rows
-             FROM rows_
-             GROUP BY item_id
-             HAVING ndcg_require(item_id IS NOT NULL,
-                                 'train: ' || count(*) || ' row(s) have no item id (NULL)')
-                AND ndcg_require(count(*) = count(user_id),
-                                 'train: item ' || ndcg_show(item_id)
-                                 || ' has rows without a user id (NULL)')),
+    repeats_ AS (SELECT item_id, count(*) AS repeats FROM rows_ WHERE NOT first GROUP BY item_id),
+    rows_of_ AS (SELECT item_id, count(*) AS by_rows
+                 FROM query_table(train)
+                 GROUP BY item_id
+                 HAVING ndcg_require(item_id IS NOT NULL,
+                                     'train: ' || count(*) || ' row(s) have no item id (NULL)')
+                    AND ndcg_require(count(*) = count(user_id),
+                                     'train: item ' || ndcg_show(item_id)
+                                     || ' has rows without a user id (NULL)')),
+    pop_ AS (SELECT o.item_id, o.by_rows - coalesce(r.repeats, 0) AS by_users, o.by_rows
+             FROM rows_of_ AS o LEFT JOIN repeats_ AS r ON r.item_id = o.item_id),
     items_ AS (SELECT coalesce(c.item_id, p.item_id) AS item_id,
                       coalesce(CASE WHEN popularity_by = 'users' THEN p.by_users
                                     ELSE p.by_rows END, 0) AS pop,
@@ -178,7 +184,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity_of(lists, catalogue, head_sh
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_popularity(train, catalogue, head_share := 0.2,
         popularity_by := 'users', tail_rule := 'catalogue') AS TABLE
     WITH lists_ AS (FROM ndcg_train_lists(train))
-    FROM ndcg_beyond_popularity_of('lists_', catalogue, head_share := head_share,
+    FROM ndcg_beyond_popularity_of(train, 'lists_', catalogue, head_share := head_share,
                                    popularity_by := popularity_by, tail_rule := tail_rule);
 
 -- ndcg_beyond_entries(tops): the items of each user's deepest top_k, one row each: user_id,
@@ -394,17 +400,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_values_of(shown, popularity, novelty_by
     LEFT JOIN query_table(popularity) AS p ON p.item_id = s.item_id
     CROSS JOIN totals_;
 
--- ndcg_beyond_user_in(entries, values, tops): the per-user metrics that read pop: per user and
+-- ndcg_beyond_user_in(entries, item_values, tops): the per-user metrics that read pop: per user and
 -- cutoff, user_id, k, novelty, popularity and tail (DOUBLEs; no row for an empty list; novelty
 -- or popularity NULL when every item is left out), the means of their items' values. entries
--- as ndcg_beyond_entries returns it for tops; values ndcg_beyond_values_of's rows, holding
+-- as ndcg_beyond_entries returns it for tops; item_values ndcg_beyond_values_of's rows, holding
 -- every item of entries: the join is an inner one, which DuckDB runs 2-3x faster than a LEFT
 -- JOIN (above all from a table, with integer item ids of a narrow range).
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_user_in(entries, values, tops) AS TABLE
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_user_in(entries, item_values, tops) AS TABLE
     SELECT e.user_id, c.k, avg(v.novelty) AS novelty, avg(v.popularity) AS popularity,
            avg(v.tail) AS tail
     FROM query_table(entries) AS e
-    JOIN query_table(values) AS v ON v.item_id = e.item_id
+    JOIN query_table(item_values) AS v ON v.item_id = e.item_id
     JOIN ndcg_beyond_cutoffs_of(tops) AS c ON e.position <= c.depth
     GROUP BY e.user_id, c.k;
 

@@ -11,6 +11,7 @@ train's rows grouped per user (leaks.train_lists), which the seen-items check ma
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from typing import NamedTuple, Optional
 
 import duckdb
@@ -192,13 +193,33 @@ def evaluated_tops(con, evaluated: str) -> None:
                 "FROM ndcg_beyond_entries('ndcg_tops_')")
 
 
-# The shown items' exposure (shown_items) groups the entries by item id alone. When the ids are
-# integers of a range of at most 2^ARRAY_BITS, DuckDB's perfect hash aggregate (an array indexed
-# by the id, one per thread, of about 8 + 8 x cutoffs bytes per id of the range) halves its CPU
-# (benchmarks/reports/2026-11-26-beyond32d.md); its threshold is raised for that one statement,
-# and only when the threads' arrays together fit in an eighth of the memory limit. Other ids
-# take the usual hash aggregate.
+# Two aggregates group by item id alone: the shown items' exposure (shown_items) and train's rows
+# per item (popularity). When the ids are integers of a range of at most 2^ARRAY_BITS that DuckDB
+# knows (a table's, a Parquet file's), its perfect hash aggregate (an array indexed by the id,
+# one per thread, of about 8 bytes per id of the range per count) takes half the CPU
+# (benchmarks/reports/2026-11-26-beyond32d.md). by_array raises its threshold for one statement,
+# and only when the threads' arrays together fit in an eighth of the memory limit; other ids take
+# the usual hash aggregate.
 ARRAY_BITS = 20
+
+
+@contextmanager
+def by_array(con, counts: int):
+    """Within the block, DuckDB may aggregate by integer keys of a range up to 2^ARRAY_BITS in
+    an array (perfect_ht_threshold), for aggregates of `counts` numbers per group; the
+    connection's threshold is put back after."""
+    (threads, threshold), = con.sql("SELECT current_setting('threads'), "
+                                    "current_setting('perfect_ht_threshold')").fetchall()
+    arrays = int(threads) * 2 ** ARRAY_BITS * 8 * (1 + counts)
+    raise_it = int(threshold) < ARRAY_BITS and \
+        arrays * 8 <= batches.users_per_batch(con) * batches.BYTES_PER_USER  # the memory limit
+    if raise_it:
+        con.execute(f"SET perfect_ht_threshold = {ARRAY_BITS}")
+    try:
+        yield
+    finally:
+        if raise_it:
+            con.execute(f"SET perfect_ht_threshold = {int(threshold)}")
 
 
 def shown_items(con, measures: tuple) -> None:
@@ -210,19 +231,9 @@ def shown_items(con, measures: tuple) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_depths_ AS PIVOT (SELECT coalesce("
                 f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs("
                 f"{sqltext.bigint_list(cutoffs)})) ON k USING any_value(depth)")
-    (threads, threshold), = con.sql("SELECT current_setting('threads'), "
-                                    "current_setting('perfect_ht_threshold')").fetchall()
-    arrays = int(threads) * 2 ** ARRAY_BITS * (8 + 8 * len(cutoffs))
-    raise_it = int(threshold) < ARRAY_BITS and \
-        arrays * 8 <= batches.users_per_batch(con) * batches.BYTES_PER_USER
-    if raise_it:
-        con.execute(f"SET perfect_ht_threshold = {ARRAY_BITS}")
-    try:
+    with by_array(con, len(cutoffs)):
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
                     "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
-    finally:
-        if raise_it:
-            con.execute(f"SET perfect_ht_threshold = {int(threshold)}")
 
 
 def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
@@ -239,10 +250,11 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
                 "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
                 "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
     if metrics & set(POPULAR):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
-                    f"FROM ndcg_beyond_popularity_of('{leaks.train_lists(con)}', "
-                    f"'ndcg_catalogue_', "
-                    f"{sql_args(options, POPULARITY_OPTIONS)})")
+        lists = leaks.train_lists(con)
+        with by_array(con, 2):
+            con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
+                        f"FROM ndcg_beyond_popularity_of('{statements.TRAIN}', '{lists}', "
+                        f"'ndcg_catalogue_', {sql_args(options, POPULARITY_OPTIONS)})")
     con.execute(f"CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_as_(exposure, keys) AS TABLE "
                 f"FROM ndcg_beyond_run_at(exposure, keys, 'ndcg_catalogue_', "
                 f"{sql_args(options, RUN_OPTIONS)})")
