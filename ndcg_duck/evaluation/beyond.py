@@ -4,8 +4,11 @@ run sql/ndcg_beyond.sql's macros over them once every batch is in.
 
 The views and tables it makes in the run's cursor: ndcg_train (user_id, item_id), ndcg_items
 (item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's top_k, appended
-per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric); popularity reads
-train's rows grouped per user (leaks.train_lists), which the seen-items check may have made.
+per batch; the evaluated users' become ndcg_tops_), ndcg_entries_ (their items, one row each),
+ndcg_shown_ (each shown item's exposure at every cutoff, one row per item), ndcg_item_values_
+(each shown item's novelty, popularity and tail), then ndcg_beyond_users (user_id, k and a
+column per per-user metric); popularity reads train's rows and the same grouped per user
+(leaks.train_lists), which the seen-items check may have made.
 """
 
 from __future__ import annotations
@@ -183,12 +186,14 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
 
 
 def evaluated_tops(con, evaluated: str) -> None:
-    """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes), and
+    """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes: the
+    other users' rows are deleted and the table renamed, no list is copied), and
     ndcg_entries_: their items, unnested once (ndcg_beyond_entries) for the exposure, the
     per-user metrics and the outside-catalogue count."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_tops_ AS FROM ndcg_tops "
-                f"SEMI JOIN (SELECT DISTINCT user_id FROM {evaluated}) AS e USING (user_id)")
-    con.execute("DROP TABLE ndcg_tops")  # every later step reads the evaluated users' lists
+    con.execute(f"DELETE FROM ndcg_tops WHERE NOT EXISTS (SELECT 1 FROM (SELECT DISTINCT user_id "
+                f"FROM {evaluated}) AS e WHERE e.user_id = ndcg_tops.user_id)")
+    con.execute("DROP TABLE IF EXISTS ndcg_tops_")
+    con.execute("ALTER TABLE ndcg_tops RENAME TO ndcg_tops_")  # every later step reads these
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
                 "FROM ndcg_beyond_entries('ndcg_tops_')")
 
