@@ -169,10 +169,9 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     evaluated users: a relation with user_id). Makes ndcg_beyond_users (user_id, k and a column
     per per-user metric asked for) for the per-user table; per-run metrics and the users without
     a value go to the summary."""
-    evaluated_tops(con, evaluated)
+    evaluated_tops(con, evaluated, measures)
     try:
         prepare(con, options, measures, given)
-        shown_items(con, measures)
         if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
                         "FROM ndcg_beyond_exposure_in('ndcg_shown_')")
@@ -185,10 +184,11 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     return Results(summary, columns, notes)
 
 
-def evaluated_tops(con, evaluated: str) -> None:
+def evaluated_tops(con, evaluated: str, measures: tuple) -> None:
     """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes: the
-    other users' rows are deleted and the table renamed, no list is copied), and
-    ndcg_entries_: their items, unnested once (ndcg_beyond_entries) for the exposure, the
+    other users' rows are deleted and the table renamed, no list is copied), ndcg_entries_:
+    their items, unnested once (ndcg_beyond_entries), and ndcg_shown_: each of those items once
+    with its exposure at every cutoff of `measures` (shown_items), for the exposure, the
     per-user metrics and the outside-catalogue count."""
     con.execute(f"DELETE FROM ndcg_tops WHERE NOT EXISTS (SELECT 1 FROM (SELECT DISTINCT user_id "
                 f"FROM {evaluated}) AS e WHERE e.user_id = ndcg_tops.user_id)")
@@ -196,6 +196,7 @@ def evaluated_tops(con, evaluated: str) -> None:
     con.execute("ALTER TABLE ndcg_tops RENAME TO ndcg_tops_")  # every later step reads these
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
                 "FROM ndcg_beyond_entries('ndcg_tops_')")
+    shown_items(con, measures)
 
 
 # Two aggregates group by item id alone: the shown items' exposure (shown_items) and train's rows
@@ -290,7 +291,7 @@ def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_
 
 def per_user(con, options: Options, measures: tuple) -> tuple:
     """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops),
-    ndcg_shown_ (shown_items) and prepare's ndcg_popularity_ and ndcg_features_: the per-user
+    ndcg_shown_ (both evaluated_tops) and prepare's ndcg_popularity_ and ndcg_features_: the per-user
     metrics among `measures`, in the order of their columns."""
     metrics = {m.metric for m in wanted(measures)}
     columns = []
