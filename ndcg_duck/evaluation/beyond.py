@@ -290,9 +290,9 @@ def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_
 
 
 def per_user(con, options: Options, measures: tuple) -> tuple:
-    """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops),
-    ndcg_shown_ (both evaluated_tops) and prepare's ndcg_popularity_ and ndcg_features_: the per-user
-    metrics among `measures`, in the order of their columns."""
+    """ndcg_beyond_users (_per_user_table) from ndcg_tops_, ndcg_entries_ and ndcg_shown_
+    (evaluated_tops) and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics
+    among `measures`, in the order of their columns."""
     metrics = {m.metric for m in wanted(measures)}
     columns = []
     if metrics & set(POPULAR):
