@@ -4,13 +4,17 @@ run sql/ndcg_beyond.sql's macros over them once every batch is in.
 
 The views and tables it makes in the run's cursor: ndcg_train (user_id, item_id), ndcg_items
 (item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's top_k, appended
-per batch), then ndcg_beyond_users (user_id, k and a column per per-user metric); popularity reads
-train's rows grouped per user (leaks.train_lists), which the seen-items check may have made.
+per batch; the evaluated users' become ndcg_tops_), ndcg_entries_ (their items, one row each),
+ndcg_shown_ (each shown item's exposure at every cutoff, one row per item), ndcg_item_values_
+(each shown item's novelty, popularity and tail), then ndcg_beyond_users (user_id, k and a
+column per per-user metric); popularity reads train's rows and the same grouped per user
+(leaks.train_lists), which the seen-items check may have made.
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from typing import NamedTuple, Optional
 
 import duckdb
@@ -165,32 +169,77 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     evaluated users: a relation with user_id). Makes ndcg_beyond_users (user_id, k and a column
     per per-user metric asked for) for the per-user table; per-run metrics and the users without
     a value go to the summary."""
-    evaluated_tops(con, evaluated)
+    evaluated_tops(con, evaluated, measures)
     try:
         prepare(con, options, measures, given)
-        shown = "ndcg_entries_"  # what the outside-catalogue count reads
         if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
-                        "FROM ndcg_beyond_exposure_of('ndcg_entries_', 'ndcg_tops_')")
+                        "FROM ndcg_beyond_exposure_in('ndcg_shown_')")
             con.execute("CREATE OR REPLACE TEMP VIEW ndcg_keys_ AS "
                         "SELECT k, count(*) AS users FROM ndcg_tops_ GROUP BY k")
-            shown = "ndcg_exposure_"
-        summary, notes = per_run(con, measures, given, shown)
+        summary, notes = per_run(con, measures, given, shown="ndcg_shown_")
         columns = per_user(con, options, measures)
     except duckdb.Error as exc:
         raise InputError(check_message(exc, given)) from None
     return Results(summary, columns, notes)
 
 
-def evaluated_tops(con, evaluated: str) -> None:
-    """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes), and
-    ndcg_entries_: their items, unnested once (ndcg_beyond_entries) for the exposure, the
+def evaluated_tops(con, evaluated: str, measures: tuple) -> None:
+    """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes: the
+    other users' rows are deleted and the table renamed, no list is copied), ndcg_entries_:
+    their items, unnested once (ndcg_beyond_entries), and ndcg_shown_: each of those items once
+    with its exposure at every cutoff of `measures` (shown_items), for the exposure, the
     per-user metrics and the outside-catalogue count."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_tops_ AS FROM ndcg_tops "
-                f"SEMI JOIN (SELECT DISTINCT user_id FROM {evaluated}) AS e USING (user_id)")
-    con.execute("DROP TABLE ndcg_tops")  # every later step reads the evaluated users' lists
+    con.execute(f"DELETE FROM ndcg_tops WHERE NOT EXISTS (SELECT 1 FROM (SELECT DISTINCT user_id "
+                f"FROM {evaluated}) AS e WHERE e.user_id = ndcg_tops.user_id)")
+    con.execute("DROP TABLE IF EXISTS ndcg_tops_")
+    con.execute("ALTER TABLE ndcg_tops RENAME TO ndcg_tops_")  # every later step reads these
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
                 "FROM ndcg_beyond_entries('ndcg_tops_')")
+    shown_items(con, measures)
+
+
+# Two aggregates group by item id alone: the shown items' exposure (shown_items) and train's rows
+# per item (popularity). When the ids are integers of a range of at most 2^ARRAY_BITS that DuckDB
+# knows (a table's, a Parquet file's), its perfect hash aggregate (an array indexed by the id,
+# one per thread, of about 8 bytes per id of the range per count) takes half the CPU
+# (benchmarks/reports/2026-11-26-beyond32d.md). by_array raises its threshold for one statement,
+# and only when the threads' arrays together fit in an eighth of the memory limit; other ids take
+# the usual hash aggregate.
+ARRAY_BITS = 20
+
+
+@contextmanager
+def by_array(con, counts: int):
+    """Within the block, DuckDB may aggregate by integer keys of a range up to 2^ARRAY_BITS in
+    an array (perfect_ht_threshold), for aggregates of `counts` numbers per group; the
+    connection's threshold is put back after."""
+    (threads, threshold), = con.sql("SELECT current_setting('threads'), "
+                                    "current_setting('perfect_ht_threshold')").fetchall()
+    arrays = int(threads) * 2 ** ARRAY_BITS * 8 * (1 + counts)
+    raise_it = int(threshold) < ARRAY_BITS and \
+        arrays * 8 <= batches.users_per_batch(con) * batches.BYTES_PER_USER  # the memory limit
+    if raise_it:
+        con.execute(f"SET perfect_ht_threshold = {ARRAY_BITS}")
+    try:
+        yield
+    finally:
+        if raise_it:
+            con.execute(f"SET perfect_ht_threshold = {int(threshold)}")
+
+
+def shown_items(con, measures: tuple) -> None:
+    """ndcg_shown_: every item of ndcg_entries_ once, with its exposure at each cutoff the
+    measures take (ndcg_beyond_shown_of, a column per cutoff of ndcg_depths_, made here: one row,
+    each cutoff's depth in a column named by it, 'all' for no cutoff). The exposure, the
+    per-user metrics' values and the outside-catalogue count read it."""
+    cutoffs = dict.fromkeys(m.k for m in wanted(measures))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_depths_ AS PIVOT (SELECT coalesce("
+                f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs("
+                f"{sqltext.bigint_list(cutoffs)})) ON k USING any_value(depth)")
+    with by_array(con, len(cutoffs)):
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
+                    "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
 
 
 def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
@@ -207,10 +256,11 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
                 "CREATE OR REPLACE TEMP TABLE ndcg_catalogue_ AS "
                 "FROM ndcg_beyond_catalogue('ndcg_items', NULL)")
     if metrics & set(POPULAR):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
-                    f"FROM ndcg_beyond_popularity_of('{leaks.train_lists(con)}', "
-                    f"'ndcg_catalogue_', "
-                    f"{sql_args(options, POPULARITY_OPTIONS)})")
+        lists = leaks.train_lists(con)
+        with by_array(con, 2):
+            con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_popularity_ AS "
+                        f"FROM ndcg_beyond_popularity_of('{statements.TRAIN}', '{lists}', "
+                        f"'ndcg_catalogue_', {sql_args(options, POPULARITY_OPTIONS)})")
     con.execute(f"CREATE OR REPLACE TEMP MACRO ndcg_beyond_run_as_(exposure, keys) AS TABLE "
                 f"FROM ndcg_beyond_run_at(exposure, keys, 'ndcg_catalogue_', "
                 f"{sql_args(options, RUN_OPTIONS)})")
@@ -220,12 +270,13 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
 
 
 def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_",
-            keys: str = "ndcg_keys_") -> tuple[dict, list]:
+            keys: str = "ndcg_keys_", shown: Optional[str] = None) -> tuple[dict, list]:
     """The per-run measures from the relation `exposure` (ndcg_beyond_exposure's rows over the
     evaluated users' lists; when no per-run measure is asked, any relation of the shown items'
     item_id), `keys` (k and users: how many users' lists each cutoff read) and ndcg_catalogue_,
     by prepare's ndcg_beyond_run_as_: ({'coverage@10': value, ...}, the notes: item ids compared
-    as text, recommended items outside the catalogue)."""
+    as text, recommended items outside the catalogue, counted in `shown`, a relation of the
+    shown items' item_id, exposure when None)."""
     summary = {}
     chosen = [m for m in wanted(measures) if m.metric in PER_RUN]
     if chosen:
@@ -234,19 +285,22 @@ def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_
         found = {k: dict(zip(PER_RUN, values)) for k, *values in rows}
         for m in chosen:  # a cutoff without lists (no users): 0
             summary[m.name] = found.get(m.k, dict.fromkeys(PER_RUN, 0.0))[m.metric]
-    return summary, ([given.as_text] if given.as_text else []) + _outside(con, given, exposure)
+    return summary, ([given.as_text] if given.as_text else []) + _outside(con, given,
+                                                                          shown or exposure)
 
 
 def per_user(con, options: Options, measures: tuple) -> tuple:
-    """ndcg_beyond_users (_per_user_table) from ndcg_tops_ and ndcg_entries_ (evaluated_tops)
-    and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics among `measures`, in
-    the order of their columns."""
+    """ndcg_beyond_users (_per_user_table) from ndcg_tops_, ndcg_entries_ and ndcg_shown_
+    (evaluated_tops) and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics
+    among `measures`, in the order of their columns."""
     metrics = {m.metric for m in wanted(measures)}
     columns = []
     if metrics & set(POPULAR):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                    f"FROM ndcg_beyond_user_of('ndcg_entries_', 'ndcg_tops_', "
-                    f"'ndcg_popularity_', {sql_args(options, USER_OPTIONS)})")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_item_values_ AS "
+                    f"FROM ndcg_beyond_values_of('ndcg_shown_', 'ndcg_popularity_', "
+                    f"{sql_args(options, USER_OPTIONS)})")  # a table: its join is the faster
+        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
+                    "FROM ndcg_beyond_user_in('ndcg_entries_', 'ndcg_item_values_', 'ndcg_tops_')")
         columns += [m for m in POPULAR if m in metrics]
     if "ild" in metrics:
         _ild(con)
@@ -318,7 +372,7 @@ def _per_user_table(con, columns: list) -> None:
 
 def _outside(con, given: Inputs, shown: str = "ndcg_exposure_") -> list:
     """A warning when recommended items are outside the catalogue: how many, and one of them.
-    shown: a relation with the shown items' item_id (ndcg_exposure_ or ndcg_entries_)."""
+    shown: a relation with the shown items' item_id (ndcg_shown_ or ndcg_exposure_)."""
     (count, example), = con.sql(f"FROM ndcg_beyond_outside_of('{shown}', "
                                 f"'ndcg_catalogue_')").fetchall()
     if not count:

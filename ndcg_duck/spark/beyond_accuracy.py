@@ -74,7 +74,7 @@ def score(con, options: Options, measures: tuple, layout: str, shipped: Shipped,
     _load(con, shipped, key)
     beyond.start_tops(con, shipped.given, recs_item_type(con, layout))
     beyond.add_tops(con, options, layout, "ndcg_recs", "ndcg_rels", measures)
-    beyond.evaluated_tops(con, "ndcg_result")
+    beyond.evaluated_tops(con, "ndcg_result", measures)
     if not any(m.metric == "ild" for m in measures):
         return with_beyond(con, beyond.per_user(con, options, measures))
     # ild's check counts the shown items without features over every bucket (the driver's

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from reference import beyond as ref
 from ndcg_duck import InputError, NdcgWarning, evaluate
-from conftest import ROOT
+from conftest import ROOT, row
 from test_cli import run
 
 EX = "examples/beyond/"
@@ -414,6 +414,33 @@ def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
     monkeypatch.setattr(batches, "user_ranges", lambda *a: calls.append(real(*a)) or calls[-1])
     evaluate(recs, rels, 3, metrics="ild", items=items)
     assert len(calls[-1]) > 3  # it did run in chunks
+
+
+@pytest.mark.parametrize("memory, during", [("4GB", 20), ("100MB", 12)])
+def test_item_aggregates_by_array_then_the_threshold_is_put_back(monkeypatch, memory, during):
+    """beyond.by_array raises DuckDB's perfect_ht_threshold to 20 for the two aggregates by item
+    (the shown items' exposure, train's rows per item) when 2 threads' arrays (2^20 ids x 8
+    bytes x 3 counts, times 8: 403 MB) fit in the memory limit, not in 100MB; the run's cursor
+    then has its threshold (12) back, and the values are the same either way."""
+    from contextlib import contextmanager
+    from ndcg_duck.evaluation import beyond
+    from ndcg_duck.evaluation.evaluate import running
+    seen = []
+    real = beyond.by_array
+
+    @contextmanager
+    def spy(con, counts):
+        with real(con, counts):
+            seen.append(row(con, "SELECT current_setting('perfect_ht_threshold')")[0])
+            yield
+    monkeypatch.setattr(beyond, "by_array", spy)
+    with running(EX + "recs.json", EX + "rels.csv", 2, metrics="coverage,novelty".split(","),
+                 train=EX + "train.csv", items=EX + "items.json", threads=2,
+                 memory_limit=memory) as ran:
+        assert ran.evaluation.summary["coverage@2"] == 0.6
+        assert ran.evaluation.summary["novelty@2"] == pytest.approx(3.5 / 3)
+        assert seen == [during, during]
+        assert row(ran.cursor, "SELECT current_setting('perfect_ht_threshold')") == (12,)
 
 
 def test_ild_missing_embeddings_counted_over_every_chunk(monkeypatch):

@@ -73,6 +73,35 @@ def test_hand_worked(con):
                    ).fetchall() == [(pytest.approx(8 / 25),)]
 
 
+def test_exposure_per_item_at_every_cutoff(con):
+    """The default engine's exposure: u1 a, b, c; u2 a, d; u3 x (lists cut at 2 and uncut).
+    Grouped once per item with a column per cutoff (ndcg_beyond_shown_of): a 2 and 2, b 1 and 1,
+    c 0 and 1 (third in u1's list), d 1 and 1, x 1 and 1; as rows (ndcg_beyond_exposure_in) c
+    is not shown at 2, and the rows are ndcg_beyond_exposure's, counted from each list."""
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    con.execute("CREATE TABLE entries AS FROM ndcg_beyond_entries('tops')")
+    con.execute("CREATE TABLE depths AS PIVOT (SELECT coalesce(k::VARCHAR, 'all') AS k, depth "
+                "FROM ndcg_cutoffs([2, NULL])) ON k USING any_value(depth)")
+    con.execute("CREATE TABLE shown AS FROM ndcg_beyond_shown_of('entries', 'depths')")
+    assert con.sql('SELECT item_id, "2", "all" FROM shown ORDER BY item_id').fetchall() == [
+        ("a", 2, 2), ("b", 1, 1), ("c", 0, 1), ("d", 1, 1), ("x", 1, 1)]
+    rows = "SELECT k, item_id, c FROM {} ORDER BY k NULLS LAST, item_id"
+    exposure = con.sql(rows.format("ndcg_beyond_exposure_in('shown')")).fetchall()
+    assert exposure == [(2, "a", 2), (2, "b", 1), (2, "d", 1), (2, "x", 1), (None, "a", 2),
+                        (None, "b", 1), (None, "c", 1), (None, "d", 1), (None, "x", 1)]
+    assert exposure == con.sql(rows.format("ndcg_beyond_exposure('tops')")).fetchall()
+    # each shown item's values (x: outside popularity, pop 0 and tail), read by an inner join
+    con.execute("CREATE TABLE vals AS FROM ndcg_beyond_values_of('shown', 'pop')")
+    assert con.sql("SELECT item_id, novelty, popularity, tail FROM vals ORDER BY item_id"
+                   ).fetchall() == [("a", 0.0, 3.0, 0.0), ("b", 1.0, 1.0, 1.0),
+                                    ("c", 1.0, 1.0, 1.0), ("d", 2.0, 0.0, 1.0),
+                                    ("x", 2.0, 0.0, 1.0)]
+    assert con.sql("SELECT user_id, novelty, popularity, tail FROM "
+                   "ndcg_beyond_user_in('entries', 'vals', 'tops') WHERE k = 2 ORDER BY user_id"
+                   ).fetchall() == [("u1", 0.5, 2.0, 0.5), ("u2", 1.0, 1.5, 0.5),
+                                    ("u3", 2.0, 0.0, 1.0)]
+
+
 def test_ild_by_categories(con):
     """Without embeddings: u1's a {s,t}, b {s}, c {t}: Jaccard 1/2, 1/2, 0: ild (1/2+1/2+1)/3."""
     items = [(i, c, None) for i, c, _ in ITEMS]
