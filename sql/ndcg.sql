@@ -1703,14 +1703,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity, novelty_by := 'u
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_plain(squares) AS
     coalesce(isfinite(squares) AND squares >= 1e-200, false);
 
--- ndcg_beyond_unit(embedding, scale, squared): the embedding divided by its length, given the
--- squared length of embedding / scale (the sum of its squares, computed once, not once per
--- number). scale is NULL when the numbers' own squares sum to the length (ndcg_beyond_plain),
--- else their largest absolute number: a cosine does not depend on the length, so each number is
--- then divided by the scale first: squares of 1e200 (or 1e-200) would overflow (or vanish),
--- squares of numbers no larger than 1 cannot.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, squared) AS
-    list_transform(embedding, lambda x: (x / coalesce(scale, 1.0)) / sqrt(squared));
+-- ndcg_beyond_unit(embedding, scale, length): the embedding divided by its length, given the
+-- length of embedding / scale (computed once per item, not once per number). scale is NULL when
+-- the numbers' own squares sum to the length squared (ndcg_beyond_plain), else their largest
+-- absolute number: a cosine does not depend on the length, so each number is then divided by
+-- the scale first: squares of 1e200 (or 1e-200) would overflow (or vanish), squares of numbers
+-- no larger than 1 cannot.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, length) AS
+    CASE WHEN scale IS NULL THEN list_transform(embedding, lambda x: x / length)
+         ELSE list_transform(embedding, lambda x: (x / scale) / length) END;
 
 -- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
@@ -1754,12 +1755,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                               AS scale
                 FROM plain_),
     rows_ AS (SELECT item_id, embedding, category, scale,
-                     CASE WHEN scale IS NULL THEN squares
-                          ELSE list_sum(list_transform(embedding,
-                                                       lambda x: (x / scale) * (x / scale))) END
-                         AS squared
+                     sqrt(CASE WHEN scale IS NULL THEN squares
+                               ELSE list_sum(list_transform(embedding,
+                                                            lambda x: (x / scale) * (x / scale)))
+                          END) AS length
               FROM scaled_)
-    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.squared) AS unit, r.category
+    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.length) AS unit, r.category
     FROM rows_ AS r LEFT JOIN first_ AS f ON true
     WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
                                              || ' has ' || any_value(times)
