@@ -268,7 +268,8 @@ def _ild(con) -> None:
     """ndcg_beyond_ild_pairs: ild per user and cutoff (the mean over pairs), chunk by chunk of
     users (ndcg_tops_). With
     embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
-    statement written per embedding length) for ndcg_beyond_ild_vectors, whose rows count the
+    statement written per embedding length; a view when one chunk reads it, else a table) for
+    ndcg_beyond_ild_vectors, whose rows count the
     items without a vector: when any has one, ndcg_beyond_shown's check over every list stops
     with its message (how many items, and one); else categories."""
     (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
