@@ -1794,13 +1794,21 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_user(tops, popularity, novelty_by := 'u
                              novelty_unseen := novelty_unseen, tail_rule := tail_rule,
                              popularity_unseen := popularity_unseen);
 
--- ndcg_beyond_unit(embedding, scale, squared): the embedding divided by its length, given its
--- largest absolute number (scale) and the squared length of embedding / scale (the sum of its
--- squares, computed once, not once per number). A cosine does not depend on the length, so
--- each number is divided by the scale first: squares of 1e200 (or 1e-200) would overflow (or
--- vanish), squares of numbers no larger than 1 cannot.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, squared) AS
-    list_transform(embedding, lambda x: (x / scale) / sqrt(squared));
+-- ndcg_beyond_plain(squares): whether `squares`, the sum of the squares of an embedding's
+-- numbers as they are, is their length squared to the last bits: finite (no square overflowed)
+-- and at least 1e-200 (the squares that vanish below 1e-308 weigh less than 1e-105 of it).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_plain(squares) AS
+    coalesce(isfinite(squares) AND squares >= 1e-200, false);
+
+-- ndcg_beyond_unit(embedding, scale, length): the embedding divided by its length, given the
+-- length of embedding / scale (computed once per item, not once per number). scale is NULL when
+-- the numbers' own squares sum to the length squared (ndcg_beyond_plain), else their largest
+-- absolute number: a cosine does not depend on the length, so each number is then divided by
+-- the scale first: squares of 1e200 (or 1e-200) would overflow (or vanish), squares of numbers
+-- no larger than 1 cannot.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, length) AS
+    CASE WHEN scale IS NULL THEN list_transform(embedding, lambda x: x / length)
+         ELSE list_transform(embedding, lambda x: (x / scale) / length) END;
 
 -- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
@@ -1820,9 +1828,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 -- category list.
 -- items has item_id and the columns embedding and category (either may be all NULL). The
 -- repeat check reads the ids alone; the others are folded into the one pass over the rows:
--- NULL numbers are counted (list_count skips them), NaN and infinite ones found in the scale
--- (the largest absolute number: NaN sorts above every number),
--- and the one item whose length every other is checked against is joined to every row.
+-- NULL numbers are counted (list_count skips them) first, NaN and infinite ones found in the
+-- scale (the largest absolute number: NaN sorts above every number),
+-- and the one item whose length every other is checked against is joined to every row. The
+-- length is the native list_dot_product of the numbers as they are (one pass, no lambda) when
+-- that is exact (ndcg_beyond_plain: nearly always); only the others (NaN, infinite, huge or tiny
+-- numbers, zeros) are scaled first, and their scale is what the checks read.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     WITH twice_ AS (SELECT count(*) AS times, item_id FROM query_table(items)
                     GROUP BY item_id HAVING count(*) > 1 ORDER BY item_id::VARCHAR LIMIT 1),
@@ -1831,13 +1842,22 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding,
                      list_distinct(category::VARCHAR[]) AS category
               FROM query_table(items)),
-    scaled_ AS (SELECT *, list_max(list_transform(embedding, lambda x: abs(x))) AS scale
-                FROM read_),
+    whole_ AS (FROM read_  -- before list_dot_product, which stops on a NULL number in its own words
+               WHERE ndcg_require(embedding IS NULL OR list_count(embedding) = len(embedding),
+                                  'items: item ' || ndcg_show(item_id)
+                                  || ' has a NULL number in its embedding: fill it in')),
+    plain_ AS (SELECT *, list_dot_product(embedding, embedding) AS squares FROM whole_),
+    scaled_ AS (SELECT *, CASE WHEN NOT ndcg_beyond_plain(squares)
+                               THEN list_max(list_transform(embedding, lambda x: abs(x))) END
+                              AS scale
+                FROM plain_),
     rows_ AS (SELECT item_id, embedding, category, scale,
-                     list_sum(list_transform(embedding, lambda x: (x / scale) * (x / scale)))
-                         AS squared
+                     sqrt(CASE WHEN scale IS NULL THEN squares
+                               ELSE list_sum(list_transform(embedding,
+                                                            lambda x: (x / scale) * (x / scale)))
+                          END) AS length
               FROM scaled_)
-    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.squared) AS unit, r.category
+    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.length) AS unit, r.category
     FROM rows_ AS r LEFT JOIN first_ AS f ON true
     WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
                                              || ' has ' || any_value(times)
@@ -1846,9 +1866,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                        'items: embeddings have different lengths: item ' || ndcg_show(r.item_id)
                        || ' has ' || len(r.embedding) || ' numbers, item ' || ndcg_show(f.item_id)
                        || ' has ' || f.width || ': give every item one length')
-      AND ndcg_require(r.embedding IS NULL OR list_count(r.embedding) = len(r.embedding),
-                       'items: item ' || ndcg_show(r.item_id)
-                       || ' has a NULL number in its embedding: fill it in')
       AND ndcg_require(r.embedding IS NULL OR coalesce(isfinite(r.scale), true),
                        'items: item ' || ndcg_show(r.item_id) || ' has '
                        || ndcg_show(list_filter(r.embedding, lambda x: NOT isfinite(x))[1])
@@ -1862,7 +1879,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
 -- ndcg_beyond_cosine_mode(features): true when any item of features has an embedding: ild then
 -- reads embeddings (and every shown item needs one), else categories.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_mode(features) AS TABLE
-    SELECT coalesce(bool_or(unit IS NOT NULL), false) AS cosine FROM query_table(features);
+    SELECT EXISTS (FROM query_table(features) WHERE unit IS NOT NULL) AS cosine;
 
 -- ndcg_beyond_at(tops, features, cosine): the items of every top_k of two items or more, when
 -- ild reads embeddings (cosine true) or categories (false), else none: user_id, k, position,

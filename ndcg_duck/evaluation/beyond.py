@@ -322,19 +322,21 @@ def _ild(con) -> None:
     """ndcg_beyond_ild_pairs: ild per user and cutoff (the mean over pairs), chunk by chunk of
     users (ndcg_tops_). With
     embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
-    statement written per embedding length) for ndcg_beyond_ild_vectors, whose rows count the
+    statement written per embedding length; a view when one chunk reads it, else a table) for
+    ndcg_beyond_ild_vectors, whose rows count the
     items without a vector: when any has one, ndcg_beyond_shown's check over every list stops
     with its message (how many items, and one); else categories."""
     (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
                                 "(SELECT count(DISTINCT k) FROM ndcg_tops_)").fetchall()
-    if width:
-        columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_vectors_ AS SELECT item_id, {columns} "
-                    f"FROM ndcg_features_ WHERE unit IS NOT NULL")
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
     size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
                                          / 4 / per_user))
     ranges = batches.user_ranges(con, "ndcg_tops_", size)
+    if width:  # a view when one chunk reads it (the columns taken once, not stored), else stored
+        columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
+        kind = "VIEW" if len(ranges) == 1 else "TABLE"
+        con.execute(f"CREATE OR REPLACE TEMP {kind} ndcg_vectors_ AS SELECT item_id, {columns} "
+                    f"FROM ndcg_features_ WHERE unit IS NOT NULL")
     for number, users in enumerate(ranges):
         interrupts.check()
         into = ("INSERT INTO ndcg_beyond_ild_pairs" if number else
