@@ -470,7 +470,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
             # scores and all that read them (seen items, the per-item and beyond-accuracy lists)
             ranked = leaks.ranked_table(con, options, loaded.layout, "ndcg_recs_batch", folded)
         score_users(con, options, loaded.layout, "ndcg_recs_batch", "ndcg_rels_batch", "ndcg_all",
-                    append=number > 0, measures=measures, ranked=ranked)
+                    append=number > 0, measures=measures,
+                    ranked=ranked and leaks.spread(con, ranked))
         if counts_seen:
             leaks.add_seen(con, options, loaded.layout, ranked, append=number > 0)
         if extra:

@@ -198,6 +198,26 @@ def ranked_table(con, options: Options, layout: str, recs: str, folded: Optional
     return "ndcg_ranked_batch"
 
 
+ROW_GROUP = 122_880  # DuckDB's rows per row group: the unit of work of a table's parallel scan
+
+
+def spread(con, table: str) -> str:
+    """A relation with exactly the rows of the table `table` (each once, as stored) that a
+    statement reads on every thread: its name. DuckDB hands a table's scan to its threads one
+    row group at a time, so a table of fewer rows than a row group is read, and all a statement
+    does with its rows up to the next pipeline breaker is done, on one thread (the scores of a
+    100k-query TREC run: 3.3 s of one core, the other idle). Grouped by rowid (every row its
+    own group), the rows come out of a hash table its threads read in parallel. The table
+    itself when it has more than one row group or DuckDB runs one thread."""
+    [(rows, threads)] = con.execute(f"SELECT count(*), current_setting('threads') FROM {table}"
+                                    ).fetchall()
+    if rows >= ROW_GROUP or int(threads) < 2:
+        return table
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {table}_spread AS "
+                f"SELECT any_value(COLUMNS(*)) FROM {table} GROUP BY rowid")
+    return f"{table}_spread"
+
+
 def add_item_tops(con, options: Options, ranked: str, rels: str, append: bool) -> None:
     """Append to ndcg_item_tops (created by the first batch) the top_k lists at every cutoff of
     the rankings `ranked` (a ranking edge's result: ranked_table). Without judged_only the

@@ -198,3 +198,21 @@ def test_the_docs_page_shows_what_runs(monkeypatch):
                           capture_output=True)
     assert done.returncode == 0 and not done.stderr, done.stderr
     assert "users,items,example_user,example_item\n1,1,u1,a\n" in done.stdout
+
+
+@pytest.mark.parametrize("threads, spread", [(2, True), (1, False)])
+def test_a_small_ranked_table_read_on_every_thread_keeps_each_row(threads, spread):
+    # u1 twice (a nested file may list a user twice; the scoring's check must still see both
+    # rows) and u2 once, with a NULL list: the same rows out, each as often as stored
+    import duckdb
+    from ndcg_duck.evaluation import leaks
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    con.execute("CREATE TEMP TABLE ranked AS SELECT * FROM (VALUES ('u1', ['a', 'b'], 0), "
+                "('u1', ['a', 'b'], 0), ('u2', NULL, 1)) t(user_id, items, tied)")
+    name = leaks.spread(con, "ranked")
+    assert (name != "ranked") is spread
+    rel = con.sql(f"FROM {name}")
+    assert rel.columns == ["user_id", "items", "tied"]
+    assert sorted(rel.fetchall(), key=str) == [("u1", ["a", "b"], 0), ("u1", ["a", "b"], 0),
+                                               ("u2", None, 1)]
