@@ -29,6 +29,18 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def wrap_cursors(wrap) -> None:
+    """Every cursor evaluate() works in, wrapped by wrap(cursor) (ev.borrowed replaced)."""
+    original = ev.borrowed
+
+    @contextlib.contextmanager
+    def borrowed(con, settings):
+        with original(con, settings) as work:
+            yield wrap(work)
+
+    ev.borrowed = borrowed
+
+
 def timed(text, call):
     t0, w0 = cpu(), time.time()
     out = call()
@@ -68,14 +80,7 @@ def main() -> None:
     ap.add_argument("--k", default="10,20")
     ap.add_argument("--width", type=int, default=150)
     args = ap.parse_args()
-    original = ev.borrowed
-
-    @contextlib.contextmanager
-    def borrowed(con, settings):
-        with original(con, settings) as work:
-            yield Cur(work)
-
-    ev.borrowed = borrowed
+    wrap_cursors(Cur)
     d = args.data
     t0, w0 = cpu(), time.time()
     ks = [int(x) for x in args.k.split(",")]

@@ -14,9 +14,7 @@ timed). The run then goes on. Used in benchmarks/reports/2026-11-26-beyondusr.md
 from __future__ import annotations
 
 import argparse
-import contextlib
 import re
-import resource
 import sys
 import time
 from pathlib import Path
@@ -25,13 +23,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ndcg_duck.evaluation import evaluate as ev  # noqa: E402
-
-BEYOND = "ndcg,coverage,gini,entropy,novelty,popularity,tail"
-
-
-def cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+from beyond_statements import BEYOND, cpu, wrap_cursors  # noqa: E402
 
 
 def variants(path: Path) -> dict:
@@ -70,7 +62,6 @@ def main() -> None:
     ap.add_argument("--k", default="10,20")
     args = ap.parse_args()
     queries, done = variants(args.variants), []
-    original = ev.borrowed
 
     class Cur:
         def __init__(self, cur):
@@ -86,12 +77,7 @@ def main() -> None:
         def __getattr__(self, name):
             return getattr(self._cur, name)
 
-    @contextlib.contextmanager
-    def borrowed(con, settings):
-        with original(con, settings) as work:
-            yield Cur(work)
-
-    ev.borrowed = borrowed
+    wrap_cursors(Cur)
     d = args.data
     ev.evaluate(str(d / "recs.parquet"), str(d / "rels.parquet"),
                 [int(x) for x in args.k.split(",")], metrics=BEYOND.split(","), per_user=False,
