@@ -357,9 +357,9 @@ def _stored_sql(measures: Optional[tuple], options: Options, rows: str) -> str:
     if core_computes(measures):
         return f"FROM {rows}"
     asked = {m.metric for m in measures}
-    once = {name: (i, kind) for i, (name, kind, _) in enumerate(_once(measures), start=1)}
-
-    families = [(name, kind) for name, kind, _ in _once(measures) if name not in METRIC_COLUMNS]
+    listed = _once(measures)
+    once = {name: (i, kind) for i, (name, kind, _) in enumerate(listed, start=1)}
+    families = [(name, kind) for name, kind, _ in listed if name not in METRIC_COLUMNS]
 
     def row(first: bool) -> str:
         columns = list(BASE_COLUMNS)
