@@ -488,8 +488,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
     ).fetchall()
     if judged == unranked:
         raise InputError(no_overlap(con, loaded))
-    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0],
-                       _exact_means(con, measures))
+    summed_rows = con.sql(f"SELECT {_summed_columns(measures)} FROM {summed}('ndcg_result')")
+    summary = _summary(summed_rows, measures, options.k[0], _exact_means(con, measures))
     notes, relation = [], "ndcg_result"
     if extra:
         # --beyond-users: the evaluated users' lists, or every user's of the recommendations
@@ -607,22 +607,34 @@ def _exact_means(con, measures: tuple) -> dict:
                              groups=("k",))
 
 
+def _summed_columns(measures: tuple) -> str:
+    """What _summary reads of a summary macro's rows: k, users and the counts asked for (summed
+    over users); the means come from _exact_means, and the macro's own means of every metric
+    (a compensated sum each) are left out of the query."""
+    counted = dict.fromkeys(m.metric for m in measures
+                            if not (metric_names.own(m.metric) or metric_names.member(m.metric))
+                            and metric_names.counts(m.metric))
+    return ", ".join(["k", "users", *counted])
+
+
 def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     """{measure name: its mean (a sum for counts)} and users, from a summary macro's rows (one per
-    cutoff, a column per metric), each mean taken from `exact` ({(k, metric): mean}). Metrics
-    without a cutoff are read from the first cutoff's row."""
+    cutoff: k, users and the counts, _summed_columns) and `exact` ({(k, metric): the exactly
+    rounded mean}), whence every mean. Metrics without a cutoff are read from the first
+    cutoff's row."""
     columns = relation.columns
     rows = {row[0]: dict(zip(columns, row)) for row in relation.fetchall()}
     summary = {}
     for measure in measures:
         k = measure.k if metric_names.has_cutoff(measure.metric) else first_k
-        value = rows.get(k, {}).get(measure.metric)
+        mean = exact.get((k, measure.metric))
         if metric_names.own(measure.metric) or metric_names.member(measure.metric):
-            value = exact.get((k, measure.metric))  # not in the summary macro's columns
-        elif value is not None and metric_names.counts(measure.metric):
-            value = int(value)
-        elif value is not None:
-            value = metric_names.summarised(measure.metric, exact[(k, measure.metric)])
+            value = mean
+        elif metric_names.counts(measure.metric):
+            value = rows.get(k, {}).get(measure.metric)
+            value = None if value is None else int(value)
+        else:
+            value = None if mean is None else metric_names.summarised(measure.metric, mean)
         summary[measure.name] = value
     summary["users"] = max((row["users"] for row in rows.values()), default=0)
     return summary
