@@ -2640,11 +2640,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_infap_epsilon() AS 0.00001;
 -- of the relevant, the judged nonrelevant and all the judged ranked items (ndcg_user_gains) and
 -- R: at the j-th relevant item, at rank p, the precision expected from the judged items above it
 -- (J - 1 of them, m judged nonrelevant), 1 / p + ((p - 1) / p) (J - 1) / (p - 1) (j - 1 + e) /
--- (j - 1 + m + 2e), summed in rank order, over R. A DOUBLE.
+-- (j - 1 + m + 2e), summed in rank order, over R. J, the judged items down to p, is p's place
+-- among the judged ranks (ascending, and p is one of them): list_position, not a count per
+-- relevant item. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks,
         num_rel) AS
     ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
-        lambda rel_at, j: (1.0 + (ndcg_found(judged_ranks, rel_at) - 1)
+        lambda rel_at, j: (1.0 + (list_position(judged_ranks, rel_at) - 1)
                                  * (j - 1 + ndcg_infap_epsilon())
                                  / (j - 1 + ndcg_found(nonrelevant_ranks, rel_at - 1)
                                     + 2 * ndcg_infap_epsilon())) / rel_at)), 0.0), num_rel);
