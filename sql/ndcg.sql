@@ -2381,7 +2381,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) A
 -- qrels mark a sampled pool's unjudged documents); u_i = 1 for such an item at rank i. g_i is the
 -- gain at rank i and I_1 >= I_2 >= ... >= I_G > 0 the user's positive gains (the ideal ranking,
 -- never cut), as for NDCG (gain, gain_map, min_relevance); D_i = sum_{j <= i} g_j / log2(j + 1)
--- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G):
+-- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G; ndcg_user_metrics
+-- lists them once per user as judged_dcg_to, D at each judged ranked item, and ideal_dcg_to,
+-- ID_1 .. ID_G, each term added in order):
 --   infap       = sum_{j} (1 + (J_j - 1) (j - 1 + e) / (j - 1 + m_j + 2e)) / p_j / R
 --                 inferred AP (Yilmaz and Aslam, "Estimating average precision with incomplete
 --                 and imperfect judgments", CIKM 2006) as trec_eval's infAP computes it: over the
