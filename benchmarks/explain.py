@@ -133,6 +133,8 @@ def main(argv=None):
     ap.add_argument("--data", type=Path, help="a data set's folder (instead of --users/--data-dir)")
     ap.add_argument("--shape", default="nested", choices=["nested", "rank", "score"],
                     help="the recommendations' layout, as benchmarks/long_inputs.py names them")
+    ap.add_argument("--ties", default="trec", choices=["trec", "average"],
+                    help="how tied scores rank (--shape score), as eval's --ties")
     ap.add_argument("--top", type=int, default=12, help="hottest operators listed per statement")
     args = ap.parse_args(argv)
     code = codever.activate(args.rev)
@@ -146,7 +148,7 @@ def main(argv=None):
                 else generate.default_dir(args.users, args.seed))
         data = generate.generate(args.users, args.seed, data, quiet=True)
     layout = {"nested": ("recs.parquet", {}), "rank": ("recs_long.parquet", {"rank_col": "rank"}),
-              "score": ("recs_score.parquet", {"score_col": "score"})}[args.shape]
+              "score": ("recs_score.parquet", {"score_col": "score", "ties": args.ties})}[args.shape]
     recs, rels = str(data / layout[0]), str(data / "rels.parquet")
     ks = [k if k == "all" else int(k) for k in args.k.split(",")]
     folder = HERE / "results" / f".profiles_u{args.users}"

@@ -1,6 +1,7 @@
 """What the checks of issue 33, point 3, and --per-item (point 5) cost: one eval of a generated run
-by score (ties in it), in one process, as given, with per_item=True, with train=, and with
-train= and exclude_seen=True; the runs interleaved, each timed from start to end.
+by score (ties in it), in one process, as given, with per_item=True, with train=, with
+train= and exclude_seen=True, and with the tied scores averaged (ties='average'); the runs
+interleaved, each timed from start to end.
 
     python benchmarks/leaks.py --users 200000 --per-user 20 --runs 3
 
@@ -52,7 +53,8 @@ def main() -> None:
                                                          "train.parquet"))
     cases = {"as given": {}, "per_item=True": {"per_item": True},
              "train=": {"train": train}, "train=, exclude_seen=True": {"train": train,
-                                                                      "exclude_seen": True}}
+                                                                      "exclude_seen": True},
+             "ties='average'": {"ties": "average"}}
     times = {name: [] for name in cases}
     for _ in range(args.runs):
         for name, extra in cases.items():

@@ -58,13 +58,28 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_once(user_id, found, judged) AS
 CREATE OR REPLACE TEMP MACRO ndcg_gains_at(found, gains) AS
     list_transform(found, lambda p: coalesce(gains[p], 0.0));
 
--- ndcg_tied_gains(gains, ranks): ndcg_gains_at with ties averaged (McSherry and Najork 2008): each
--- position of a tie group (ranks: each position's group's first position) gets the group's
--- mean gain, so each item adds gain / n at each of the group's n positions. A variant, because
--- finding each group costs a list scan per position.
-CREATE OR REPLACE TEMP MACRO ndcg_tied_gains(gains, ranks) AS
-    list_transform(ranks, lambda r: list_avg(list_slice(gains, r,
-        r + len(list_filter(ranks, lambda other: other = r)) - 1)));
+-- Ties averaged (McSherry and Najork 2008): each position of a tie group gets the group's mean
+-- gain, so each item adds gain / n at each of the group's n positions. ranks gives each
+-- position its group's first position, so a group starts where a position is its own rank and
+-- ends before the next start. Three steps, each reading the one before as a column (what a
+-- lambda reads of an argument that is an expression, DuckDB computes once per element).
+
+-- ndcg_tie_starts(ranks): the first position of each tie group, ascending: the positions i with
+-- ranks[i] = i. A BIGINT list.
+CREATE OR REPLACE TEMP MACRO ndcg_tie_starts(ranks) AS
+    list_filter(range(1, len(ranks) + 1), lambda i: ranks[i] = i);
+
+-- ndcg_tie_means(gains, starts): the mean gain of each tie group (starts: ndcg_tie_starts; gains:
+-- ndcg_gains_at), the group of the g-th start holding the positions from it to the next start
+-- (or the list's end). A DOUBLE list as long as starts.
+CREATE OR REPLACE TEMP MACRO ndcg_tie_means(gains, starts) AS
+    list_transform(starts, lambda s, g: list_avg(list_slice(gains, s,
+        coalesce(starts[g + 1], len(gains) + 1) - 1)));
+
+-- ndcg_tied_gains(ranks, starts, means): ndcg_gains_at with ties averaged: at each position, its
+-- group's mean (means: ndcg_tie_means, in the order of starts). A DOUBLE list as long as ranks.
+CREATE OR REPLACE TEMP MACRO ndcg_tied_gains(ranks, starts, means) AS
+    list_transform(ranks, lambda r: means[list_position(starts, r)]);
 
 -- ndcg_first_positions(ranks): tie ranks (each position's group's first position) of a list
 -- whose items were taken out here and there, numbered again: each group's first position in
@@ -164,9 +179,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                  coalesce(list_select(relevances, judged_at), []) AS judged_relevances,
                  coalesce(list_select(relevant, judged_at), []::BOOLEAN[]) AS judged_relevant
           FROM (SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
-                       ndcg_fit(CASE WHEN ties = 'average' AND ranks IS NOT NULL
-                                     THEN ndcg_tied_gains(ndcg_gains_at(found, gains), ranks)
-                                     ELSE ndcg_gains_at(found, gains) END, width) AS gains,
+                       ndcg_fit(CASE WHEN tie_means IS NOT NULL
+                                     THEN ndcg_tied_gains(ranks, tie_starts, tie_means)
+                                     ELSE gains_at END, width) AS gains,
                        coalesce(num_relevant, 0) AS num_relevant,
                        coalesce(list_count(list_filter(ndcg_judged_nonrelevant(relevances,
                                                                                relevant),
@@ -176,7 +191,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                        ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal,
                        ndcg_judged_ranks(found) AS judged_ranks,
                        ndcg_judged_indexes(found) AS judged_at, gains AS judgment_gains, relevant
-                FROM ndcg_ranked_judged(rankings, judgments, judged_only)
+                -- with ties 'average', the tie groups of a ranking that has one (without, each
+                -- position is a group of one: the gains as they are)
+                FROM (SELECT *, CASE WHEN tie_starts IS NOT NULL
+                                     THEN ndcg_tie_means(gains_at, tie_starts) END AS tie_means
+                      FROM (SELECT *, ndcg_gains_at(found, gains) AS gains_at,
+                                   CASE WHEN ties = 'average'
+                                             AND list_unique(ranks) < len(ranks)
+                                        THEN ndcg_tie_starts(ranks) END AS tie_starts
+                            FROM ndcg_ranked_judged(rankings, judgments, judged_only)))
                 WHERE ndcg_option('ties', ties, ['trec', 'average'])));
 
 -- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position: the dot
