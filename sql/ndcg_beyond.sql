@@ -197,6 +197,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_entries(tops) AS TABLE
     WHERE k IS NOT DISTINCT FROM (SELECT CASE WHEN count(k) < count(*) THEN NULL ELSE max(k) END
                                   FROM query_table(tops));
 
+-- ndcg_beyond_cut(deepest, ks): per user of `deepest` (user_id and top: the user's list at the
+-- deepest cutoff of ks, as ndcg_beyond_lists or ndcg_beyond_tops return it for that one cutoff)
+-- and per cutoff of ks: user_id, k (NULL: no cutoff) and top, the first k items of the deepest
+-- list. A cutoff's top_k is the first k items of the same ranking, so the deepest list alone is
+-- kept and every other is cut from it where it is read.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_cut(deepest, ks) AS TABLE
+    SELECT t.user_id, c.k, t.top[1:c.depth] AS top
+    FROM query_table(deepest) AS t CROSS JOIN ndcg_cutoffs(ks) AS c;
+
 -- ndcg_beyond_cutoffs_of(tops): the cutoffs of tops (k, NULL for no cutoff) with depth, the
 -- deepest position each one holds.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_cutoffs_of(tops) AS TABLE
@@ -403,7 +412,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_values_of(shown, popularity, novelty_by
 -- ndcg_beyond_user_in(entries, item_values, tops): the per-user metrics that read pop: per user and
 -- cutoff, user_id, k, novelty, popularity and tail (DOUBLEs; no row for an empty list; novelty
 -- or popularity NULL when every item is left out), the means of their items' values. entries
--- as ndcg_beyond_entries returns it for tops; item_values ndcg_beyond_values_of's rows, holding
+-- as ndcg_beyond_entries returns it for tops; tops is read for its cutoffs (column k) alone, so
+-- a relation of the cutoffs serves as well (DuckDB plans that join better than a view of the
+-- lists cut per cutoff); item_values ndcg_beyond_values_of's rows, holding
 -- every item of entries: the join is an inner one, which DuckDB runs 2-3x faster than a LEFT
 -- JOIN (above all from a table, with integer item ids of a narrow range).
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_user_in(entries, item_values, tops) AS TABLE

@@ -77,7 +77,9 @@
 -- qrels mark a sampled pool's unjudged documents); u_i = 1 for such an item at rank i. g_i is the
 -- gain at rank i and I_1 >= I_2 >= ... >= I_G > 0 the user's positive gains (the ideal ranking,
 -- never cut), as for NDCG (gain, gain_map, min_relevance); D_i = sum_{j <= i} g_j / log2(j + 1)
--- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G):
+-- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G; ndcg_user_metrics
+-- lists them once per user as judged_dcg_to, D at each judged ranked item, and ideal_dcg_to,
+-- ID_1 .. ID_G, each term added in order):
 --   infap       = sum_{j} (1 + (J_j - 1) (j - 1 + e) / (j - 1 + m_j + 2e)) / p_j / R
 --                 inferred AP (Yilmaz and Aslam, "Estimating average precision with incomplete
 --                 and imperfect judgments", CIKM 2006) as trec_eval's infAP computes it: over the
@@ -351,11 +353,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_infap_epsilon() AS 0.00001;
 -- of the relevant, the judged nonrelevant and all the judged ranked items (ndcg_user_gains) and
 -- R: at the j-th relevant item, at rank p, the precision expected from the judged items above it
 -- (J - 1 of them, m judged nonrelevant), 1 / p + ((p - 1) / p) (J - 1) / (p - 1) (j - 1 + e) /
--- (j - 1 + m + 2e), summed in rank order, over R. A DOUBLE.
+-- (j - 1 + m + 2e), summed in rank order, over R. J, the judged items down to p, is p's place
+-- among the judged ranks (ascending, and p is one of them): list_position, not a count per
+-- relevant item. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks,
         num_rel) AS
     ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
-        lambda rel_at, j: (1.0 + (ndcg_found(judged_ranks, rel_at) - 1)
+        lambda rel_at, j: (1.0 + (list_position(judged_ranks, rel_at) - 1)
                                  * (j - 1 + ndcg_infap_epsilon())
                                  / (j - 1 + ndcg_found(nonrelevant_ranks, rel_at - 1)
                                     + 2 * ndcg_infap_epsilon())) / rel_at)), 0.0), num_rel);
@@ -375,6 +379,25 @@ CREATE OR REPLACE TEMP MACRO ndcg_dcg_to(discounted, judged) AS
 -- 1) at its position i (ndcg_dcg). A DOUBLE list.
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_discounted(ideal) AS
     list_transform(ideal, lambda g, i: ndcg_dcg(g, i)::DOUBLE);
+
+-- ndcg_prefix_sums(terms): for each t = 1 .. len(terms), the first t terms summed in order (the
+-- t-th is list_sum(terms[1:t]), the same bits). terms must be a column, not an expression: it
+-- is read inside the lambda, where DuckDB would evaluate an expression once per element. A
+-- DOUBLE list as long as terms.
+CREATE OR REPLACE TEMP MACRO ndcg_prefix_sums(terms) AS
+    list_transform(terms, lambda term, t: list_sum(terms[1:t]));
+
+-- ndcg_judged_dcg_prefix(discounted): D_t for each judged ranked item t (in rank order), the
+-- ranking's DCG down to it: ndcg_judged_discounted's first t terms summed in rank order, so that
+-- D_t = ndcg_dcg_to(discounted, t) (ndcg_user_metrics' judged_dcg_to). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_dcg_prefix(discounted) AS ndcg_prefix_sums(discounted);
+
+-- ndcg_ideal_dcg_prefix(ideal_discounted): ID_i for each position i of the ideal (every_ideal,
+-- never cut), the ideal DCG at i: ndcg_ideal_discounted's first i terms summed in order, so that
+-- ID_i = ndcg_ideal_dcg_to(ideal_discounted, i) (ndcg_user_metrics' ideal_dcg_to; ID_G past the
+-- ideal's G positions). A DOUBLE list.
+CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg_prefix(ideal_discounted) AS
+    ndcg_prefix_sums(ideal_discounted);
 
 -- ndcg_ideal_dcg_to(ideal_discounted, n): the ideal DCG at n (the whole ideal's when it is
 -- shorter), from ndcg_ideal_discounted: its first n terms summed. A DOUBLE.
@@ -500,7 +523,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_g_cost(costs, i) AS
 -- and gains, the items not judged adding nothing), every positive gain best first (every_ideal)
 -- and their ndcg_g_costs: each gain g_i over log2(2 + C_i - S_i) at its rank i (C_i:
 -- ndcg_g_cost; S_i: the gains down to i), summed in rank order, over the ideal's total gain; 0
--- when the ideal is empty. A DOUBLE.
+-- when the ideal is empty. A DOUBLE. Give costs as a column (ndcg_user_metrics' g_costs), not
+-- as the call ndcg_g_costs(ideal): a macro's argument is pasted into the lambda, and DuckDB
+-- evaluates what a lambda reads once per list element (here once per judged ranked item: 2.2x
+-- the time at 300k users).
 CREATE OR REPLACE TEMP MACRO ndcg_g(judged_ranks, judged_gains, ideal, costs) AS
     CASE WHEN len(ideal) > 0
          THEN coalesce(list_sum(list_transform(judged_ranks,
@@ -641,8 +667,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                             THEN ndcg_utility(len(ranks), length, num_rel, utility_weights,
                                               ndcg_num_docs(num_docs))
                             ELSE 0.0 END AS utility,
-                       ndcg_g(judged_ranks, judged_gains, every_ideal, ndcg_g_costs(every_ideal))
-                           AS g,
+                       ndcg_g(judged_ranks, judged_gains, every_ideal, g_costs) AS g,
                        ndcg_bin_g(ranks, num_rel) AS bing,
                        ndcg_log_floored(ndcg_average_precision(precisions, len(ranks), num_rel))
                            AS gm_map,
@@ -653,8 +678,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
                              ndcg_found(relevant_ranks, num_relevant) AS found_r,
                              ndcg_negative_ranks(judged_ranks, judged_relevances) AS negative_ranks,
-                             ndcg_judged_discounted(judged_ranks, judged_gains) AS discounted,
-                             ndcg_ideal_discounted(every_ideal) AS ideal_discounted,
+                             discounted, ideal_discounted,
+                             -- D_t and ID_i as lists (the DCG down to each judged ranked item,
+                             -- the ideal DCG at each position of every_ideal), for a measure to
+                             -- index; made only when read. Rndcg and ndcg_rel read their few D_t
+                             -- and ID_i as slices (ndcg_dcg_to, ndcg_ideal_dcg_to): the lists
+                             -- cost more than they save there (reports/2026-11-26-trec31i.md)
+                             ndcg_judged_dcg_prefix(discounted) AS judged_dcg_to,
+                             ndcg_ideal_dcg_prefix(ideal_discounted) AS ideal_dcg_to,
+                             ndcg_g_costs(every_ideal) AS g_costs,
                              list_transform(judged_ranks, lambda i: ndcg_dcg(1.0, i)) AS discounts,
                              ndcg_err_steps(judged_ranks,
                                             ndcg_err_grades(judged_relevances, judged_relevant))
@@ -663,8 +695,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              judged AS judged_items, relevances,
                              num_nonrelevant AS num_nonrel, num_relevant AS num_rel,
                              greatest(coalesce(list_max(relevances), 0), 0) AS largest_level
-                      FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
-                                           judged_only := judged_only, ties := ties)))) AS u
+                      -- (the terms of D and ID one level down: a prefix reads its list
+                      -- inside a lambda)
+                      FROM (SELECT *, ndcg_judged_discounted(judged_ranks, judged_gains)
+                                          AS discounted,
+                                   ndcg_ideal_discounted(every_ideal) AS ideal_discounted
+                            FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
+                                                 judged_only := judged_only, ties := ties))))) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
             AND ndcg_ideal_covers(u.ideal_depth, ks)

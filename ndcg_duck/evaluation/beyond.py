@@ -3,8 +3,9 @@ load --train and --items, keep each evaluated user's top_k lists as the batches 
 run sql/ndcg_beyond.sql's macros over them once every batch is in.
 
 The views and tables it makes in the run's cursor: ndcg_train (user_id, item_id), ndcg_items
-(item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's top_k, appended
-per batch; the evaluated users' become ndcg_tops_), ndcg_entries_ (their items, one row each),
+(item_id, category, embedding), ndcg_tops (user_id, k, top: every judged user's list at the
+deepest cutoff, appended per batch; the evaluated users' become ndcg_deepest_, and the view
+ndcg_tops_ cuts every cutoff's top_k from them), ndcg_entries_ (their items, one row each),
 ndcg_shown_ (each shown item's exposure at every cutoff, one row per item), ndcg_item_values_
 (each shown item's novelty, popularity and tail), then ndcg_beyond_users (user_id, k and a
 column per per-user metric); popularity reads train's rows and the same grouped per user
@@ -126,6 +127,18 @@ def load(con, measures: tuple, train, items, cols: inputs.Columns, recs_item_typ
     return Inputs(train_what, items_what, as_text)
 
 
+def cutoffs(measures: tuple) -> dict:
+    """The cutoffs the beyond-accuracy measures among `measures` take, in order, each once (None:
+    no cutoff)."""
+    return dict.fromkeys(m.k for m in wanted(measures))
+
+
+def deepest(measures: tuple) -> Optional[int]:
+    """The deepest of cutoffs(measures): None (no cutoff) when one is None."""
+    ks = list(cutoffs(measures))
+    return None if None in ks else max(ks)
+
+
 def start_tops(con, given: Inputs, recs_item_type: str) -> None:
     """The empty table ndcg_tops (user_id, k, top), typed as the recommendations (ndcg_recs) and,
     when item ids are compared as text, with top a list of texts: add_tops fills it."""
@@ -140,13 +153,14 @@ def _column_type(con, relation: str, column: str) -> str:
 
 def add_tops(con, options: Options, layout: str, recs: str, rels: str, measures: tuple,
              ranked: Optional[str] = None) -> None:
-    """Append to ndcg_tops the top_k lists of the users of `recs` and `rels` (one batch's views),
-    at every cutoff a beyond-accuracy measure takes: the ranking edge after max_depth,
+    """Append to ndcg_tops the top_k lists of the users of `recs` and `rels` (one batch's views)
+    at the deepest cutoff a beyond-accuracy measure takes (every other cutoff's list is its first
+    k items: evaluated_tops cuts them where they are read): the ranking edge after max_depth,
     duplicates and judged_only, as every metric reads it (`ranked`: that edge's result for
     `recs`, made once per batch (leaks.ranked_table), else read from `recs` here). Without
     judged_only the judgments are not read (ndcg_beyond_lists: compute() keeps the evaluated
     users); with it, ndcg_beyond_tops takes the unjudged items out as the core does."""
-    ks = sqltext.bigint_list(dict.fromkeys(m.k for m in wanted(measures)))
+    ks = sqltext.bigint_list([deepest(measures)])
     if ranked is not None:
         con.execute(f"INSERT INTO ndcg_tops {statements.tops_query(options, ranked, rels, ks)}")
         return
@@ -175,8 +189,8 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
         if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
                         "FROM ndcg_beyond_exposure_in('ndcg_shown_')")
-            con.execute("CREATE OR REPLACE TEMP VIEW ndcg_keys_ AS "
-                        "SELECT k, count(*) AS users FROM ndcg_tops_ GROUP BY k")
+            con.execute("CREATE OR REPLACE TEMP VIEW ndcg_keys_ AS SELECT k, (SELECT count(*) "
+                        "FROM ndcg_deepest_) AS users FROM ndcg_cutoffs_")
         summary, notes = per_run(con, measures, given, shown="ndcg_shown_")
         columns = per_user(con, options, measures)
     except duckdb.Error as exc:
@@ -185,17 +199,26 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
 
 
 def evaluated_tops(con, evaluated: str, measures: tuple) -> None:
-    """ndcg_tops_: the lists of ndcg_tops of the users in `evaluated` (ndcg_tops goes: the
-    other users' rows are deleted and the table renamed, no list is copied), ndcg_entries_:
-    their items, unnested once (ndcg_beyond_entries), and ndcg_shown_: each of those items once
-    with its exposure at every cutoff of `measures` (shown_items), for the exposure, the
-    per-user metrics and the outside-catalogue count."""
+    """ndcg_deepest_: the lists of ndcg_tops (each user's deepest) of the users in `evaluated`
+    (ndcg_tops goes: the other users' rows are deleted and the table renamed, no list is
+    copied), ndcg_cutoffs_ (k, depth: the cutoffs of `measures`), the view ndcg_tops_
+    (user_id, k, top: their top_k at every cutoff, cut from the deepest lists as read:
+    ndcg_beyond_cut; the steps here that need only users and cutoffs read ndcg_deepest_ and
+    ndcg_cutoffs_, which DuckDB joins faster than it reads the view), ndcg_entries_: their items, unnested
+    once (ndcg_beyond_entries), and ndcg_shown_: each of those items once with its exposure at
+    every cutoff (shown_items), for the exposure, the per-user metrics and the
+    outside-catalogue count."""
     con.execute(f"DELETE FROM ndcg_tops WHERE NOT EXISTS (SELECT 1 FROM (SELECT DISTINCT user_id "
                 f"FROM {evaluated}) AS e WHERE e.user_id = ndcg_tops.user_id)")
-    con.execute("DROP TABLE IF EXISTS ndcg_tops_")
-    con.execute("ALTER TABLE ndcg_tops RENAME TO ndcg_tops_")  # every later step reads these
+    con.execute("DROP VIEW IF EXISTS ndcg_tops_")
+    con.execute("DROP TABLE IF EXISTS ndcg_deepest_")
+    con.execute("ALTER TABLE ndcg_tops RENAME TO ndcg_deepest_")  # every later step reads these
+    ks = sqltext.bigint_list(cutoffs(measures))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_cutoffs_ AS SELECT k, depth "
+                f"FROM ndcg_cutoffs({ks})")
+    con.execute(f"CREATE TEMP VIEW ndcg_tops_ AS FROM ndcg_beyond_cut('ndcg_deepest_', {ks})")
     con.execute("CREATE OR REPLACE TEMP TABLE ndcg_entries_ AS "
-                "FROM ndcg_beyond_entries('ndcg_tops_')")
+                "FROM ndcg_beyond_entries('ndcg_deepest_')")
     shown_items(con, measures)
 
 
@@ -233,11 +256,11 @@ def shown_items(con, measures: tuple) -> None:
     measures take (ndcg_beyond_shown_of, a column per cutoff of ndcg_depths_, made here: one row,
     each cutoff's depth in a column named by it, 'all' for no cutoff). The exposure, the
     per-user metrics' values and the outside-catalogue count read it."""
-    cutoffs = dict.fromkeys(m.k for m in wanted(measures))
+    ks = cutoffs(measures)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_depths_ AS PIVOT (SELECT coalesce("
                 f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs("
-                f"{sqltext.bigint_list(cutoffs)})) ON k USING any_value(depth)")
-    with by_array(con, len(cutoffs)):
+                f"{sqltext.bigint_list(ks)})) ON k USING any_value(depth)")
+    with by_array(con, len(ks)):
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
                     "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
 
@@ -290,7 +313,8 @@ def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_
 
 
 def per_user(con, options: Options, measures: tuple) -> tuple:
-    """ndcg_beyond_users (_per_user_table) from ndcg_tops_, ndcg_entries_ and ndcg_shown_
+    """ndcg_beyond_users (_per_user_table) from ndcg_tops_, ndcg_deepest_, ndcg_cutoffs_,
+    ndcg_entries_ and ndcg_shown_
     (evaluated_tops) and prepare's ndcg_popularity_ and ndcg_features_: the per-user metrics
     among `measures`, in the order of their columns."""
     metrics = {m.metric for m in wanted(measures)}
@@ -300,7 +324,8 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
                     f"FROM ndcg_beyond_values_of('ndcg_shown_', 'ndcg_popularity_', "
                     f"{sql_args(options, USER_OPTIONS)})")  # a table: its join is the faster
         con.execute("CREATE OR REPLACE TEMP TABLE ndcg_beyond_pop_users AS "
-                    "FROM ndcg_beyond_user_in('ndcg_entries_', 'ndcg_item_values_', 'ndcg_tops_')")
+                    "FROM ndcg_beyond_user_in('ndcg_entries_', 'ndcg_item_values_', "
+                    "'ndcg_cutoffs_')")
         columns += [m for m in POPULAR if m in metrics]
     if "ild" in metrics:
         _ild(con)
@@ -327,11 +352,11 @@ def _ild(con) -> None:
     items without a vector: when any has one, ndcg_beyond_shown's check over every list stops
     with its message (how many items, and one); else categories."""
     (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
-                                "(SELECT count(DISTINCT k) FROM ndcg_tops_)").fetchall()
+                                "(SELECT count(*) FROM ndcg_cutoffs_)").fetchall()
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
     size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
                                          / 4 / per_user))
-    ranges = batches.user_ranges(con, "ndcg_tops_", size)
+    ranges = batches.user_ranges(con, "ndcg_deepest_", size)
     if width:  # a view when one chunk reads it (the columns taken once, not stored), else stored
         columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
         kind = "VIEW" if len(ranges) == 1 else "TABLE"
@@ -357,19 +382,19 @@ def _ild(con) -> None:
 
 def _per_user_table(con, columns: list) -> None:
     """ndcg_beyond_users: user_id, k and the per-user metrics asked for, one row per user with a
-    top_k list and cutoff."""
+    top_k list (ndcg_deepest_) and cutoff (ndcg_cutoffs_)."""
     pop = [c for c in columns if c != "ild"]
-    select = ["t.user_id", "t.k"] + [f"p.{c}" for c in pop] + (
+    select = ["d.user_id", "t.k"] + [f"p.{c}" for c in pop] + (
         ["i.ild"] if "ild" in columns else [])
     joins = ""
     if pop:
-        joins += (" LEFT JOIN ndcg_beyond_pop_users AS p ON p.user_id = t.user_id "
+        joins += (" LEFT JOIN ndcg_beyond_pop_users AS p ON p.user_id = d.user_id "
                   "AND p.k IS NOT DISTINCT FROM t.k")
     if "ild" in columns:
-        joins += (" LEFT JOIN ndcg_beyond_ild_users AS i ON i.user_id = t.user_id "
+        joins += (" LEFT JOIN ndcg_beyond_ild_users AS i ON i.user_id = d.user_id "
                   "AND i.k IS NOT DISTINCT FROM t.k")
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_beyond_users AS SELECT {', '.join(select)} "
-                f"FROM ndcg_tops_ AS t{joins}")
+                f"FROM ndcg_deepest_ AS d CROSS JOIN ndcg_cutoffs_ AS t{joins}")
 
 
 def _outside(con, given: Inputs, shown: str = "ndcg_exposure_") -> list:

@@ -156,10 +156,10 @@ def running(recs, rels, k=registry.BY_NAME["k"].default, *, per_user=True, per_i
                 result, notes = _run_lists(work, options, loaded, cols.user, per_user,
                                            settings["batch_users"], measures, extra, spec)
             else:
-                result, said = _run(work, options, loaded, cols, per_user,
-                                    settings["batch_users"], measures, extra, spec, per_item,
-                                    train_what)
-                notes = _notes(work, options, loaded, train_what) + said
+                result, said, folded = _run(work, options, loaded, cols, per_user,
+                                            settings["batch_users"], measures, extra, spec,
+                                            per_item, train_what)
+                notes = _notes(work, options, loaded, train_what, folded) + said
             yield Ran(result, notes, work, loaded)
         except duckdb.Error as exc:
             raise InputError(message(exc, loaded, given_extra)) from None
@@ -215,11 +215,12 @@ def _restore(con, name: str, value: str) -> None:
     con.execute(f"SET {name} = {sqltext.literal(value)}")
 
 
-def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[str] = None
-           ) -> list:
+def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[str] = None,
+           folded: Optional[str] = None) -> list:
     """What the run should tell its caller (outcome.run_notes): ids compared as text (and how
     many users matched), gain map levels that never occur in the judgments, recommended items
-    seen in train (train_what: how the train input is named, or None), tied scores."""
+    seen in train (train_what: how the train input is named, or None), tied scores (folded: the
+    ranking edge _run chose, leaks.folds, which counted them as it ranked)."""
     def matched():
         (ranked, judged), = con.sql(
             f"SELECT count(*) FILTER (WHERE judged AND ranked), count(*) FILTER (WHERE judged) "
@@ -235,8 +236,7 @@ def _notes(con, options: Options, loaded: inputs.Loaded, train_what: Optional[st
         return leaks.seen(con, options, loaded.layout, train_what)
     return outcome.run_notes(options, loaded, matched, found,
                              seen if train_what is not None else None,
-                             lambda: leaks.tied(con, options,
-                                                folded=leaks.folds(con, options, loaded.layout)))
+                             lambda: leaks.tied(con, options, folded=folded))
 
 
 def message(exc: Exception, loaded: inputs.Loaded, given: Optional[beyond.Inputs] = None) -> str:
@@ -446,8 +446,9 @@ def recs_item_type(con, layout: str) -> str:
 def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per_user: bool,
          batch_users: Optional[int], all_measures: tuple, extra: Optional[beyond.Inputs],
          spec: Optional[intervals.Spec] = None, per_item: bool = False,
-         train_what: Optional[str] = None) -> tuple[Evaluation, list]:
-    """Score every user, batch by batch, then sum up: (Evaluation, notes). `all_measures` may
+         train_what: Optional[str] = None) -> tuple[Evaluation, list, Optional[str]]:
+    """Score every user, batch by batch, then sum up: (Evaluation, notes, the ranking edge that
+    counted the tied scores as it ranked: leaks.folds). `all_measures` may
     hold beyond-accuracy ones (extra says what they read): their top_k lists are kept per batch
     and computed once all are in (beyond.py). With spec (ci=), the summary's 'intervals'; with
     per_item, the per-item view (leaks.py; with train's popularity when train_what is given)."""
@@ -487,8 +488,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
     ).fetchall()
     if judged == unranked:
         raise InputError(no_overlap(con, loaded))
-    summary = _summary(con.sql(f"FROM {summed}('ndcg_result')"), measures, options.k[0],
-                       _exact_means(con, measures))
+    summed_rows = con.sql(f"SELECT {_summed_columns(measures)} FROM {summed}('ndcg_result')")
+    summary = _summary(summed_rows, measures, options.k[0], _exact_means(con, measures))
     notes, relation = [], "ndcg_result"
     if extra:
         # --beyond-users: the evaluated users' lists, or every user's of the recommendations
@@ -505,7 +506,7 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
         progress.step("the per-item view")
         result = result.with_items(con.sql(leaks.per_item_sql(
             con, options, loaded.layout, train_what is not None, cols.item)).to_arrow_table())
-    return result, notes
+    return result, notes, folded
 
 
 def _finished(con, summary: dict, measures: tuple, user_col: str, relation: str,
@@ -606,22 +607,34 @@ def _exact_means(con, measures: tuple) -> dict:
                              groups=("k",))
 
 
+def _summed_columns(measures: tuple) -> str:
+    """What _summary reads of a summary macro's rows: k, users and the counts asked for (summed
+    over users); the means come from _exact_means, and the macro's own means of every metric
+    (a compensated sum each) are left out of the query."""
+    counted = dict.fromkeys(m.metric for m in measures
+                            if not (metric_names.own(m.metric) or metric_names.member(m.metric))
+                            and metric_names.counts(m.metric))
+    return ", ".join(["k", "users", *counted])
+
+
 def _summary(relation, measures: tuple, first_k, exact: dict) -> dict:
     """{measure name: its mean (a sum for counts)} and users, from a summary macro's rows (one per
-    cutoff, a column per metric), each mean taken from `exact` ({(k, metric): mean}). Metrics
-    without a cutoff are read from the first cutoff's row."""
+    cutoff: k, users and the counts, _summed_columns) and `exact` ({(k, metric): the exactly
+    rounded mean}), whence every mean. Metrics without a cutoff are read from the first
+    cutoff's row."""
     columns = relation.columns
     rows = {row[0]: dict(zip(columns, row)) for row in relation.fetchall()}
     summary = {}
     for measure in measures:
         k = measure.k if metric_names.has_cutoff(measure.metric) else first_k
-        value = rows.get(k, {}).get(measure.metric)
+        mean = exact.get((k, measure.metric))
         if metric_names.own(measure.metric) or metric_names.member(measure.metric):
-            value = exact.get((k, measure.metric))  # not in the summary macro's columns
-        elif value is not None and metric_names.counts(measure.metric):
-            value = int(value)
-        elif value is not None:
-            value = metric_names.summarised(measure.metric, exact[(k, measure.metric)])
+            value = mean
+        elif metric_names.counts(measure.metric):
+            value = rows.get(k, {}).get(measure.metric)
+            value = None if value is None else int(value)
+        else:
+            value = None if mean is None else metric_names.summarised(measure.metric, mean)
         summary[measure.name] = value
     summary["users"] = max((row["users"] for row in rows.values()), default=0)
     return summary

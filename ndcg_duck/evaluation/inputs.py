@@ -458,10 +458,31 @@ def _attach_url(con, url: str, name: str, fmt, role: str, cols: Columns) -> Sour
                                           f"{sql}[{len(folder) + 1}:]")
 
 
-def _read_problem(exc: Exception, fmt: str) -> str:
+# DuckDB's CSV reader (which reads CSV and TREC files) in its own words, and in ours
+_CSV_PROBLEMS = (
+    (r"state machine reached an invalid state",
+     lambda m: "a carriage return (\\r) that does not end its line with \\n, where the other "
+               "lines end in \\n: give the file one kind of line ending (\\n or \\r\\n)"),
+    (r"CSV Error on Line: (\d+)\s+Original Line: (.*)\s+Expected Number of Columns: 1 Found",
+     lambda m: f"line {m.group(1)} holds the control character U+001F (unit separator), "
+               f"which a TREC file cannot hold: {m.group(2).strip().replace(chr(31), '<U+001F>')}"),
+    (r"Error when sniffing file",
+     lambda m: "its lines could not be split into columns by any delimiter (, | ; or tab) and "
+               "quoting: check that every line has the same fields, that the lines end alike "
+               "(\\n or \\r\\n) and that the text is UTF-8"),
+)
+
+
+def _read_problem(exc: Exception, fmt: Optional[str] = None) -> str:
+    """What a failed read of a file says to the user: DuckDB's first line, or for what DuckDB
+    says in words of its reader's options (_CSV_PROBLEMS, Parquet's magic bytes), ours."""
     text = duckdb_message(exc)
     if fmt == "parquet" and re.search(r"magic bytes|too small to be a Parquet file", text, re.I):
         return "not a Parquet file, or corrupt or truncated (" + text + ")"
+    for pattern, words in _CSV_PROBLEMS:
+        found = re.search(pattern, str(exc))
+        if found:
+            return words(found)
     return text
 
 
@@ -469,7 +490,7 @@ def schema_of(con, name: str, what: str) -> dict:
     try:
         return {row[0]: row[1] for row in con.sql(f"DESCRIBE {name}").fetchall()}
     except duckdb.Error as exc:
-        raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
+        raise InputError(f"cannot read {what}: {_read_problem(exc)}") from None
 
 
 def _found(schema: dict) -> str:
@@ -603,7 +624,7 @@ def load(con, recs, rels, cols: Columns, recs_format=None, rels_format=None,
         try:
             empty = not con.sql(f"SELECT 1 FROM {name} LIMIT 1").fetchall()
         except duckdb.Error as exc:
-            raise InputError(f"cannot read {what}: {duckdb_message(exc)}") from None
+            raise InputError(f"cannot read {what}: {_read_problem(exc)}") from None
         if empty and require_rows:
             raise InputError(no_rows(what))
     recs_schema = schema_of(con, "ndcg_recs_src", recs_what)
@@ -699,7 +720,7 @@ def _one_file_per_user(con, source: Source, cols: Columns) -> None:
                        f"FROM ({source.reader}) GROUP BY {user} "
                        f"HAVING min({FILE_COLUMN}) <> max({FILE_COLUMN}) LIMIT 1").fetchall()
     except duckdb.Error as exc:
-        raise InputError(f"cannot read {source.what}: {duckdb_message(exc)}") from None
+        raise InputError(f"cannot read {source.what}: {_read_problem(exc)}") from None
     if rows:
         (who, first, second), = rows
         raise InputError(user_in_two_files(source.what, who, len(source.files), first, second))

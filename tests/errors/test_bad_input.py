@@ -147,6 +147,28 @@ def test_ragged_csv(tmp_path, rels):
     assert "its rows could not be split into columns" in result.output
 
 
+@pytest.mark.parametrize("name, content, flags, problem", [
+    # a lone carriage return: DuckDB's CSV reader stops in its own words ("state machine")
+    ("run.txt", b"q1 Q0 d1 1 1.0 run\rx\nq1 Q0 d2 2 0.5 run\n", ["--recs-format", "trec"],
+     "a carriage return (\\r) that does not end its line with \\n, where the other lines end "
+     "in \\n: give the file one kind of line ending (\\n or \\r\\n)"),
+    # the unit separator, which the TREC reader splits lines by: truncated without the check
+    ("run.txt", b"q1 Q0 d1 1 1.0 run\nq1 Q0 d2\x1f 2 0.5 run\n", ["--recs-format", "trec"],
+     "line 2 holds the control character U+001F (unit separator), which a TREC file cannot "
+     "hold: q1 Q0 d2<U+001F> 2 0.5 run"),
+    ("recs.csv", b"user_id,item_id,rank\nu1,a,1\r\nu1,b,2\n", [],
+     "its lines could not be split into columns by any delimiter (, | ; or tab) and quoting: "
+     "check that every line has the same fields, that the lines end alike (\\n or \\r\\n) and "
+     "that the text is UTF-8"),
+])
+def test_unreadable_text_files_in_our_words(tmp_path, rels, name, content, flags, problem):
+    path = tmp_path / name
+    path.write_bytes(content)
+    result = run("eval", path, rels, *flags)
+    assert result.exit_code == 1
+    assert result.output == f"Error: cannot read recommendations file {path}: {problem}\n"
+
+
 def test_long_rows_without_rank_or_score(tmp_path, rels):
     path = write_csv(tmp_path / "recs.csv", "user_id,item_id,weight\nu1,a,1\n")
     result = run("eval", path, rels)

@@ -102,6 +102,20 @@ def test_exposure_per_item_at_every_cutoff(con):
                                     ("u3", 2.0, 0.0, 1.0)]
 
 
+def test_every_cutoff_cut_from_the_deepest_list(con):
+    """The default engine keeps each user's deepest list alone (u1 a, b, c; u2 a, d; u3 x, no
+    cutoff) and cuts every cutoff's from it (ndcg_beyond_cut): at 2 u1 a, b, the others whole;
+    the same rows as ndcg_beyond_tops at both cutoffs."""
+    setup(con, RECS, RELS, TRAIN, ITEMS)
+    con.execute("CREATE TABLE deepest AS SELECT user_id, top FROM tops WHERE k IS NULL")
+    rows = "SELECT user_id, k, top FROM {} ORDER BY user_id, k NULLS LAST"
+    cut = con.sql(rows.format("ndcg_beyond_cut('deepest', [2, NULL]::BIGINT[])")).fetchall()
+    assert cut == [("u1", 2, ["a", "b"]), ("u1", None, ["a", "b", "c"]),
+                   ("u2", 2, ["a", "d"]), ("u2", None, ["a", "d"]),
+                   ("u3", 2, ["x"]), ("u3", None, ["x"])]
+    assert cut == con.sql(rows.format("tops")).fetchall()
+
+
 def test_ild_by_categories(con):
     """Without embeddings: u1's a {s,t}, b {s}, c {t}: Jaccard 1/2, 1/2, 0: ild (1/2+1/2+1)/3."""
     items = [(i, c, None) for i, c, _ in ITEMS]

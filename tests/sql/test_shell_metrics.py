@@ -175,3 +175,18 @@ def test_judged_ncg_err_worked_example_from_python():
     for (_, k), values in HAND.items():
         for name, value in values.items():  # the mean over u and v (0)
             assert result.summary[f"{name}@{k}"] == pytest.approx(value / 2, rel=1e-12)
+
+
+def test_prefix_sums_add_in_rank_order():
+    # D_t and ID_i (ndcg_user_metrics' judged_dcg_to, ideal_dcg_to) are running sums added left
+    # to right, as list_sum adds each slice: Python's running sums of terms where the order shows
+    # (1e16 + 1 rounds back to 1e16; a compensated or pairwise sum would end at 2, not 0).
+    terms = [1e16, 1.0, 1.0, -1e16, 0.1, 0.2]
+    running, total = [], 0.0
+    for term in terms:
+        total += term
+        running.append(total)
+    listed = ", ".join(repr(x) for x in terms)
+    rows = shell(f"SELECT ndcg_prefix_sums([{listed}]::DOUBLE[]) = [{', '.join(map(repr, running))}]"
+                 f"::DOUBLE[] AS same, ndcg_prefix_sums([]::DOUBLE[]) = []::DOUBLE[] AS empty;")
+    assert rows[1:] == [["true", "true"]]
