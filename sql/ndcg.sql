@@ -2464,9 +2464,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) A
 -- descending), since an average over orders has no single rank of the first relevant item.
 
 -- ndcg_found(ranks, k): how many of `ranks` (the ranks of the relevant ranked items, in
--- ascending order) are <= k (a BIGINT; no cutoff: the largest BIGINT). Returns a BIGINT.
+-- ascending order) are <= k (a BIGINT; no cutoff: the largest BIGINT). Returns a BIGINT. All of
+-- them when the last is <= k and none when the first is > k, read off the ends of the list (a
+-- cutoff past a ranking's last relevant item, or above its first, is most cutoffs of most
+-- users: no list is filtered for them).
 CREATE OR REPLACE TEMP MACRO ndcg_found(ranks, k) AS
-    coalesce(len(list_filter(ranks, lambda p: p <= k)), 0);
+    CASE WHEN len(ranks) = 0 THEN 0
+         WHEN ranks[-1] <= k THEN len(ranks)
+         WHEN ranks[1] > k THEN 0
+         ELSE coalesce(len(list_filter(ranks, lambda p: p <= k)), 0) END;
 
 -- ndcg_over_r(count, num_rel): count / R, 0 when the user has no relevant judgment (R = 0).
 CREATE OR REPLACE TEMP MACRO ndcg_over_r(count, num_rel) AS
@@ -2491,6 +2497,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_precisions(ranks) AS list_transform(ranks, lam
 -- the first found(k) precisions, summed in rank order, over R.
 CREATE OR REPLACE TEMP MACRO ndcg_average_precision(precisions, found, num_rel) AS
     ndcg_over_r(coalesce(list_sum(precisions[1:found]), 0.0), num_rel);
+
+-- ndcg_judged_dcg(judged_gains, discounts, judged): DCG down to a cutoff from the judged ranked
+-- items' gains and discounts (1 / log2(i + 1) at each one's rank i) and judged (how many of
+-- them are down to the cutoff, ndcg_found): the first `judged` gains times their discounts,
+-- summed in rank order (the items not judged gain 0). A DOUBLE.
+CREATE OR REPLACE TEMP MACRO ndcg_judged_dcg(judged_gains, discounts, judged) AS
+    -- (typed: DuckDB 1.5 binds a macro's body with NULL arguments when it is created)
+    coalesce(list_dot_product(judged_gains[1:judged]::DOUBLE[], discounts[1:judged]::DOUBLE[]),
+             0.0);
 
 -- ndcg_cg(gains, depth): cg@k from a user's gains (ndcg_user_gains: the gain at each position)
 -- and depth (k; no cutoff: the largest BIGINT): the gains of the first k positions, summed. A
@@ -2909,7 +2924,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN k IS NOT NULL THEN ndcg_precision(found, k) END AS precision,
            ndcg_over_r(found, num_rel) AS recall, ndcg_hit_rate(found) AS hit_rate,
            ndcg_reciprocal_rank(ranks, found) AS mrr,
-           ndcg_average_precision(precisions, found, num_rel) AS map,
+           map_down AS map,
            CASE WHEN first THEN r_precision END AS r_precision,
            CASE WHEN first THEN num_rel END AS num_rel,
            CASE WHEN first THEN num_rel_ret END AS num_rel_ret,
@@ -2934,23 +2949,38 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            {'gains': CASE WHEN edge_gains THEN position_gains END, 'relevant_ranks': ranks,
             'judged_ranks': judged_ranks, 'num_relevant': num_rel, 'ideal': edge_ideal,
             'length': length, 'k': k, 'depth': depth} AS edge
-    FROM (SELECT u.*, c.k, c.depth, c.k IS NOT DISTINCT FROM ks[1] AS first,
-                 ndcg_found(u.judged_ranks, c.depth) AS judged_down,
-                 -- DCG and CG down to k from the judged ranked items (the others gain 0), but
-                 -- with ties 'average', whose gains are spread over each tie's positions
+    -- each cutoff's sums: DCG and CG down to k from the judged ranked items (the others gain
+    -- 0), but with ties 'average', whose gains are spread over each tie's positions; a cutoff
+    -- at or past the last judged item (the ideal's last gain, the last relevant item) takes the
+    -- user's whole sum, summed once (the same terms in the same order: the same number)
+    FROM (SELECT *,
                  CASE WHEN ties = 'average'
-                      THEN ndcg_dcg_at(u.position_gains, c.discounts, c.depth, ndcg_width(ks))
-                      ELSE coalesce(list_dot_product(
-                               u.judged_gains[1:ndcg_found(u.judged_ranks, c.depth)],
-                               u.discounts[1:ndcg_found(u.judged_ranks, c.depth)]), 0.0) END
-                     AS dcg,
-                 ndcg_ideal_dcg(u.edge_ideal, c.discounts, c.depth, ndcg_width(ks), u.length,
-                                idcg_cutoff) AS idcg,
-                 CASE WHEN ties = 'average' THEN ndcg_cg(u.position_gains, c.depth)
-                      ELSE ndcg_cg(u.judged_gains, ndcg_found(u.judged_ranks, c.depth)) END AS cg,
+                      THEN ndcg_dcg_at(position_gains, cutoff_discounts, depth, ndcg_width(ks))
+                      WHEN judged_down = len(judged_ranks) THEN whole_dcg
+                      ELSE ndcg_judged_dcg(judged_gains, discounts, judged_down) END AS dcg,
+                 CASE WHEN ndcg_width(ks) IS NULL AND depth >= len(edge_ideal) THEN whole_idcg
+                      ELSE ndcg_ideal_dcg(edge_ideal, cutoff_discounts, depth, ndcg_width(ks),
+                                          length, idcg_cutoff) END AS idcg,
+                 CASE WHEN ties = 'average' THEN ndcg_cg(position_gains, depth)
+                      WHEN judged_down = len(judged_ranks) THEN whole_cg
+                      ELSE ndcg_cg(judged_gains, judged_down) END AS cg,
+                 CASE WHEN found = len(ranks) THEN whole_map
+                      ELSE ndcg_average_precision(precisions, found, num_rel) END AS map_down,
+                 CASE WHEN depth >= len(edge_ideal) THEN whole_icg
+                      ELSE ndcg_ideal_cg(edge_ideal, depth, length, idcg_cutoff) END AS icg
+    FROM (SELECT u.*, c.k, c.depth, c.discounts AS cutoff_discounts,
+                 c.k IS NOT DISTINCT FROM ks[1] AS first,
+                 ndcg_found(u.judged_ranks, c.depth) AS judged_down,
                  ndcg_found(u.ranks, c.depth) AS found,
-                 ndcg_ideal_cg(u.edge_ideal, c.depth, u.length, idcg_cutoff) AS icg,
                  u.edge_ideal[1] AS largest_gain
+          -- the whole ranking's sums, once per user (the cutoffs at or past its end take them)
+          FROM (SELECT *, ndcg_judged_dcg(judged_gains, discounts, len(judged_ranks)) AS whole_dcg,
+                       ndcg_cg(judged_gains, len(judged_ranks)) AS whole_cg,
+                       ndcg_ideal_dcg(edge_ideal, NULL::DOUBLE[], 9223372036854775807,
+                                      NULL::BIGINT, length, idcg_cutoff) AS whole_idcg,
+                       ndcg_ideal_cg(edge_ideal, 9223372036854775807, length, idcg_cutoff)
+                           AS whole_icg,
+                       ndcg_average_precision(precisions, len(ranks), num_rel) AS whole_map
           -- the measures without a cutoff, once per user
           FROM (SELECT *, ndcg_over_r(found_r, num_rel) AS r_precision,
                        len(ranks) AS num_rel_ret,
@@ -3009,7 +3039,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                           AS discounted,
                                    ndcg_ideal_discounted(every_ideal) AS ideal_discounted
                             FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
-                                                 judged_only := judged_only, ties := ties)))) AS u
+                                                 judged_only := judged_only, ties := ties))))) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
             AND ndcg_ideal_covers(u.ideal_depth, ks)
@@ -3017,7 +3047,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              || '(both left out), not ' || ndcg_show(rbp_p))
             AND ndcg_require(set_f_beta >= 0, 'set_f_beta must be a number >= 0, not '
                              || ndcg_show(set_f_beta))
-            AND ndcg_utility_weights_ok(utility_weights))
+            AND ndcg_utility_weights_ok(utility_weights)))
     WHERE ndcg_sum_finite(user_id, k, 'ideal DCG', idcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'DCG', dcg, largest_gain)
       AND ndcg_sum_finite(user_id, k, 'CG', cg, largest_gain)

@@ -30,6 +30,17 @@ def test_cg_worked_example_from_the_shell():
     assert [float(value) for (value,) in rows[1:]] == JK_CG
 
 
+
+def test_found_reads_the_ends_of_the_ranks():
+    # ndcg_found counts the sorted ranks <= k: all of them past the last, none above the first
+    # (read off the list's ends), else by filtering; an empty or NULL list, or no k, counts 0.
+    cases = [("[2, 5, 9]", k) for k in (1, 2, 6, 9, 100, "NULL")] + [("[]::BIGINT[]", 5),
+                                                                       ("NULL::BIGINT[]", 5)]
+    query = " UNION ALL ".join(f"SELECT {i} AS i, ndcg_found({ranks}, {k}) AS n"
+                               for i, (ranks, k) in enumerate(cases))
+    rows = shell(f"SELECT n FROM ({query}) ORDER BY i;")
+    assert [int(n) for (n,) in rows[1:]] == [0, 1, 2, 3, 3, 0, 0, 0]
+
 def test_cg_worked_example_from_python():
     recs = pa.table({"user_id": ["q"], "items": [[f"d{i}" for i in range(1, 11)]]})
     rels = pa.table({"user_id": ["q"] * 10, "item_id": [f"d{i}" for i in range(1, 11)],
