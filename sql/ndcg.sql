@@ -2415,9 +2415,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) A
 -- qrels mark a sampled pool's unjudged documents); u_i = 1 for such an item at rank i. g_i is the
 -- gain at rank i and I_1 >= I_2 >= ... >= I_G > 0 the user's positive gains (the ideal ranking,
 -- never cut), as for NDCG (gain, gain_map, min_relevance); D_i = sum_{j <= i} g_j / log2(j + 1)
--- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G; ndcg_user_metrics
--- lists them once per user as judged_dcg_to, D at each judged ranked item, and ideal_dcg_to,
--- ID_1 .. ID_G, each term added in order):
+-- and ID_i the same of the I_j (DCG and ideal DCG at i; ID_i = ID_G beyond G):
 --   infap       = sum_{j} (1 + (J_j - 1) (j - 1 + e) / (j - 1 + m_j + 2e)) / p_j / R
 --                 inferred AP (Yilmaz and Aslam, "Estimating average precision with incomplete
 --                 and imperfect judgments", CIKM 2006) as trec_eval's infAP computes it: over the
@@ -2718,25 +2716,6 @@ CREATE OR REPLACE TEMP MACRO ndcg_dcg_to(discounted, judged) AS
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_discounted(ideal) AS
     list_transform(ideal, lambda g, i: ndcg_dcg(g, i)::DOUBLE);
 
--- ndcg_prefix_sums(terms): for each t = 1 .. len(terms), the first t terms summed in order (the
--- t-th is list_sum(terms[1:t]), the same bits). terms must be a column, not an expression: it
--- is read inside the lambda, where DuckDB would evaluate an expression once per element. A
--- DOUBLE list as long as terms.
-CREATE OR REPLACE TEMP MACRO ndcg_prefix_sums(terms) AS
-    list_transform(terms, lambda term, t: list_sum(terms[1:t]));
-
--- ndcg_judged_dcg_prefix(discounted): D_t for each judged ranked item t (in rank order), the
--- ranking's DCG down to it: ndcg_judged_discounted's first t terms summed in rank order, so that
--- D_t = ndcg_dcg_to(discounted, t) (ndcg_user_metrics' judged_dcg_to). A DOUBLE list.
-CREATE OR REPLACE TEMP MACRO ndcg_judged_dcg_prefix(discounted) AS ndcg_prefix_sums(discounted);
-
--- ndcg_ideal_dcg_prefix(ideal_discounted): ID_i for each position i of the ideal (every_ideal,
--- never cut), the ideal DCG at i: ndcg_ideal_discounted's first i terms summed in order, so that
--- ID_i = ndcg_ideal_dcg_to(ideal_discounted, i) (ndcg_user_metrics' ideal_dcg_to; ID_G past the
--- ideal's G positions). A DOUBLE list.
-CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg_prefix(ideal_discounted) AS
-    ndcg_prefix_sums(ideal_discounted);
-
 -- ndcg_ideal_dcg_to(ideal_discounted, n): the ideal DCG at n (the whole ideal's when it is
 -- shorter), from ndcg_ideal_discounted: its first n terms summed. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_ideal_dcg_to(ideal_discounted, n) AS
@@ -3016,14 +2995,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
                              ndcg_found(relevant_ranks, num_relevant) AS found_r,
                              ndcg_negative_ranks(judged_ranks, judged_relevances) AS negative_ranks,
+                             -- (Rndcg and ndcg_rel read their few D_t and ID_i as slices of
+                             -- these: running sums as lists cost more than they save, and read
+                             -- by index on every cutoff's row too: reports/2026-11-26-trec31i.md
+                             -- and 2026-11-26-trec31j.md)
                              discounted, ideal_discounted,
-                             -- D_t and ID_i as lists (the DCG down to each judged ranked item,
-                             -- the ideal DCG at each position of every_ideal), for a measure to
-                             -- index; made only when read. Rndcg and ndcg_rel read their few D_t
-                             -- and ID_i as slices (ndcg_dcg_to, ndcg_ideal_dcg_to): the lists
-                             -- cost more than they save there (reports/2026-11-26-trec31i.md)
-                             ndcg_judged_dcg_prefix(discounted) AS judged_dcg_to,
-                             ndcg_ideal_dcg_prefix(ideal_discounted) AS ideal_dcg_to,
                              ndcg_g_costs(every_ideal) AS g_costs,
                              list_transform(judged_ranks, lambda i: ndcg_dcg(1.0, i)) AS discounts,
                              ndcg_err_steps(judged_ranks,
@@ -3033,8 +3009,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                              judged AS judged_items, relevances,
                              num_nonrelevant AS num_nonrel, num_relevant AS num_rel,
                              greatest(coalesce(list_max(relevances), 0), 0) AS largest_level
-                      -- (the terms of D and ID one level down: a prefix reads its list
-                      -- inside a lambda)
+                      -- (the terms of D and ID one level down: the lambdas that slice
+                      -- them read columns, not expressions they would compute per element)
                       FROM (SELECT *, ndcg_judged_discounted(judged_ranks, judged_gains)
                                           AS discounted,
                                    ndcg_ideal_discounted(every_ideal) AS ideal_discounted

@@ -30,7 +30,6 @@ def test_cg_worked_example_from_the_shell():
     assert [float(value) for (value,) in rows[1:]] == JK_CG
 
 
-
 def test_found_reads_the_ends_of_the_ranks():
     # ndcg_found counts the sorted ranks <= k: all of them past the last, none above the first
     # (read off the list's ends), else by filtering; an empty or NULL list, or no k, counts 0.
@@ -175,18 +174,3 @@ def test_judged_ncg_err_worked_example_from_python():
     for (_, k), values in HAND.items():
         for name, value in values.items():  # the mean over u and v (0)
             assert result.summary[f"{name}@{k}"] == pytest.approx(value / 2, rel=1e-12)
-
-
-def test_prefix_sums_add_in_rank_order():
-    # D_t and ID_i (ndcg_user_metrics' judged_dcg_to, ideal_dcg_to) are running sums added left
-    # to right, as list_sum adds each slice: Python's running sums of terms where the order shows
-    # (1e16 + 1 rounds back to 1e16; a compensated or pairwise sum would end at 2, not 0).
-    terms = [1e16, 1.0, 1.0, -1e16, 0.1, 0.2]
-    running, total = [], 0.0
-    for term in terms:
-        total += term
-        running.append(total)
-    listed = ", ".join(repr(x) for x in terms)
-    rows = shell(f"SELECT ndcg_prefix_sums([{listed}]::DOUBLE[]) = [{', '.join(map(repr, running))}]"
-                 f"::DOUBLE[] AS same, ndcg_prefix_sums([]::DOUBLE[]) = []::DOUBLE[] AS empty;")
-    assert rows[1:] == [["true", "true"]]
