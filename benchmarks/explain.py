@@ -47,11 +47,9 @@ class Recorder:
             self.log.append({"sql": " ".join(str(sql).split()), "wall": wall, "profile": path})
 
     def execute(self, sql, *args, **kwargs):
-        self._profiled(sql, lambda: self._con.execute(sql, *args, **kwargs))
-        return self
-
-    def fetchall(self):
-        return self._con.fetchall()
+        # the rows are fetched inside the profiled run: the PRAGMA after it replaces the result
+        rows = self._profiled(sql, lambda: self._con.execute(sql, *args, **kwargs).fetchall())
+        return _Fetched(self, rows)
 
     def sql(self, sql, *args, **kwargs):
         rel = self._con.sql(sql, *args, **kwargs)
@@ -65,6 +63,22 @@ class Recorder:
 
     def __getattr__(self, name):
         return getattr(self._con, name)
+
+
+class _Fetched:
+    """What Recorder.execute returns: the statement's rows, fetched as it ran."""
+
+    def __init__(self, rec, rows):
+        self._rec, self._rows = rec, rows
+
+    def fetchall(self):
+        return self._rows
+
+    def fetchone(self):
+        return self._rows[0] if self._rows else None
+
+    def __getattr__(self, name):
+        return getattr(self._rec, name)
 
 
 class _Relation:
