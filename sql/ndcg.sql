@@ -2286,35 +2286,38 @@ CREATE OR REPLACE TEMP MACRO ndcg_relevant_pairs(judgments) AS TABLE
           FROM query_table(judgments))
     WHERE relevant;
 
--- ndcg_item_counts(entries, relevant, ks): the per-item view's counts, per cutoff k of ks (a
--- list of cutoffs, NULL in it for no cutoff) and item shown or relevant: k, item_id, shown (how
--- many users' top_k hold it: the exposure count), relevant (how many users of `relevant` it is
--- relevant for) and hits (how many users' top_k hold it and it is relevant for them). entries as
--- ndcg_beyond_entries gives them (the evaluated users' lists), relevant the (user_id, item_id)
--- pairs of the evaluated users (ndcg_relevant_pairs). Counts of users: those of disjoint groups
--- of users add up, per k and item, to the counts of all (the Spark engine's workers).
-CREATE OR REPLACE TEMP MACRO ndcg_item_counts(entries, relevant, ks) AS TABLE
-    WITH cutoffs_ AS (SELECT k, coalesce(k, 9223372036854775807) AS depth
-                      FROM (SELECT DISTINCT unnest(ks) AS k)),
-    exposure_ AS (SELECT c.k, e.item_id, count(*) AS shown
-                  FROM query_table(entries) AS e JOIN cutoffs_ AS c ON e.position <= c.depth
-                  GROUP BY c.k, e.item_id),
+-- ndcg_item_counts(entries, relevant, depths): the per-item view's counts, per cutoff k and item
+-- shown or relevant: k, item_id, shown (how many users' top_k hold it: the exposure count),
+-- relevant (how many users of `relevant` it is relevant for) and hits (how many users' top_k
+-- hold it and it is relevant for them). entries as ndcg_beyond_entries gives them (the evaluated
+-- users' lists), relevant the (user_id, item_id) pairs of the evaluated users, each once
+-- (ndcg_relevant_pairs), depths the cutoffs as ndcg_beyond_shown_of takes them (one row, a
+-- column per cutoff named by it, 'all' for no cutoff, holding the deepest position it reads).
+-- One pass over the entries, each met by its relevant pair (a hit) in one join, one group per
+-- item with its counts at every cutoff in a column of their own, its relevant count joined once,
+-- then a row per cutoff (UNPIVOT) where the item is shown or relevant. Counts of users: those of
+-- disjoint groups of users add up, per k and item, to the counts of all (the Spark engine's
+-- workers).
+CREATE OR REPLACE TEMP MACRO ndcg_item_counts(entries, relevant, depths) AS TABLE
+    WITH shown_ AS (SELECT e.item_id,
+                           {'shown': count(CASE WHEN e.position <= COLUMNS(d.*) THEN 1 END),
+                            'hits': count(CASE WHEN e.position <= COLUMNS(d.*) THEN r.user_id END)}
+                    FROM query_table(entries) AS e
+                    LEFT JOIN query_table(relevant) AS r
+                      ON r.user_id = e.user_id AND r.item_id = e.item_id
+                    CROSS JOIN query_table(depths) AS d
+                    GROUP BY e.item_id),
     relevant_ AS (SELECT item_id, count(*) AS relevant FROM query_table(relevant)
                   GROUP BY item_id),
-    hits_ AS (SELECT c.k, e.item_id, count(*) AS hits
-              FROM query_table(entries) AS e
-              SEMI JOIN query_table(relevant) AS r
-                ON r.user_id = e.user_id AND r.item_id = e.item_id
-              JOIN cutoffs_ AS c ON e.position <= c.depth
-              GROUP BY c.k, e.item_id),
-    keys_ AS (SELECT k, item_id FROM exposure_
-              UNION SELECT c.k, r.item_id FROM relevant_ AS r CROSS JOIN cutoffs_ AS c)
-    SELECT keys_.k, keys_.item_id, coalesce(x.shown, 0) AS shown,
-           coalesce(r.relevant, 0) AS relevant, coalesce(h.hits, 0) AS hits
-    FROM keys_
-    LEFT JOIN exposure_ AS x ON x.k IS NOT DISTINCT FROM keys_.k AND x.item_id = keys_.item_id
-    LEFT JOIN relevant_ AS r ON r.item_id = keys_.item_id
-    LEFT JOIN hits_ AS h ON h.k IS NOT DISTINCT FROM keys_.k AND h.item_id = keys_.item_id;
+    items_ AS (SELECT coalesce(s.item_id, r.item_id) AS item_id,
+                      coalesce(r.relevant, 0) AS relevant,
+                      coalesce(COLUMNS(s.* EXCLUDE (item_id)),
+                               {'shown': 0::BIGINT, 'hits': 0::BIGINT})
+               FROM shown_ AS s FULL JOIN relevant_ AS r ON r.item_id = s.item_id)
+    SELECT CASE WHEN u.k = 'all' THEN NULL ELSE u.k::BIGINT END AS k, u.item_id,
+           u.c.shown AS shown, u.relevant, u.c.hits AS hits
+    FROM (UNPIVOT items_ ON COLUMNS(* EXCLUDE (item_id, relevant)) INTO NAME k VALUE c) AS u
+    WHERE u.c.shown > 0 OR u.relevant > 0;
 
 -- ndcg_item_view_of(counts, popularity): the per-item view from its counts (ndcg_item_counts'
 -- rows, or their sums per k and item over groups of users): k, item_id, shown, exposure_share
@@ -2328,11 +2331,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view_of(counts, popularity) AS TABLE
     FROM query_table(counts) AS c
     LEFT JOIN query_table(popularity) AS p ON p.item_id = c.item_id;
 
--- ndcg_item_view(entries, relevant, ks, popularity): the per-item view of a run, per cutoff k
--- of ks and item shown or relevant (ndcg_item_counts, then ndcg_item_view_of): k, item_id,
+-- ndcg_item_view(entries, relevant, depths, popularity): the per-item view of a run, per cutoff
+-- k of depths (ndcg_item_counts') and item shown or relevant (ndcg_item_counts, then ndcg_item_view_of): k, item_id,
 -- shown, exposure_share, relevant, hits and train_users.
-CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, ks, popularity) AS TABLE
-    WITH counts_ AS (FROM ndcg_item_counts(entries, relevant, ks))
+CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, depths, popularity) AS TABLE
+    WITH counts_ AS (FROM ndcg_item_counts(entries, relevant, depths))
     FROM ndcg_item_view_of('counts_', popularity);
 
 -- ndcg_metrics.sql

@@ -246,7 +246,16 @@ def item_counts(con, options: Options, layout: str, train: bool) -> str:
                 f"USING (user_id)) "
                 f"SELECT user_id, {item} AS item_id FROM ndcg_relevant_pairs('ndcg_judgments_')")
     return (f"FROM ndcg_item_counts('ndcg_item_entries_', 'ndcg_item_relevant_', "
-            f"{statements.ks(options)})")
+            f"'{depths(con, statements.ks(options))}')")
+
+
+def depths(con, ks: str, name: str = "ndcg_item_depths_") -> str:
+    """The table `name` of the cutoffs `ks` (a BIGINT list literal) as ndcg_item_counts and
+    ndcg_beyond_shown_of take them: one row, each cutoff's depth in a column named by it, 'all'
+    for no cutoff (a column per cutoff is counted in the same group per item). Its name."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS PIVOT (SELECT coalesce(k::VARCHAR, "
+                f"'all') AS k, depth FROM ndcg_cutoffs({ks})) ON k USING any_value(depth)")
+    return name
 
 
 def view_sql(con, counts: str, train: bool, item_col: str) -> str:

@@ -155,6 +155,7 @@ CREATE OR REPLACE TABLE entries AS FROM ndcg_beyond_entries('tops');
 CREATE OR REPLACE TABLE relevant AS FROM ndcg_relevant_pairs('judg');
 CREATE OR REPLACE TABLE cat AS FROM ndcg_beyond_catalogue(NULL, 'train');
 CREATE OR REPLACE TABLE pop AS FROM ndcg_beyond_popularity('train', 'cat');
+CREATE OR REPLACE TABLE depths AS SELECT 1 AS "1", 2 AS "2";
 """
 
 
@@ -164,7 +165,7 @@ def test_item_view_by_hand(con):
     # u1 and u3, c for u1 and u2 (u2's b is judged 0), b for u4. Hits: a in u1's lists (at 1
     # and 2); u2's a and b are not relevant to u2. Train users: a 2, b 1 (t1 twice), c, d 0.
     rows = con.sql("SELECT k, item_id, shown, round(exposure_share, 12), relevant, hits, "
-                   "train_users FROM ndcg_item_view('entries', 'relevant', [1, 2], 'pop') "
+                   "train_users FROM ndcg_item_view('entries', 'relevant', 'depths', 'pop') "
                    "ORDER BY k, item_id").fetchall()
     third = round(1 / 3, 12)
     assert rows == [(1, "a", 1, third, 2, 1, 2), (1, "b", 1, third, 1, 0, 1),
