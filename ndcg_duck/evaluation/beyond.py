@@ -253,16 +253,13 @@ def by_array(con, counts: int):
 
 def shown_items(con, measures: tuple) -> None:
     """ndcg_shown_: every item of ndcg_entries_ once, with its exposure at each cutoff the
-    measures take (ndcg_beyond_shown_of, a column per cutoff of ndcg_depths_, made here: one row,
-    each cutoff's depth in a column named by it, 'all' for no cutoff). The exposure, the
-    per-user metrics' values and the outside-catalogue count read it."""
+    measures take (ndcg_beyond_shown_of, a column per cutoff of ndcg_depths_: leaks.depths).
+    The exposure, the per-user metrics' values and the outside-catalogue count read it."""
     ks = cutoffs(measures)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_depths_ AS PIVOT (SELECT coalesce("
-                f"k::VARCHAR, 'all') AS k, depth FROM ndcg_cutoffs("
-                f"{sqltext.bigint_list(ks)})) ON k USING any_value(depth)")
+    depths = leaks.depths(con, sqltext.bigint_list(ks), "ndcg_depths_")
     with by_array(con, len(ks)):
-        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
-                    "FROM ndcg_beyond_shown_of('ndcg_entries_', 'ndcg_depths_')")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_shown_ AS "
+                    f"FROM ndcg_beyond_shown_of('ndcg_entries_', '{depths}')")
 
 
 def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
