@@ -545,7 +545,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_tie_ranks(sorted) AS
         lambda run: list_resize([run[1]], run[2] - run[1] + 1, run[1])));
 
 -- ndcg_ranked_scores_top_average(scored, depth): ndcg_ranked_scores_top for ties 'average': each
--- user's first depth items in trec_eval's order with their tie ranks (ndcg_tie_ranks), and the
+-- user's first depth items in trec_eval's order with their tie ranks (ndcg_tie_ranks; NULL when
+-- no two of the user's depth + 1 best scores are equal: no tie to average, as the core reads a
+-- NULL ranks), and the
 -- tied rows among the first depth (tied, as ndcg_ranked_scores_top counts them). A tie group
 -- straddling position depth is returned whole (its items past depth too), so that the core
 -- averages the gains of all its members (ndcg_tie_means), as over the whole ranking; the items
@@ -565,8 +567,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top_average(scored, depth) AS TA
     SELECT user_id,
            ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
                            ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
-           CASE WHEN ndcg_all_differ(top_scores) THEN range(1, least(len(top), depth) + 1)
-                ELSE ndcg_first(ndcg_tie_ranks(top_scores), depth) END AS ranks,
+           CASE WHEN NOT ndcg_all_differ(top_scores)
+                THEN ndcg_first(ndcg_tie_ranks(top_scores), depth) END AS ranks,
            CASE WHEN ndcg_all_differ(top_scores) THEN 0
                 ELSE ndcg_tied_rows(top_scores, depth) END AS tied
     FROM ndcg_top_
