@@ -357,7 +357,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
 -- with DuckDB's top-n aggregates (min_by / max_by with n), which cost about a fifth of ranking
 -- every row with a window (BENCHMARKS.md, "Long inputs"); otherwise (no cutoff, a large one,
 -- --judged-only, --ties average, --duplicates first: ndcg_depth gives NULL or a large depth) they
--- rank every row. Each is a named variant behind a constant dispatch, as in the core.
+-- rank every row (--ties average with a cutoff up to 100: ndcg_ranked_scores_tied, picked by
+-- leaks.folds). Each is a named variant behind a constant dispatch, as in the core.
 
 -- ndcg_top_depth(depth): depth when the top-n variants apply (a depth from 1 to 100), else NULL.
 -- The top-n aggregate keeps room for n values per user, so n stays small.
@@ -594,11 +595,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
     FROM ndcg_ranked_scores_all('ndcg_scored_', depth, ties)
     WHERE ndcg_top_depth(depth) IS NULL OR ties = 'average';
 
--- ndcg_ranked_scores_tied(recs, depth): ndcg_ranked_scores (ties 'trec') for a depth its top-n
--- variant takes (ndcg_top_depth: 1 to 100), with a fourth column tied: each user's tied rows
--- among the first depth, as ndcg_ties counts them (ndcg_tied_rows), from the scores the
--- ranking gathers anyway: the run's tie warning without a pass of its own. Stops on another
--- depth.
+-- ndcg_ranked_scores_tied(recs, depth, ties): ndcg_ranked_scores (ties 'trec') for a depth its
+-- top-n variant takes (ndcg_top_depth: 1 to 100), with a fourth column tied: each user's tied
+-- rows among the first depth, as ndcg_ties counts them (ndcg_tied_rows), from the scores the
+-- ranking gathers anyway: the run's tie warning without a pass of its own. ties 'average': the
+-- first depth items, a tie straddling position depth whole, and tie ranks
+-- (ndcg_ranked_scores_top_average), for a largest cutoff `depth`. Stops on another depth.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth, ties := 'trec') AS TABLE
     WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs))
     SELECT * FROM (FROM ndcg_ranked_scores_top('ndcg_scored_', depth) WHERE ties <> 'average'
