@@ -357,7 +357,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_lists(recs, depth := NULL) AS TABLE
 -- with DuckDB's top-n aggregates (min_by / max_by with n), which cost about a fifth of ranking
 -- every row with a window (BENCHMARKS.md, "Long inputs"); otherwise (no cutoff, a large one,
 -- --judged-only, --ties average, --duplicates first: ndcg_depth gives NULL or a large depth) they
--- rank every row. Each is a named variant behind a constant dispatch, as in the core.
+-- rank every row (--ties average with a cutoff up to 100: ndcg_ranked_scores_tied, picked by
+-- leaks.folds). Each is a named variant behind a constant dispatch, as in the core.
 
 -- ndcg_top_depth(depth): depth when the top-n variants apply (a depth from 1 to 100), else NULL.
 -- The top-n aggregate keeps room for n values per user, so n stays small.
@@ -532,6 +533,56 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
                       WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1])
     GROUP BY user_id;
 
+-- ndcg_tie_ranks(sorted): for a list of scores in rank order (best first), each position's tie
+-- rank: the first position of its run of equal scores (what SQL's rank() gives), a BIGINT list
+-- as long. Each run, from its first to its last position, is its first position repeated
+-- (list_resize pads with it), so the cost grows with the list, not with its square.
+CREATE OR REPLACE TEMP MACRO ndcg_tie_ranks(sorted) AS
+    flatten(list_transform(
+        list_zip(list_filter(range(1, len(sorted) + 1),
+                             lambda i: i = 1 OR sorted[i] <> sorted[i - 1]),
+                 list_filter(range(1, len(sorted) + 1),
+                             lambda i: i = len(sorted) OR sorted[i] <> sorted[i + 1])),
+        lambda run: list_resize([run[1]], run[2] - run[1] + 1, run[1])));
+
+-- ndcg_ranked_scores_top_average(scored, depth): ndcg_ranked_scores_top for ties 'average': each
+-- user's first depth items in trec_eval's order with their tie ranks (ndcg_tie_ranks; NULL when
+-- no two of the user's depth + 1 best scores are equal: no tie to average, as the core reads a
+-- NULL ranks), and the
+-- tied rows among the first depth (tied, as ndcg_ranked_scores_top counts them). A tie group
+-- straddling position depth is returned whole (its items past depth too), so that the core
+-- averages the gains of all its members (ndcg_tie_means), as over the whole ranking; the items
+-- below it are not returned, as no position up to depth reads them. From each user's depth + 1
+-- best scores (max_by), as ndcg_ranked_scores_top; only a user whose depth-th and next scores
+-- are equal is read again, for its rows scored at least the depth-th score.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top_average(scored, depth) AS TABLE
+    WITH ndcg_top_ AS (
+        SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+               max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_scores
+        FROM query_table(scored)
+        GROUP BY user_id
+    ), ndcg_straddling_ AS (
+        SELECT user_id, top_scores[depth] AS last_score FROM ndcg_top_
+        WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1]
+    )
+    SELECT user_id,
+           ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
+                           ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
+           CASE WHEN NOT ndcg_all_differ(top_scores)
+                THEN ndcg_first(ndcg_tie_ranks(top_scores), depth) END AS ranks,
+           CASE WHEN ndcg_all_differ(top_scores) THEN 0
+                ELSE ndcg_tied_rows(top_scores, depth) END AS tied
+    FROM ndcg_top_
+    WHERE len(top) <= depth OR top_scores[depth] > top_scores[depth + 1]
+    UNION ALL
+    SELECT user_id, items, ndcg_tie_ranks(sorted) AS ranks,
+           ndcg_tied_rows(sorted[1:depth + 1], depth) AS tied
+    FROM (SELECT s.user_id, list(s.item_id ORDER BY s.score DESC, s.item_id::VARCHAR DESC) AS items,
+                 list(s.score ORDER BY s.score DESC) AS sorted
+          FROM query_table(scored) AS s JOIN ndcg_straddling_ AS t ON s.user_id = t.user_id
+          WHERE s.score >= t.last_score
+          GROUP BY s.user_id);
+
 -- ndcg_ranked_scores(recs, depth, ties): recs has user_id, item_id and score. Items are ranked by
 -- score descending, ties broken by item id descending compared as text (trec_eval's rule).
 -- ties 'average' also returns ranks (ndcg_ranked_scores_all). Returns each user's first `depth`
@@ -544,14 +595,18 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores(recs, depth := NULL, ties := 'tr
     FROM ndcg_ranked_scores_all('ndcg_scored_', depth, ties)
     WHERE ndcg_top_depth(depth) IS NULL OR ties = 'average';
 
--- ndcg_ranked_scores_tied(recs, depth): ndcg_ranked_scores (ties 'trec') for a depth its top-n
--- variant takes (ndcg_top_depth: 1 to 100), with a fourth column tied: each user's tied rows
--- among the first depth, as ndcg_ties counts them (ndcg_tied_rows), from the scores the
--- ranking gathers anyway: the run's tie warning without a pass of its own. Stops on another
--- depth.
-CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth) AS TABLE
+-- ndcg_ranked_scores_tied(recs, depth, ties): ndcg_ranked_scores (ties 'trec') for a depth its
+-- top-n variant takes (ndcg_top_depth: 1 to 100), with a fourth column tied: each user's tied
+-- rows among the first depth, as ndcg_ties counts them (ndcg_tied_rows), from the scores the
+-- ranking gathers anyway: the run's tie warning without a pass of its own. ties 'average': the
+-- first depth items, a tie straddling position depth whole, and tie ranks
+-- (ndcg_ranked_scores_top_average), for a largest cutoff `depth`. Stops on another depth.
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_tied(recs, depth, ties := 'trec') AS TABLE
     WITH ndcg_scored_ AS NOT MATERIALIZED (FROM ndcg_rows_scored(recs))
-    FROM ndcg_ranked_scores_top('ndcg_scored_', depth)
+    SELECT * FROM (FROM ndcg_ranked_scores_top('ndcg_scored_', depth) WHERE ties <> 'average'
+                   UNION ALL
+                   FROM ndcg_ranked_scores_top_average('ndcg_scored_', depth)
+                   WHERE ties = 'average')
     WHERE ndcg_require(ndcg_top_depth(depth) IS NOT NULL,
                        'ndcg_ranked_scores_tied: depth must be from 1 to 100, not '
                        || coalesce(depth::VARCHAR, 'NULL'));

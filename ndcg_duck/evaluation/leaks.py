@@ -132,14 +132,17 @@ WHOLE_EDGES = ("ndcg_ranked_scores_tied_all", "ndcg_ranked_scores_tied_short")
 def folds(con, options: Options, layout: str) -> Optional[str]:
     """The ranking edge that counts the tied scores as it ranks, sparing ndcg_ties' pass of its
     own over every row (reading and checking them a second time), or None: for a ranking by
-    score with ties in trec_eval's order, judged_only off and no items dropped before the cut
-    (duplicates 'first', exclude_seen), ndcg_ranked_scores_tied when the top-n variant takes
-    the depth (then the depth shown); when there is none, ndcg_ranked_scores_tied_short if the
+    score, judged_only off and no items dropped before the cut (duplicates 'first',
+    exclude_seen), ndcg_ranked_scores_tied when the top-n variant takes the depth (then the
+    depth shown; ties 'average': _average_edge); with ties in trec_eval's order and none, ndcg_ranked_scores_tied_short if the
     first SHORT_SAMPLE rows of ndcg_recs say the lists are short (ndcg_lists_short: a guess that
     only decides the cost, both give the same rankings), else ndcg_ranked_scores_tied_all."""
-    if (layout != "scores" or options.ties != "trec" or options.judged_only
-            or options.duplicates == "first" or options.exclude_seen):
+    if (layout != "scores" or options.judged_only or options.duplicates == "first"
+            or options.exclude_seen):
         return None
+    if options.ties == "average":  # the top-n edge returns a tie group straddling the depth
+        # whole, so the depth is the largest cutoff, not one max_depth cuts each ranking at
+        return _average_edge(con, options)
     depth = statements.shown_depth(options)
     (top, whole), = con.sql(f"SELECT ndcg_top_depth({depth}) IS NOT NULL, {depth} IS NULL"
                             ).fetchall()
@@ -149,6 +152,18 @@ def folds(con, options: Options, layout: str) -> Optional[str]:
         return None
     (short,), = con.sql(f"FROM ndcg_lists_short('ndcg_recs', {SHORT_SAMPLE})").fetchall()
     return "ndcg_ranked_scores_tied_short" if short else "ndcg_ranked_scores_tied_all"
+
+
+def _average_edge(con, options: Options) -> Optional[str]:
+    """folds for ties 'average': ndcg_ranked_scores_tied (ties 'average', ndcg_ranked_scores_top_
+    average) when its top-n variant takes the largest cutoff and no max_depth cuts the rankings
+    (a cut ranking averages a tie only over its positions shown), else None: the edge that
+    ranks every row (ndcg_ranked_scores_all), and ndcg_ties' pass."""
+    if options.max_depth is not None:
+        return None
+    (top,), = con.sql(f"SELECT ndcg_top_depth({statements.shown_depth(options)}) IS NOT NULL"
+                      ).fetchall()
+    return "ndcg_ranked_scores_tied" if top else None
 
 
 def start_tied(con) -> None:
@@ -188,7 +203,8 @@ def ranked_table(con, options: Options, layout: str, recs: str, folded: Optional
         edge = f"ndcg_ranked_ AS (FROM {folded}('{recs}'))"
     elif folded:
         edge = (f"ndcg_ranked_ AS (FROM ndcg_ranked_scores_tied('{recs}', "
-                f"depth := {statements.shown_depth(options)}))")
+                f"depth := {statements.shown_depth(options)}, "
+                f"ties := {sqltext.literal(options.ties)}))")
     else:
         edge = statements.ranked_cte(options, layout, recs=recs)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ndcg_ranked_batch AS WITH {edge} FROM ndcg_ranked_")

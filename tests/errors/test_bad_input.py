@@ -368,6 +368,27 @@ def test_checks_at_the_counted_depth(tmp_path, rels, column, u1_rows, k, problem
                                                                        rel=1e-12)
 
 
+@pytest.mark.parametrize("u1_rows, problem, u1_ndcg", [
+    # --ties average reads the first k items and the rest of a tie straddling position k (its
+    # members past k share its mean gain): an item twice there is refused, below it passes
+    ("a,0.9 b,0.5 x,0.5 a,0.5", "user u1 ranks item a twice", None),
+    ("a,0.9 b,0.5 x,0.4 a,0.3", None, A_THEN_B),
+    # b and x tie over positions 2 and 3: b's gain 2 averaged over both, at position 2 of k = 2
+    ("a,0.9 b,0.5 x,0.5 y,0.1", None, (1 + 1 / math.log2(3)) / IDEAL),
+])
+def test_checks_at_the_counted_depth_with_ties_averaged(tmp_path, rels, u1_rows, problem,
+                                                         u1_ndcg):
+    rows = "".join(f"u1,{row}\n" for row in u1_rows.split())
+    path = write_csv(tmp_path / "recs.csv", f"user_id,item_id,score\n{rows}u2,c,0.9\n")
+    result = run("eval", path, rels, "-k", "2", "--ties", "average", "--format", "json")
+    if problem:
+        assert result.exit_code == 1, result.output
+        assert f"recommendations file {path}: {problem}" in result.output
+    else:
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["ndcg@2"] == pytest.approx((u1_ndcg + 1) / 2, rel=1e-12)
+
+
 def test_user_ranked_only_beyond_the_counted_depth_counts(tmp_path, rels):
     # u3 is not judged and ranks items only beyond k = 2: still a user with recommendations
     path = write_csv(tmp_path / "recs.csv", "user_id,item_id,rank\nu1,a,1\nu1,b,2\nu2,c,1\n"

@@ -165,6 +165,17 @@ def test_matches_the_default_engine(spark, case):
     assert_same(want, summary, rows)
 
 
+def test_ties_averaged_on_the_top_n_edge(spark):
+    # ties 'average' with cutoffs up to 100 and no max_depth: the top-n edge that returns a tie
+    # straddling the largest cutoff whole and counts the ties (leaks.folds), on the workers too
+    rankings, judgments = dataset(31)
+    want, summary, rows = both_engines(spark, recs_table(rankings, "scores",
+                                                         scores_of(rankings, 31, ties=True)),
+                                       rels_table(judgments), k=[2, 5], ties="average")
+    assert summary["users"] > 50
+    assert_same(want, summary, rows)
+
+
 def test_lists_of_relevant_items_custom_columns_and_ids_of_two_types(spark):
     rankings, judgments = dataset(7, string_ids=False)
     recs = recs_table(rankings, "lists").rename_columns(["uid", "ranked"])

@@ -54,6 +54,53 @@ def test_the_score_edge_counts_its_ties(scored):
 
 
 
+def test_the_averaging_edge_returns_a_straddling_tie_whole(scored):
+    # ndcg_ranked_scores_tied with ties 'average': the first depth items, a tie straddling place
+    # depth whole (the core averages over all its members), tie ranks (NULL: no two of the best
+    # depth + 1 scores equal) and tied as for 'trec'. Depth 2: u1 a .9, c .5 | b .5 (straddling:
+    # read again) d .1: a, c, b ranks 1, 2, 2, tied 1; u2 f, e 1.0 | g .3: ranks 1, 1, tied 2.
+    # Depth 1: u1 a .9 | c .5: no tie; u2 f 1.0 | e 1.0 (straddling): f, e ranks 1, 1, tied 1.
+    expected = {2: [("u1", ["a", "c", "b"], [1, 2, 2], 1), ("u2", ["f", "e"], [1, 1], 2),
+                    ("u3", ["h"], None, 0)],
+                1: [("u1", ["a"], None, 0), ("u2", ["f", "e"], [1, 1], 1),
+                    ("u3", ["h"], None, 0)]}
+    for depth, rows in expected.items():
+        assert scored.sql(f"FROM ndcg_ranked_scores_tied('recs', {depth}, ties := 'average') "
+                          f"ORDER BY user_id").fetchall() == rows
+
+
+@pytest.mark.parametrize("depth", [1, 2, 10, 99, 100])
+def test_the_averaging_edge_of_long_lists_against_python(con, depth):
+    """ndcg_ranked_scores_tied (ties 'average') on lists of 1 to 150 rows with runs of equal
+    scores, 0.0 and -0.0 and the infinities, against plain Python: trec_eval's order cut at depth
+    but for the rest of a tie straddling it, each position's tie rank (its score's first
+    position), NULL when no two of the best depth + 1 scores are equal, and the tied places
+    among the first depth."""
+    scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
+    rows = [(user, item, scores[(item * 7 + user) % len(scores)])
+            for user, length in enumerate((1, 2, 99, 100, 101, 150))
+            for item in range(1, length + 1)]
+    rows += [(9, item, 1.0 if item < 50 else 2.0) for item in range(1, 150)]  # long runs
+    con.execute("CREATE TABLE recs (user_id INTEGER, item_id INTEGER, score DOUBLE)")
+    con.executemany("INSERT INTO recs VALUES (?, ?, ?)", rows)
+    expected = []
+    for user in sorted({r[0] for r in rows}):
+        mine = sorted((r for r in rows if r[0] == user), key=lambda r: (r[2], str(r[1])),
+                      reverse=True)
+        best = [r[2] for r in mine]
+        kept = [r for r in mine if len(mine) <= depth or r[2] >= best[depth - 1]]
+        ranks = [best.index(r[2]) + 1 for r in kept]
+        gathered = best[:depth + 1]
+        if len(set(gathered)) == len(gathered):
+            ranks = None
+        first = best[:depth]
+        tied = sum(1 for i, s in enumerate(first)
+                   if (i > 0 and best[i - 1] == s) or (i + 1 < len(best) and best[i + 1] == s))
+        expected.append((user, [r[1] for r in kept], ranks, tied))
+    assert con.sql(f"FROM ndcg_ranked_scores_tied('recs', {depth}, ties := 'average') "
+                   f"ORDER BY user_id").fetchall() == expected
+
+
 WHOLE_EDGES = ["ndcg_ranked_scores_tied_all", "ndcg_ranked_scores_tied_short"]
 
 
