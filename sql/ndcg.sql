@@ -498,9 +498,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_all(scored, depth, ties) AS TABL
     WHERE depth IS NULL OR position <= depth
     GROUP BY user_id;
 
--- ndcg_ranked_scores_top(scored, depth): each user's depth + 1 best-scored items (max_by) and
--- their scores (max), both best first: rows of equal score come in any order, so the i-th
--- score is the i-th item's. With no two equal scores among them, that is trec_eval's order and
+-- ndcg_best_scores(scored, depth): each user's depth + 1 best-scored items (top, by max_by) and
+-- their scores (top_scores, by max), both best first; rows of equal score come in any order, so
+-- the i-th score is the i-th item's. What the top-n edges gather from every row.
+CREATE OR REPLACE TEMP MACRO ndcg_best_scores(scored, depth) AS TABLE
+    SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
+           max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_scores
+    FROM query_table(scored)
+    GROUP BY user_id;
+
+-- ndcg_ranked_scores_top(scored, depth): from each user's depth + 1 best-scored items and their
+-- scores (ndcg_best_scores): with no two equal scores among them, that is trec_eval's order and
 -- the first depth items are the ranking, without casting any id to text. With equal scores
 -- before position depth + 1 only (the depth-th score beats the next one, so every row of each
 -- tied score was gathered), the gathered items are put in trec_eval's order (ndcg_trec_sorted).
@@ -510,12 +518,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_all(scored, depth, ties) AS TABL
 -- counts them), from the scores it gathers anyway: 0 when no two of those scores are equal, the
 -- common case, without counting (ndcg_all_differ is computed once for the items too).
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
-    WITH ndcg_top_ AS (
-        SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
-               max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_scores
-        FROM query_table(scored)
-        GROUP BY user_id
-    )
+    WITH ndcg_top_ AS (FROM ndcg_best_scores(scored, depth))
     SELECT user_id,
            ndcg_first(CASE WHEN ndcg_all_differ(top_scores) THEN top
                            ELSE ndcg_trec_sorted(top_scores, top) END, depth) AS items,
@@ -556,12 +559,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_tie_ranks(sorted) AS
 -- best scores (max_by), as ndcg_ranked_scores_top; only a user whose depth-th and next scores
 -- are equal is read again, for its rows scored at least the depth-th score.
 CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top_average(scored, depth) AS TABLE
-    WITH ndcg_top_ AS (
-        SELECT user_id, max_by(item_id, score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top,
-               max(score, coalesce(ndcg_top_depth(depth), 1) + 1) AS top_scores
-        FROM query_table(scored)
-        GROUP BY user_id
-    ), ndcg_straddling_ AS (
+    WITH ndcg_top_ AS (FROM ndcg_best_scores(scored, depth)), ndcg_straddling_ AS (
         SELECT user_id, top_scores[depth] AS last_score FROM ndcg_top_
         WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1]
     )

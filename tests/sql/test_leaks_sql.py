@@ -69,6 +69,19 @@ def test_the_averaging_edge_returns_a_straddling_tie_whole(scored):
                           f"ORDER BY user_id").fetchall() == rows
 
 
+def long_lists(con, extra=()) -> list:
+    """The table recs (user_id, item_id, score) of users 0-5 with lists of 1 to 150 rows whose
+    scores have runs of equal ones, 0.0 and -0.0 and the infinities, and the rows `extra`: its
+    rows."""
+    scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
+    rows = [(user, item, scores[(item * 7 + user) % len(scores)])
+            for user, length in enumerate((1, 2, 99, 100, 101, 150))
+            for item in range(1, length + 1)] + list(extra)
+    con.execute("CREATE TABLE recs (user_id INTEGER, item_id INTEGER, score DOUBLE)")
+    con.executemany("INSERT INTO recs VALUES (?, ?, ?)", rows)
+    return rows
+
+
 @pytest.mark.parametrize("depth", [1, 2, 10, 99, 100])
 def test_the_averaging_edge_of_long_lists_against_python(con, depth):
     """ndcg_ranked_scores_tied (ties 'average') on lists of 1 to 150 rows with runs of equal
@@ -76,13 +89,8 @@ def test_the_averaging_edge_of_long_lists_against_python(con, depth):
     but for the rest of a tie straddling it, each position's tie rank (its score's first
     position), NULL when no two of the best depth + 1 scores are equal, and the tied places
     among the first depth."""
-    scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
-    rows = [(user, item, scores[(item * 7 + user) % len(scores)])
-            for user, length in enumerate((1, 2, 99, 100, 101, 150))
-            for item in range(1, length + 1)]
-    rows += [(9, item, 1.0 if item < 50 else 2.0) for item in range(1, 150)]  # long runs
-    con.execute("CREATE TABLE recs (user_id INTEGER, item_id INTEGER, score DOUBLE)")
-    con.executemany("INSERT INTO recs VALUES (?, ?, ?)", rows)
+    rows = long_lists(con, [(9, item, 1.0 if item < 50 else 2.0)  # long runs
+                            for item in range(1, 150)])
     expected = []
     for user in sorted({r[0] for r in rows}):
         mine = sorted((r for r in rows if r[0] == user), key=lambda r: (r[2], str(r[1])),
@@ -113,17 +121,13 @@ def test_the_whole_ranking_counts_its_ties(scored, edge):
     assert rows == [("u1", ["a", "c", "b", "d"], None, 2), ("u2", ["f", "e", "g"], None, 2),
                     ("u3", ["h"], None, 0)]
 
+
 @pytest.mark.parametrize("edge", WHOLE_EDGES)
 def test_the_whole_ranking_of_long_lists_against_python(con, edge):
     """ndcg_ranked_scores_tied_all and _short on lists of 1 to 150 rows with integer ids (whose
     text order, trec_eval's for ties, is not their numeric one: 9 before 10 before 1), runs of
     equal scores, 0.0 and -0.0 and the infinities, against trec_eval's rule in plain Python."""
-    scores = [float("inf"), 2.0, 2.0, 1.5, 0.0, -0.0, 0.0, -1.0, -1.0, float("-inf")]
-    rows = [(user, item, scores[(item * 7 + user) % len(scores)])
-            for user, length in enumerate((1, 2, 99, 100, 101, 150))
-            for item in range(1, length + 1)]
-    con.execute("CREATE TABLE recs (user_id INTEGER, item_id INTEGER, score DOUBLE)")
-    con.executemany("INSERT INTO recs VALUES (?, ?, ?)", rows)
+    rows = long_lists(con)
     expected = []
     for user in sorted({r[0] for r in rows}):
         mine = sorted((r for r in rows if r[0] == user), key=lambda r: (r[2], str(r[1])),
