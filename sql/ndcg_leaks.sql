@@ -158,8 +158,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_item_view_of(counts, popularity) AS TABLE
     LEFT JOIN query_table(popularity) AS p ON p.item_id = c.item_id;
 
 -- ndcg_item_view(entries, relevant, depths, popularity): the per-item view of a run, per cutoff
--- k of depths (ndcg_item_counts') and item shown or relevant (ndcg_item_counts, then ndcg_item_view_of): k, item_id,
--- shown, exposure_share, relevant, hits and train_users.
+-- of depths (as ndcg_item_counts takes them) and item shown or relevant (ndcg_item_counts, then
+-- ndcg_item_view_of): k, item_id, shown, exposure_share, relevant, hits and train_users.
 CREATE OR REPLACE TEMP MACRO ndcg_item_view(entries, relevant, depths, popularity) AS TABLE
     WITH counts_ AS (FROM ndcg_item_counts(entries, relevant, depths))
     FROM ndcg_item_view_of('counts_', popularity);

@@ -134,9 +134,10 @@ def folds(con, options: Options, layout: str) -> Optional[str]:
     own over every row (reading and checking them a second time), or None: for a ranking by
     score, judged_only off and no items dropped before the cut (duplicates 'first',
     exclude_seen), ndcg_ranked_scores_tied when the top-n variant takes the depth (then the
-    depth shown; ties 'average': _average_edge); with ties in trec_eval's order and none, ndcg_ranked_scores_tied_short if the
-    first SHORT_SAMPLE rows of ndcg_recs say the lists are short (ndcg_lists_short: a guess that
-    only decides the cost, both give the same rankings), else ndcg_ranked_scores_tied_all."""
+    depth shown; ties 'average': _average_edge); with ties in trec_eval's order and no depth,
+    ndcg_ranked_scores_tied_short if the first SHORT_SAMPLE rows of ndcg_recs say the lists are
+    short (ndcg_lists_short: a guess that only decides the cost, both give the same rankings),
+    else ndcg_ranked_scores_tied_all."""
     if (layout != "scores" or options.judged_only or options.duplicates == "first"
             or options.exclude_seen):
         return None
