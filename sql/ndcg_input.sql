@@ -93,6 +93,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_all_differ(sorted) AS
 -- ndcg_tied_rows(scores, depth): how many of the first `depth` places (NULL: all) of a list of
 -- scores in rank order (best first) hold a score equal to a neighbour's: the rows whose order
 -- among themselves, or whether they are in the first depth at all, only a tie rule decides.
+-- It reads no place past depth + 1, so pass the whole list, as a column: a slice of it would be
+-- made again for every place the lambda reads.
 CREATE OR REPLACE TEMP MACRO ndcg_tied_rows(scores, depth) AS
     len(list_filter(range(1, least(len(scores), coalesce(depth, len(scores))) + 1),
                     lambda i: coalesce(scores[i] = scores[i - 1], false)
@@ -222,7 +224,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top(scored, depth) AS TABLE
     UNION ALL
     SELECT user_id, list(item_id ORDER BY score DESC, item_id::VARCHAR DESC)[1:depth] AS items,
            NULL::BIGINT[] AS ranks,
-           ndcg_tied_rows(list(score ORDER BY score DESC)[1:depth + 1], depth) AS tied
+           ndcg_tied_rows(list(score ORDER BY score DESC), depth) AS tied
     FROM query_table(scored)
     WHERE user_id IN (SELECT user_id FROM ndcg_top_
                       WHERE len(top) > depth AND top_scores[depth] = top_scores[depth + 1])
@@ -243,8 +245,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_tie_ranks(sorted) AS
 -- ndcg_ranked_scores_top_average(scored, depth): ndcg_ranked_scores_top for ties 'average': each
 -- user's first depth items in trec_eval's order with their tie ranks (ndcg_tie_ranks; NULL when
 -- no two of the user's depth + 1 best scores are equal: no tie to average, as the core reads a
--- NULL ranks), and the
--- tied rows among the first depth (tied, as ndcg_ranked_scores_top counts them). A tie group
+-- NULL ranks), and the tied rows among the first depth (tied, as ndcg_ranked_scores_top counts
+-- them). A tie group
 -- straddling position depth is returned whole (its items past depth too), so that the core
 -- averages the gains of all its members (ndcg_tie_means), as over the whole ranking; the items
 -- below it are not returned, as no position up to depth reads them. From each user's depth + 1
@@ -266,7 +268,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_scores_top_average(scored, depth) AS TA
     WHERE len(top) <= depth OR top_scores[depth] > top_scores[depth + 1]
     UNION ALL
     SELECT user_id, items, ndcg_tie_ranks(sorted) AS ranks,
-           ndcg_tied_rows(sorted[1:depth + 1], depth) AS tied
+           ndcg_tied_rows(sorted, depth) AS tied
     FROM (SELECT s.user_id, list(s.item_id ORDER BY s.score DESC, s.item_id::VARCHAR DESC) AS items,
                  list(s.score ORDER BY s.score DESC) AS sorted
           FROM query_table(scored) AS s JOIN ndcg_straddling_ AS t ON s.user_id = t.user_id
