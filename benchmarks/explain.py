@@ -3,6 +3,7 @@ every statement it executes, then list the statements by time and the hottest op
 
     python benchmarks/explain.py --users 1000000 [--k 5,10,20 | --k all] [--metrics ndcg,mrr,map] [--rev HEAD]
     python benchmarks/explain.py --data DIR --shape rank      # long rows (benchmarks/long_inputs.py)
+    python benchmarks/explain.py --data DIR --metrics ndcg,coverage,novelty --train T --items I
 
 evaluate() is called as the benchmarks call it (per_user=False). Each statement runs with
 DuckDB's JSON profiler on (the same information as EXPLAIN ANALYZE); this script prints and
@@ -150,6 +151,8 @@ def main(argv=None):
     ap.add_argument("--ties", default="trec", choices=["trec", "average"],
                     help="how tied scores rank (--shape score), as eval's --ties")
     ap.add_argument("--top", type=int, default=12, help="hottest operators listed per statement")
+    ap.add_argument("--train", type=Path, help="a train file, as eval's --train (beyond metrics)")
+    ap.add_argument("--items", type=Path, help="a catalogue file, as eval's --items")
     args = ap.parse_args(argv)
     code = codever.activate(args.rev)
     import duckdb
@@ -163,6 +166,8 @@ def main(argv=None):
         data = generate.generate(args.users, args.seed, data, quiet=True)
     layout = {"nested": ("recs.parquet", {}), "rank": ("recs_long.parquet", {"rank_col": "rank"}),
               "score": ("recs_score.parquet", {"score_col": "score", "ties": args.ties})}[args.shape]
+    layout[1].update({name: str(getattr(args, name).resolve()) for name in ("train", "items")
+                      if getattr(args, name)})
     recs, rels = str(data / layout[0]), str(data / "rels.parquet")
     ks = [k if k == "all" else int(k) for k in args.k.split(",")]
     folder = HERE / "results" / f".profiles_u{args.users}"
