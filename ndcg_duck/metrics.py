@@ -124,7 +124,7 @@ class Family:
     """trec_eval's measures with a fractional parameter (iprec_at_recall.0.5, Rprec_mult.0.2),
     which a cutoff cannot carry: one measure per parameter, named NAME_X with X to 2 decimals as
     trec_eval prints it (iprec_at_recall_0.50), computed per user by the SQL macro `macro`
-    (relevant_ranks, num_relevant, x) over ndcg_user_metrics' edge. Its name alone gives
+    (relevant_ranks, num_relevant, x) over ndcg_user_metrics' columns. Its name alone gives
     trec_eval's parameters (`levels`); NAME_X or an alias @X (IPrec@0.5) gives one."""
 
     name: str
@@ -201,14 +201,13 @@ def own(metric: str) -> bool:
 
 
 def column_sql(metric: str) -> Optional[str]:
-    """The SQL of a family's measure (iprec_at_recall_0.50) over ndcg_user_metrics' edge, else
-    None (the metrics macro has the others' columns)."""
+    """The SQL of a family's measure (iprec_at_recall_0.50) over ndcg_user_metrics' row (its
+    relevant_ranks and num_relevant), else None (the metrics macro has the others' columns)."""
     found = member(metric)
     if found is None:
         return None
     family, level = found
-    return (f"{family.macro}(edge.relevant_ranks, edge.num_relevant, "
-            f"{level!r}::DOUBLE)")
+    return f"{family.macro}(relevant_ranks, num_relevant, {level!r}::DOUBLE)"
 
 
 class Measure(NamedTuple):

@@ -260,11 +260,21 @@ CREATE OR REPLACE TEMP MACRO ndcg_iprec_levels() AS
 CREATE OR REPLACE TEMP MACRO ndcg_rprec_multiples() AS
     [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]::DOUBLE[];
 
+-- ndcg_iprec_from(num_relevant, level): the first relevant item ndcg_iprec reads at recall
+-- `level`: round(level R), at least 1. A BIGINT.
+CREATE OR REPLACE TEMP MACRO ndcg_iprec_from(num_relevant, level) AS
+    greatest(round(level::DOUBLE * num_relevant)::BIGINT, 1);
+
 -- ndcg_iprec_at_recall(relevant_ranks, num_relevant, level): the interpolated precision at
 -- recall `level` (0 <= level <= 1) from the ranks of the relevant ranked items and R (trec_eval
--- iprec_at_recall.level, ir_measures IPrec@level). A DOUBLE.
+-- iprec_at_recall.level, ir_measures IPrec@level): ndcg_iprec, with the precisions j / p_j made
+-- from the ranks it reads (from the cut on), not the whole list per level. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_iprec_at_recall(relevant_ranks, num_relevant, level) AS
-    ndcg_iprec(ndcg_precisions(relevant_ranks), num_relevant, level::DOUBLE);
+    CASE WHEN round(level::DOUBLE * num_relevant) <= len(relevant_ranks)
+         THEN coalesce(list_max(list_transform(
+                  relevant_ranks[ndcg_iprec_from(num_relevant, level):],
+                  lambda p, i: (i + ndcg_iprec_from(num_relevant, level) - 1) / p)), 0.0)
+         ELSE 0.0 END;
 
 -- ndcg_rprec_cut(num_relevant, multiple): the rank Rprec_mult reads, floor(multiple R + 0.9)
 -- in DOUBLE arithmetic as trec_eval's (long) (multiple * R + 0.9). A BIGINT.
@@ -552,7 +562,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_name(metric, k) AS
 -- cutoff. ties 'average' averages the DCG family over each tie group; the other metrics see
 -- tied items in trec_eval's order. Stops on a DCG, ideal DCG, CG or ideal CG that adds up past
 -- the largest DOUBLE (ndcg_sum_finite), and, where err is read, on a relevance above its largest
--- grade (ndcg_err_graded). Last, edge: what the user's own measures read (sql/ndcg_custom.sql),
+-- grade (ndcg_err_graded). Then relevant_ranks and num_relevant (ndcg_user_gains'), which
+-- trec_eval's families iprec_at_recall and Rprec_mult read as columns (read out of edge inside
+-- their lambdas, a field costs a lookup per list element). Last, edge: what the user's own
+-- measures read (sql/ndcg_custom.sql),
 -- a STRUCT of the user's gains, relevant_ranks, judged_ranks, num_relevant, ideal and length
 -- (ndcg_user_gains) and the cutoff's k and depth; with edge_gains false its gains are NULL (the
 -- gain at each position, which no built-in measure reads but those of ties 'average', costs a
@@ -587,6 +600,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
                 THEN ndcg_err(err_steps, judged_down) END AS err,
+           ranks AS relevant_ranks, num_rel AS num_relevant,
            {'gains': CASE WHEN edge_gains THEN position_gains END, 'relevant_ranks': ranks,
             'judged_ranks': judged_ranks, 'num_relevant': num_rel, 'ideal': edge_ideal,
             'length': length, 'k': k, 'depth': depth} AS edge
@@ -621,7 +635,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                       NULL::BIGINT, length, idcg_cutoff) AS whole_idcg,
                        ndcg_ideal_cg(edge_ideal, 9223372036854775807, length, idcg_cutoff)
                            AS whole_icg,
-                       ndcg_average_precision(precisions, len(ranks), num_rel) AS whole_map
+                       ndcg_average_precision(precisions, len(ranks), num_rel) AS whole_map,
+                       ndcg_log_floored(ndcg_average_precision(precisions, len(ranks), num_rel))
+                           AS gm_map,
+                       ndcg_log_floored(bpref) AS gm_bpref  -- (bpref: once, below)
           -- the measures without a cutoff, once per user
           FROM (SELECT *, ndcg_over_r(found_r, num_rel) AS r_precision,
                        len(ranks) AS num_rel_ret,
@@ -647,11 +664,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                               ndcg_num_docs(num_docs))
                             ELSE 0.0 END AS utility,
                        ndcg_g(judged_ranks, judged_gains, every_ideal, g_costs) AS g,
-                       ndcg_bin_g(ranks, num_rel) AS bing,
-                       ndcg_log_floored(ndcg_average_precision(precisions, len(ranks), num_rel))
-                           AS gm_map,
-                       ndcg_log_floored(ndcg_bpref(ranks, nonrelevant_ranks, num_rel, num_nonrel))
-                           AS gm_bpref
+                       ndcg_bin_g(ranks, num_rel) AS bing
                 FROM (SELECT user_id, has_judgments, has_ranking, length, judged_ranks,
                              judged_gains, judged_relevances, nonrelevant_ranks, every_ideal,
                              relevant_ranks AS ranks, ndcg_precisions(relevant_ranks) AS precisions,
@@ -769,12 +782,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_metric_values(metrics) AS TABLE
           INTO NAME metric VALUE value)
     UNION ALL  -- trec_eval's iprec_at_recall and Rprec_mult at its levels, from the first row
     SELECT user_id, 'iprec_at_recall_' || printf('%.2f', level), NULL::BIGINT,
-           ndcg_iprec_at_recall(edge.relevant_ranks, edge.num_relevant, level)
+           ndcg_iprec_at_recall(relevant_ranks, num_relevant, level)
     FROM query_table(metrics), (SELECT unnest(ndcg_iprec_levels()) AS level)
     WHERE num_rel IS NOT NULL
     UNION ALL
     SELECT user_id, 'rprec_mult_' || printf('%.2f', multiple), NULL::BIGINT,
-           ndcg_rprec_mult(edge.relevant_ranks, edge.num_relevant, multiple)
+           ndcg_rprec_mult(relevant_ranks, num_relevant, multiple)
     FROM query_table(metrics), (SELECT unnest(ndcg_rprec_multiples()) AS multiple)
     WHERE num_rel IS NOT NULL;
 
