@@ -305,6 +305,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
 -- value (a column whose values span more powers of two takes ndcg_exponent and ndcg_mantissa).
 CREATE OR REPLACE TEMP MACRO ndcg_scaled(x, shift) AS (x * pow(2.0, shift))::HUGEINT;
 
+-- ndcg_scaled_below(x, shift, top): ndcg_scaled(x, shift) for |x| < 2^top, 0 for a larger or
+-- not finite x, NULL for NULL. The term of a sum taken before the values' range is known
+-- (means.py's one pass): whatever the values, no term reaches 2^(top + shift), so that a count
+-- of them whose bits and top + shift add up to at most 126 adds up within a HUGEINT, never
+-- stopping the query; the same pass's max(abs(x)) tells that a value was left out (at least
+-- 2^top), and its column is then added up again.
+CREATE OR REPLACE TEMP MACRO ndcg_scaled_below(x, shift, top) AS
+    CASE WHEN abs(x) < pow(2.0, top) THEN ndcg_scaled(x, shift)
+         WHEN x IS NOT NULL THEN 0::HUGEINT END;
+
 -- ndcg_input.sql
 -- Input edges: DuckDB list handling that turns each input layout into what the core reads:
 -- each user's ranking as one list of item ids (the ranking edges), and the judgments checked,

@@ -601,10 +601,14 @@ def _beyond_summary(con, summary: dict, measures: tuple, found, everyone: bool =
 
 def _exact_means(con, measures: tuple) -> dict:
     """{(k, metric): the exactly rounded mean of its per-user values} over ndcg_result, for every
-    metric that is a mean (means.py: the one rule for every reported mean)."""
+    metric that is a mean (means.py: the one rule for every reported mean), in one pass over
+    ndcg_result wherever its values stay in their metric's range (metrics.RANGE, the size its
+    values are expected to have)."""
     averaged = dict.fromkeys(m.metric for m in measures if not metric_names.counts(m.metric))
+    sizes = {m: max(map(abs, metric_names.bounds(m))) for m in averaged
+             if metric_names.bounds(m) is not None}
     return means.exact_means(con, "ndcg_result", {m: sqltext.ident(m) for m in averaged},
-                             groups=("k",))
+                             groups=("k",), sizes=sizes)
 
 
 def _summed_columns(measures: tuple) -> str:
