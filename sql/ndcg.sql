@@ -282,9 +282,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_discounts(k, width) AS
 -- a rounded sum divided by the count is rounded twice.
 
 -- ndcg_exponent(x): for a finite x other than 0, the integer e with 2^e <= |x| < 2^(e + 1)
--- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0.
+-- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0 and for
+-- a value that is not finite (which ndcg_mantissa then stops on, naming it).
 CREATE OR REPLACE TEMP MACRO ndcg_exponent(x) AS
-    CASE WHEN x = 0 THEN 0
+    CASE WHEN x = 0 OR NOT isfinite(x) THEN 0
          ELSE floor(log2(abs(x)))::INTEGER
               - (pow(2.0, floor(log2(abs(x)))) > abs(x))::INTEGER
               + (pow(2.0, floor(log2(abs(x))) + 1) <= abs(x))::INTEGER END;
