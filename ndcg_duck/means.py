@@ -78,8 +78,9 @@ def exact_means(con, relation: str, columns: dict, groups: tuple = (), sizes: Op
     smallest non-zero and the largest of the values' sizes: when those show that every value
     was a whole number at that shift and below the bound's power of two, the sum is exact and
     used (`fits`). A column they flag alone takes a second pass: one HUGEINT sum at the shift
-    its own range allows (`shift`), or, for values from subnormal to huge or not finite, an
-    exponent per value (`_exact_parts`)."""
+    its own range allows (`shift`: from that smallest, where a column with a zero and no value
+    below 2**top reads 2**top, a shift finer than need be, never too coarse), or, for values
+    from subnormal to huge or not finite, an exponent per value (`_exact_parts`)."""
     if not columns:
         return {}
     keys = [f"{g} AS g{i}" for i, g in enumerate(groups)]
@@ -89,11 +90,11 @@ def exact_means(con, relation: str, columns: dict, groups: tuple = (), sizes: Op
     (rows,), = con.sql(f"SELECT count(*) FROM {relation}").fetchall()
     windows = {i: window((sizes or {}).get(name, UNBOUNDED), rows) for i, name in enumerate(names)}
     kept = [f"g{i}" for i in range(len(groups))]
-    # (nullif: a FILTER clause per column cost 5x as much)
     measured = [f"count(v{i}), sum(ndcg_scaled_below(v{i}, {windows[i][0]}, {windows[i][1]})), "
-                f"min(nullif(abs(v{i}), 0)), max(abs(v{i}))" for i in range(len(names))]
+                f"min(ndcg_nonzero_size(v{i}, {windows[i][1]})), max(abs(v{i}))"
+                for i in range(len(names))]
     found: dict = {}
-    ranges: dict = {}  # column: its groups' (smallest non-zero size, largest)
+    ranges: dict = {}  # column: its groups' (smallest non-zero size or 2**top, largest)
     flagged = set()
     for row in con.sql(f"SELECT {', '.join(kept + measured)} FROM {source}"
                        + (f" GROUP BY {', '.join(kept)}" if kept else "")).fetchall():
@@ -147,10 +148,11 @@ def window(size: float, count: int) -> tuple:
 
 
 def fits(smallest: Optional[float], largest: Optional[float], scaled: int, top: int) -> bool:
-    """Whether a sum taken at (scaled, top) (`window`) is exact, from the smallest non-zero and
-    the largest of the values' sizes: every value below 2**top (none left out; a value that is
-    not finite is not), and every non-zero one at least 2**(52 - scaled), of an exponent whose
-    multiples of 2**(exponent - 52) (every double of that exponent) are whole at that shift."""
+    """Whether a sum taken at (scaled, top) (`window`) is exact, from the smallest non-zero size
+    (or 2**top, above 2**(52 - scaled) as count has at most 74 bits) and the largest: every
+    value below 2**top (none left out; a value that is not finite is not), and every non-zero
+    one at least 2**(52 - scaled), of an exponent whose multiples of 2**(exponent - 52) (every
+    double of that exponent) are whole at that shift."""
     if largest is None or largest == 0:
         return True
     return largest < 2.0 ** top and smallest >= math.ldexp(1.0, 52 - scaled)

@@ -316,6 +316,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_scaled_below(x, shift, top) AS
     CASE WHEN abs(x) < pow(2.0, top) THEN ndcg_scaled(x, shift)
          WHEN x IS NOT NULL THEN 0::HUGEINT END;
 
+-- ndcg_nonzero_size(x, top): |x|, and 2^top for x = 0 (arithmetic: a CASE or nullif costs half
+-- as much again): its minimum over a column is the smallest non-zero size when that is below
+-- 2^top, and at most 2^top (what means.py's one pass reads; zeros need no test).
+CREATE OR REPLACE TEMP MACRO ndcg_nonzero_size(x, top) AS
+    abs(x) + (x = 0)::DOUBLE * pow(2.0, top);
+
 -- ndcg_input.sql
 -- Input edges: DuckDB list handling that turns each input layout into what the core reads:
 -- each user's ranking as one list of item ids (the ranking edges), and the judgments checked,
