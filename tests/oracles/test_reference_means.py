@@ -14,7 +14,7 @@ from ndcg_duck import means
 from ndcg_duck.comparison.compare import compare
 from ndcg_duck.report.segments import by_segment
 
-METRICS = ["ndcg", "map", "recall", "mrr"]
+METRICS = ["ndcg", "map", "recall", "mrr", "r_precision", "bpref"]  # the last two without a cutoff
 K = [5, 10]
 
 
