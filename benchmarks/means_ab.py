@@ -1,6 +1,7 @@
-"""A/B of exact_means alone (benchmarks/reports/2026-11-26-means31k.md), in one process on the same ndcg_result: main's means.py (loaded from
-its snapshot as ndcg_duck.means_main) against this branch's, alternated, CPU seconds of the
-process (DuckDB's threads included) around each call; the results compared with ==.
+"""A/B of exact_means alone (benchmarks/reports/2026-11-26-means31k.md), in one process on the
+same ndcg_result: main's means.py (loaded from its snapshot as ndcg_duck.means_main) against
+this branch's, alternated, CPU seconds of the process (DuckDB's threads included) around each
+call; the results compared with ==.
 
     python benchmarks/means_ab.py DATA_DIR MAIN_MEANS_PY [ROUNDS]
 
@@ -9,7 +10,7 @@ from benchmarks/codever.py's snapshot, benchmarks/data/code/<sha>/ndcg_duck/mean
 with -m all_trec -k all."""
 import importlib.util, json, resource, sys, time
 import ndcg_duck
-from ndcg_duck import means, sqltext
+from ndcg_duck import sqltext
 from ndcg_duck import metrics as metric_names
 from ndcg_duck.evaluation import evaluate as ev
 

@@ -5,9 +5,9 @@ to the nearest double. Every door (eval, segments, compare; the Spark engine thr
 `mean_of_sum`) gives the same bits, whatever the order of the users, the number of threads,
 batches or partitions. The SQL half (sql/ndcg_means.sql) scales the values of a column to whole
 numbers and adds them as one HUGEINT (in one pass, at a scale chosen before it and checked by it;
-again at the scale their range allows when the check fails), else splits each value into an exponent and an integer mantissa and adds
-the mantissas of each exponent as integers (exact); `exact_means` runs it and `mean_of_parts`
-adds the few parts as fractions and rounds.
+again at the scale their range allows when the check fails), else splits each value into an
+exponent and an integer mantissa and adds the mantissas of each exponent as integers (exact);
+`exact_means` runs it and `mean_of_parts` adds the few parts as fractions and rounds.
 
 The interval of a mean is ruled here too, once for every door and engine (eval --ci, compare):
 `t_interval` (Student's t from the mean, the sample variance and the count: what the Spark

@@ -82,7 +82,8 @@ def test_one_pass_means_flag_what_their_shift_cannot_add_exactly():
     assert exact_mean(values["tiny"][0]) == 0.5 + 2.0 ** -53
     assert exact_mean(values["tiny"][0][:3] + [0.0]) == 0.5
     con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1, 5)")  # (lists count from 1)
-    found = means.exact_means(con, "t", {name: f"{list(x)!r}[i]" for name, (x, _) in values.items()},
+    columns = {name: f"{list(x)!r}[i]" for name, (x, _) in values.items()}
+    found = means.exact_means(con, "t", columns,
                               sizes={name: size for name, (_, size) in values.items() if size})
     assert found == {(name,): exact_mean(x) for name, (x, _) in values.items()}
     with pytest.raises(duckdb.Error, match="a mean over a value that is not finite: nan"):
