@@ -4,10 +4,10 @@ Their sum is taken exactly and divided by their count, and only that quotient is
 to the nearest double. Every door (eval, segments, compare; the Spark engine through
 `mean_of_sum`) gives the same bits, whatever the order of the users, the number of threads,
 batches or partitions. The SQL half (sql/ndcg_means.sql) scales the values of a column to whole
-numbers and adds them as one HUGEINT (when their sizes span few enough powers of two: every
-metric's, in practice), else splits each value into an exponent and an integer mantissa and adds
-the mantissas of each exponent as integers (exact); `exact_means` runs it and `mean_of_parts`
-adds the few parts as fractions and rounds.
+numbers and adds them as one HUGEINT (in one pass, at a scale chosen before it and checked by it;
+again at the scale their range allows when the check fails), else splits each value into an
+exponent and an integer mantissa and adds the mantissas of each exponent as integers (exact);
+`exact_means` runs it and `mean_of_parts` adds the few parts as fractions and rounds.
 
 The interval of a mean is ruled here too, once for every door and engine (eval --ci, compare):
 `t_interval` (Student's t from the mean, the sample variance and the count: what the Spark
@@ -59,28 +59,68 @@ def mean_of_parts(parts: Iterable[tuple]) -> Optional[float]:
     return mean_of_sum(total, low, count)
 
 
-def exact_means(con, relation: str, columns: dict, groups: tuple = ()) -> dict:
+# a column without a known bound (exact_means' `sizes`): its one pass expects values below 2**20
+UNBOUNDED = 2.0 ** 20 - 1
+
+
+def exact_means(con, relation: str, columns: dict, groups: tuple = (), sizes: Optional[dict] = None
+                ) -> dict:
     """The exactly rounded mean of each of `columns` ({name: SQL expression over `relation`})
     over the rows of `relation` (NULLs left out), per value of the SQL expressions `groups`.
     Returns {(group values..., name): mean}; a group whose values of a column are all NULL has
-    no entry. `con` must have the ndcg_ macros (sqlfiles.register).
+    no entry. `con` must have the ndcg_ macros (sqlfiles.register). `sizes` ({name: a bound})
+    says how large a column's values are expected to be in size (a metric's range: 1 for
+    [0, 1]); UNBOUNDED for a column it does not name.
 
-    A column whose values span few enough powers of two (`shift`) is added up in one HUGEINT
-    sum of its values scaled to whole numbers (sql/ndcg_means.sql's ndcg_scaled): one pass for
-    its range, one for the sums. The others (values from subnormal to huge, or not finite) take
-    an exponent per value (`_exact_parts`)."""
+    One pass over the rows adds up each column's values scaled by 2**shift to whole numbers in
+    one HUGEINT sum (sql/ndcg_means.sql's ndcg_scaled_below), the shift chosen before the scan
+    from the column's bound and the row count (`window`), and returns beside the sum the
+    smallest non-zero and the largest of the values' sizes: when those show that every value
+    was a whole number at that shift and below the bound's power of two, the sum is exact and
+    used (`fits`). A column they flag alone takes a second pass: one HUGEINT sum at the shift
+    its own range allows (`shift`: from that smallest, where a column with a zero and no value
+    below 2**top reads 2**top, a shift finer than need be, never too coarse), or, for values
+    from subnormal to huge or not finite, an exponent per value (`_exact_parts`)."""
     if not columns:
         return {}
     keys = [f"{g} AS g{i}" for i, g in enumerate(groups)]
     names = list(columns)
     values = [f"({columns[name]})::DOUBLE AS v{i}" for i, name in enumerate(names)]
     source = f"(SELECT {', '.join(keys + values)} FROM {relation})"
-    # (nullif: a FILTER clause per column cost 5x as much)
-    *ranges, rows = con.sql("SELECT " + ", ".join(
-        f"min(nullif(abs(v{i}), 0)), max(abs(v{i}))" for i in range(len(names)))
-        + f", count(*) FROM {source}").fetchall()[0]
-    shifts = {i: shift(ranges[2 * i], ranges[2 * i + 1], rows) for i in range(len(names))}
+    (rows,), = con.sql(f"SELECT count(*) FROM {relation}").fetchall()
+    windows = {i: window((sizes or {}).get(name, UNBOUNDED), rows) for i, name in enumerate(names)}
+    kept = [f"g{i}" for i in range(len(groups))]
+    measured = [f"count(v{i}), sum(ndcg_scaled_below(v{i}, {windows[i][0]}, {windows[i][1]})), "
+                f"min(ndcg_nonzero_size(v{i}, {windows[i][1]})), max(abs(v{i}))"
+                for i in range(len(names))]
     found: dict = {}
+    ranges: dict = {}  # column: its groups' (smallest non-zero size or 2**top, largest)
+    flagged = set()
+    for row in con.sql(f"SELECT {', '.join(kept + measured)} FROM {source}"
+                       + (f" GROUP BY {', '.join(kept)}" if kept else "")).fetchall():
+        group, parts = tuple(row[:len(groups)]), row[len(groups):]
+        for i, name in enumerate(names):
+            count, total, smallest, largest = parts[4 * i:4 * i + 4]
+            ranges.setdefault(i, []).append((smallest, largest))
+            if not fits(smallest, largest, *windows[i]):
+                flagged.add(i)
+            elif count:  # values total * 2**-shift: mean_of_parts' mantissas of exponent 52 - shift
+                found[(*group, name)] = mean_of_parts([(52 - windows[i][0], total, count)])
+    if flagged:
+        found = {key: mean for key, mean in found.items()
+                 if key[-1] not in {names[i] for i in flagged}}
+        found.update(_second_pass(con, relation, columns, groups, source, rows, names,
+                                  {i: ranges[i] for i in flagged}))
+    return found
+
+
+def _second_pass(con, relation: str, columns: dict, groups: tuple, source: str, rows: int,
+                 names: list, flagged: dict) -> dict:
+    """exact_means of the columns its one pass flagged ({column's index: every group's (smallest
+    non-zero, largest) size}): one HUGEINT sum at the shift their range allows (`shift`), else
+    an exponent per value (`_exact_parts`)."""
+    found: dict = {}
+    shifts = {i: shift(*_widest(ranges), rows) for i, ranges in flagged.items()}
     fast = [i for i in shifts if shifts[i] is not None]
     if fast:
         kept = [f"g{i}" for i in range(len(groups))]
@@ -90,12 +130,42 @@ def exact_means(con, relation: str, columns: dict, groups: tuple = ()) -> dict:
             group, sums = tuple(row[:len(groups)]), row[len(groups):]
             for j, i in enumerate(fast):
                 count, total = sums[2 * j], sums[2 * j + 1]
-                if count:  # values total * 2**-shift: mean_of_parts' mantissas of exponent 52 - shift
+                if count:
                     found[(*group, names[i])] = mean_of_parts([(52 - shifts[i], total, count)])
     rest = {names[i]: columns[names[i]] for i in shifts if shifts[i] is None}
     if rest:
         found.update(_exact_parts(con, relation, rest, groups))
     return found
+
+
+def window(size: float, count: int) -> tuple:
+    """(shift, top) for one pass over up to `count` values expected below `size` in size: top the
+    power of two above size (values below 2**top are added up, sql/ndcg_means.sql's
+    ndcg_scaled_below), shift the largest that keeps count terms below 2**(top + shift) within
+    a HUGEINT (their sum below 2**126): the finest resolution (2**-shift) the sum can have."""
+    top = math.frexp(size)[1]  # size < 2**top
+    return 126 - top - max(count, 1).bit_length(), top
+
+
+def fits(smallest: Optional[float], largest: Optional[float], scaled: int, top: int) -> bool:
+    """Whether a sum taken at (scaled, top) (`window`) is exact, from the smallest non-zero size
+    (or 2**top, above 2**(52 - scaled) as count has at most 74 bits) and the largest: every
+    value below 2**top (none left out; a value that is not finite is not), and every non-zero
+    one at least 2**(52 - scaled), of an exponent whose multiples of 2**(exponent - 52) (every
+    double of that exponent) are whole at that shift."""
+    if largest is None or largest == 0:
+        return True
+    return largest < 2.0 ** top and smallest >= math.ldexp(1.0, 52 - scaled)
+
+
+def _widest(ranges: list) -> tuple:
+    """The smallest non-zero and the largest size over a column's groups' (smallest, largest):
+    infinity when one is not finite (NaN too, which no comparison orders)."""
+    smallest = [s for s, _ in ranges if s is not None]
+    largest = [x for _, x in ranges if x is not None]
+    if any(not math.isfinite(x) for x in largest):
+        return min(smallest, default=None), math.inf
+    return min(smallest, default=None), max(largest, default=None)
 
 
 def shift(smallest: Optional[float], largest: Optional[float], count: int) -> Optional[int]:

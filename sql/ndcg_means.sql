@@ -7,9 +7,10 @@
 -- a rounded sum divided by the count is rounded twice.
 
 -- ndcg_exponent(x): for a finite x other than 0, the integer e with 2^e <= |x| < 2^(e + 1)
--- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0.
+-- (log2 may be one off near a power of two, which the comparisons correct); 0 for x = 0 and for
+-- a value that is not finite (which ndcg_mantissa then stops on, naming it).
 CREATE OR REPLACE TEMP MACRO ndcg_exponent(x) AS
-    CASE WHEN x = 0 THEN 0
+    CASE WHEN x = 0 OR NOT isfinite(x) THEN 0
          ELSE floor(log2(abs(x)))::INTEGER
               - (pow(2.0, floor(log2(abs(x)))) > abs(x))::INTEGER
               + (pow(2.0, floor(log2(abs(x))) + 1) <= abs(x))::INTEGER END;
@@ -29,3 +30,19 @@ CREATE OR REPLACE TEMP MACRO ndcg_mantissa(x, e) AS
 -- their sum stays below 2^126: then one HUGEINT sum adds them exactly, with no exponent per
 -- value (a column whose values span more powers of two takes ndcg_exponent and ndcg_mantissa).
 CREATE OR REPLACE TEMP MACRO ndcg_scaled(x, shift) AS (x * pow(2.0, shift))::HUGEINT;
+
+-- ndcg_scaled_below(x, shift, top): ndcg_scaled(x, shift) for |x| < 2^top, 0 for a larger or
+-- not finite x, NULL for NULL. The term of a sum taken before the values' range is known
+-- (means.py's one pass): whatever the values, no term reaches 2^(top + shift), so that a count
+-- of them whose bits and top + shift add up to at most 126 adds up within a HUGEINT, never
+-- stopping the query; the same pass's max(abs(x)) tells that a value was left out (at least
+-- 2^top), and its column is then added up again.
+CREATE OR REPLACE TEMP MACRO ndcg_scaled_below(x, shift, top) AS
+    CASE WHEN abs(x) < pow(2.0, top) THEN ndcg_scaled(x, shift)
+         WHEN x IS NOT NULL THEN 0::HUGEINT END;
+
+-- ndcg_nonzero_size(x, top): |x|, and 2^top for x = 0 (arithmetic: a CASE or nullif costs half
+-- as much again): its minimum over a column is the smallest non-zero size when that is below
+-- 2^top, and at most 2^top (what means.py's one pass reads; zeros need no test).
+CREATE OR REPLACE TEMP MACRO ndcg_nonzero_size(x, top) AS
+    abs(x) + (x = 0)::DOUBLE * pow(2.0, top);

@@ -489,7 +489,8 @@ def _run(con, options: Options, loaded: inputs.Loaded, cols: inputs.Columns, per
     if judged == unranked:
         raise InputError(no_overlap(con, loaded))
     summed_rows = con.sql(f"SELECT {_summed_columns(measures)} FROM {summed}('ndcg_result')")
-    summary = _summary(summed_rows, measures, options.k[0], _exact_means(con, measures))
+    summary = _summary(summed_rows, measures, options.k[0],
+                       _exact_means(con, measures, options.k[0]))
     notes, relation = [], "ndcg_result"
     if extra:
         # --beyond-users: the evaluated users' lists, or every user's of the recommendations
@@ -599,12 +600,25 @@ def _beyond_summary(con, summary: dict, measures: tuple, found, everyone: bool =
         {m.name: counted.get((m.k, m.metric), 0) for m in per_user})
 
 
-def _exact_means(con, measures: tuple) -> dict:
+def _exact_means(con, measures: tuple, first_k) -> dict:
     """{(k, metric): the exactly rounded mean of its per-user values} over ndcg_result, for every
-    metric that is a mean (means.py: the one rule for every reported mean)."""
+    metric that is a mean (means.py: the one rule for every reported mean), in one pass over
+    ndcg_result wherever its values stay in their metric's range (metrics.RANGE, the size its
+    values are expected to have). The measures without a cutoff (_once), which have values on
+    the first cutoff's rows only (NULL on the others, _stored_sql), are averaged over those rows
+    alone: the same values, without reading every other cutoff's NULLs."""
     averaged = dict.fromkeys(m.metric for m in measures if not metric_names.counts(m.metric))
-    return means.exact_means(con, "ndcg_result", {m: sqltext.ident(m) for m in averaged},
-                             groups=("k",))
+    sizes = {m: max(map(abs, metric_names.bounds(m))) for m in averaged
+             if metric_names.bounds(m) is not None}
+    once = set() if core_computes(measures) else {name for name, _, _ in _once(measures)}
+    found = {}
+    for relation, metrics in (
+            ("ndcg_result", [m for m in averaged if m not in once]),
+            (f"(FROM ndcg_result WHERE k IS NOT DISTINCT FROM {statements.value(first_k)})",
+             [m for m in averaged if m in once])):
+        found.update(means.exact_means(con, relation, {m: sqltext.ident(m) for m in metrics},
+                                       groups=("k",), sizes=sizes))
+    return found
 
 
 def _summed_columns(measures: tuple) -> str:

@@ -14,7 +14,7 @@ from ndcg_duck import means
 from ndcg_duck.comparison.compare import compare
 from ndcg_duck.report.segments import by_segment
 
-METRICS = ["ndcg", "map", "recall", "mrr"]
+METRICS = ["ndcg", "map", "recall", "mrr", "r_precision", "bpref"]  # the last two without a cutoff
 K = [5, 10]
 
 
@@ -59,6 +59,36 @@ def test_exact_means_at_the_edge_of_one_scaled_sum():
             == scaled
         con.execute("CREATE OR REPLACE TABLE t AS SELECT unnest($1) AS x", [x.tolist()])
         assert means.exact_means(con, "t", {"x": "x"}) == {("x",): exact_mean(x.tolist())}
+
+
+def test_one_pass_means_flag_what_their_shift_cannot_add_exactly():
+    # exact_means adds each column up once, at a shift chosen before the scan from the size its
+    # values are expected to have (sizes=, else means.UNBOUNDED) and the row count: a value finer
+    # than that shift's resolution, or past the size, must send its column to a second pass
+    con = duckdb.connect()
+    ndcg_duck.register(con)
+    values = {
+        # 1e-40 rounds to 0 at a size of 1's shift (2**122 for 4 rows); the exact mean,
+        # (2 + 2**-52 + 1e-40) / 4, lies just above the midpoint 0.5 + 2**-54 between two
+        # doubles: without the tiny value it rounds (to even) to 0.5. Too wide a span for one
+        # sum: an exponent per value.
+        "tiny": ([1.0, 1.0, 2.0 ** -52, 1e-40], 1.0),
+        # full mantissas near 2**-60, finer than an unbounded column's shift (2**103): one sum
+        # at the shift their own range allows
+        "small": ([2.0 ** -60 * 4 / 3, 2.0 ** -60 * 5 / 7, 2.0 ** -61 * 11 / 13, 2.0 ** -59 / 3],
+                  None),
+        # past its size of 1: left out of the first sum (which it would overflow), flagged
+        "huge": ([0.5, 1e300, -3.0, 2.0 ** -40], 1.0)}
+    assert exact_mean(values["tiny"][0]) == 0.5 + 2.0 ** -53
+    assert exact_mean(values["tiny"][0][:3] + [0.0]) == 0.5
+    con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1, 5)")  # (lists count from 1)
+    columns = {name: f"{list(x)!r}[i]" for name, (x, _) in values.items()}
+    found = means.exact_means(con, "t", columns,
+                              sizes={name: size for name, (_, size) in values.items() if size})
+    assert found == {(name,): exact_mean(x) for name, (x, _) in values.items()}
+    with pytest.raises(duckdb.Error, match="a mean over a value that is not finite: nan"):
+        means.exact_means(con, "t", {"x": "CASE WHEN i = 2 THEN 'nan'::DOUBLE ELSE i / 4 END"},
+                          sizes={"x": 1.0})
 
 
 def test_mean_of_sum_is_the_partitioned_engines_door():
