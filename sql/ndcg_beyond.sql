@@ -599,24 +599,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_jaccard(tops, features) AS TABLE
       ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
     GROUP BY a.user_id, a.k;
 
--- ndcg_beyond_ild_vectors(tops, features, vectors): ild by embeddings as ndcg_beyond_ild_cosine
--- computes it, from vectors: item_id and the numbers of each item's unit vector (features'
--- unit) as DOUBLE columns named d1, d2, ... (one per number), and `lacking`: how many of the
--- list's items have no vector (no embedding, or not in features). Each list's sum of unit
--- vectors is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each list's
--- vectors with list() (about 3x the time). The join that fetches the vectors counts the
+-- ndcg_beyond_ild_vectors(tops, features, vectors, cutoff): ild by embeddings as
+-- ndcg_beyond_ild_cosine computes it, of the lists of tops at the one cutoff `cutoff` (its k;
+-- NULL: no cutoff): user_id, k, ild and `lacking`: how many of the list's items have no vector
+-- (no embedding, or not in features). vectors: item_id and the numbers of each item's unit
+-- vector (features' unit) as DOUBLE columns named d1, d2, ... (one per number). Each list's sum
+-- of unit vectors is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each
+-- list's vectors with list() (about 3x the time). One cutoff a call, so the sums are grouped
+-- by user alone (one key, not user and cutoff: benchmarks/reports/2026-11-26-ild32f.md). The join that fetches the vectors counts the
 -- lacking ones too, so the check is not a second join of every shown item: a list with
 -- lacking > 0 has no ild, and the caller stops with ndcg_beyond_shown's message (which names
 -- how many items and one of them) when any list has one. The LEFT JOIN: with an inner one
 -- DuckDB 2.0 sums the vectors per item below the join first (its partial aggregate
 -- pushdown), 2-3x slower.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_vectors(tops, features, vectors) AS TABLE
-    WITH sums_ AS (SELECT s.user_id, s.k, count(*) AS n, count(*) - count(v.item_id) AS lacking,
-                          sum(COLUMNS(v.* EXCLUDE (item_id)))
-                   FROM ndcg_beyond_at(tops, features, true) AS s
-                   LEFT JOIN query_table(vectors) AS v ON v.item_id = s.item_id
-                   GROUP BY s.user_id, s.k)
-    SELECT user_id, k,
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_vectors(tops, features, vectors, cutoff) AS TABLE
+    WITH at_ AS (FROM query_table(tops) WHERE k IS NOT DISTINCT FROM cutoff),
+    sums_ AS (SELECT s.user_id, count(*) AS n, count(*) - count(v.item_id) AS lacking,
+                     sum(COLUMNS(v.* EXCLUDE (item_id)))
+              FROM ndcg_beyond_at('at_', features, true) AS s
+              LEFT JOIN query_table(vectors) AS v ON v.item_id = s.item_id
+              GROUP BY s.user_id)
+    SELECT user_id, CAST(cutoff AS BIGINT) AS k,
            CASE WHEN lacking = 0 THEN ndcg_beyond_cosine_ild(n, [*COLUMNS('^d[0-9]+$')]) END
                AS ild,
            lacking

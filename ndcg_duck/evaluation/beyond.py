@@ -335,39 +335,46 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 
 
 # ild sums each list's unit vectors, one sum() per number: DuckDB holds about this many bytes per
-# number summed per user and cutoff (with the embeddings' hash table), so it runs on chunks of
-# users that fill at most a quarter of the memory limit
+# number summed per user (with the embeddings' hash table), so it runs on chunks of users that
+# fill at most a quarter of the memory limit, one cutoff at a time
 BYTES_PER_NUMBER = 25
 
 
 def _ild(con) -> None:
     """ndcg_beyond_ild_pairs: ild per user and cutoff (the mean over pairs), chunk by chunk of
-    users (ndcg_tops_). With
+    users (ndcg_tops_), one statement per chunk and cutoff. With
     embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
-    statement written per embedding length; a view when one chunk reads it, else a table) for
-    ndcg_beyond_ild_vectors, whose rows count the
+    statement written per embedding length; a view when one statement reads it, else a table)
+    for ndcg_beyond_ild_vectors, whose rows count the
     items without a vector: when any has one, ndcg_beyond_shown's check over every list stops
     with its message (how many items, and one); else categories."""
-    (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
-                                "(SELECT count(*) FROM ndcg_cutoffs_)").fetchall()
-    per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
+    (width,), = con.sql("SELECT max(len(unit)) FROM ndcg_features_").fetchall()
+    ks = [k for k, in con.sql("SELECT k FROM ndcg_cutoffs_").fetchall()]
+    per_user = max(1.0, BYTES_PER_NUMBER * (width or 1))
     size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
                                          / 4 / per_user))
     ranges = batches.user_ranges(con, "ndcg_deepest_", size)
-    if width:  # a view when one chunk reads it (the columns taken once, not stored), else stored
+    if width:  # a view when one statement reads it (the columns taken once, not stored)
         columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
-        kind = "VIEW" if len(ranges) == 1 else "TABLE"
-        con.execute(f"CREATE OR REPLACE TEMP {kind} ndcg_vectors_ AS SELECT item_id, {columns} "
+        _drop(con, "ndcg_vectors_")
+        kind = "VIEW" if len(ranges) * len(ks) == 1 else "TABLE"
+        con.execute(f"CREATE TEMP {kind} ndcg_vectors_ AS SELECT item_id, {columns} "
                     f"FROM ndcg_features_ WHERE unit IS NOT NULL")
-    for number, users in enumerate(ranges):
+    number = 0
+    for users in ranges:
         interrupts.check()
-        into = ("INSERT INTO ndcg_beyond_ild_pairs" if number else
-                "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_pairs AS")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_chunk AS FROM ndcg_tops_ "
                     f"WHERE {users}")
-        con.execute(f"{into} " + (
-            "FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', 'ndcg_vectors_')"
-            if width else "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
+        for k in (ks if width else [None]):
+            into = ("INSERT INTO ndcg_beyond_ild_pairs" if number else
+                    "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_pairs AS")
+            number += 1
+            cutoff = "NULL" if k is None else str(int(k))
+            con.execute(f"{into} " + (
+                f"FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', "
+                f"'ndcg_vectors_', {cutoff})"
+                if width else
+                "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
     if width:  # a shown item without a vector: ndcg_beyond_shown's check over every list stops
         (lacking,), = con.sql("SELECT coalesce(bool_or(lacking > 0), false) "
                               "FROM ndcg_beyond_ild_pairs").fetchall()
@@ -375,6 +382,17 @@ def _ild(con) -> None:
             con.sql("SELECT count(*) FROM ndcg_beyond_shown('ndcg_tops_', 'ndcg_features_', "
                     "true)").fetchall()
             raise AssertionError("ndcg_beyond_shown found no item without a vector")
+
+
+def _drop(con, name: str) -> None:
+    """Drop the temporary table or view `name`, whichever it is, if there is one (a view cannot
+    replace a table, nor a table a view)."""
+    for kind, catalogue in (("VIEW", "duckdb_views()"), ("TABLE", "duckdb_tables()")):
+        (found,), = con.sql(f"SELECT count(*) FROM {catalogue} WHERE temporary AND "
+                            f"{'view_name' if kind == 'VIEW' else 'table_name'} = "
+                            f"'{name}'").fetchall()
+        if found:
+            con.execute(f"DROP {kind} {name}")
 
 
 def _per_user_table(con, columns: list) -> None:
