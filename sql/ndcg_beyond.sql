@@ -466,6 +466,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit(embedding, scale, length) AS
     CASE WHEN scale IS NULL THEN list_transform(embedding, lambda x: x / length)
          ELSE list_transform(embedding, lambda x: (x / scale) / length) END;
 
+-- ndcg_beyond_unit_at(embedding, scale, length, d): number d of ndcg_beyond_unit(embedding, scale,
+-- length), by the same arithmetic (the same bits), without making the list: a table of the unit
+-- vectors as one column per number is taken straight from the embeddings.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_unit_at(embedding, scale, length, d) AS
+    CASE WHEN scale IS NULL THEN embedding[d] / length ELSE (embedding[d] / scale) / length END;
+
 -- ndcg_beyond_jaccard_distance(a, b): 1 - |a intersect b| / |a union b| of two category lists.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
     1.0 - len(list_intersect(a, b)) / len(list_distinct(list_concat(a, b)));
@@ -477,8 +483,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_jaccard_distance(a, b) AS
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
     1.0 - (list_dot_product(total, total) - n) / (n * (n - 1));
 
--- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
--- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with the checks: an item
+-- ndcg_beyond_checked(items): the items table as item_id, embedding (DOUBLE[] or NULL), scale and
+-- length (what ndcg_beyond_unit and ndcg_beyond_unit_at divide by) and category (a distinct
+-- VARCHAR list or NULL), with the checks: an item
 -- twice, embeddings of different lengths (each against one item's length), a NULL, NaN or
 -- infinite number in an embedding, an embedding of zeros (it has no direction), an empty
 -- category list.
@@ -490,7 +497,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 -- length is the native list_dot_product of the numbers as they are (one pass, no lambda) when
 -- that is exact (ndcg_beyond_plain: nearly always); only the others (NaN, infinite, huge or tiny
 -- numbers, zeros) are scaled first, and their scale is what the checks read.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_checked(items) AS TABLE
     WITH twice_ AS (SELECT count(*) AS times, item_id FROM query_table(items)
                     GROUP BY item_id HAVING count(*) > 1 ORDER BY item_id::VARCHAR LIMIT 1),
     first_ AS (SELECT item_id, len(embedding::DOUBLE[]) AS width FROM query_table(items)
@@ -518,7 +525,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                                                             lambda x: (x / scale) * (x / scale)))
                           END) AS length
               FROM scaled_)
-    SELECT r.item_id, ndcg_beyond_unit(r.embedding, r.scale, r.length) AS unit, r.category
+    SELECT r.item_id, r.embedding, r.scale, r.length, r.category
     FROM rows_ AS r LEFT JOIN first_ AS f ON true
     WHERE (SELECT ndcg_require(count(*) = 0, 'items: item ' || ndcg_show(any_value(item_id))
                                              || ' has ' || any_value(times)
@@ -536,6 +543,13 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
                        || 'which has no direction for a cosine')
       AND ndcg_require(r.category IS NULL OR len(r.category) > 0,
                        'items: item ' || ndcg_show(r.item_id) || ' has an empty category list');
+
+-- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
+-- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with ndcg_beyond_checked's
+-- checks.
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
+    SELECT item_id, ndcg_beyond_unit(embedding, scale, length) AS unit, category
+    FROM ndcg_beyond_checked(items);
 
 -- ndcg_beyond_cosine_mode(features): true when any item of features has an embedding: ild then
 -- reads embeddings (and every shown item needs one), else categories.
@@ -599,24 +613,27 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_jaccard(tops, features) AS TABLE
       ON a.user_id = b.user_id AND a.k IS NOT DISTINCT FROM b.k AND a.position < b.position
     GROUP BY a.user_id, a.k;
 
--- ndcg_beyond_ild_vectors(tops, features, vectors): ild by embeddings as ndcg_beyond_ild_cosine
--- computes it, from vectors: item_id and the numbers of each item's unit vector (features'
--- unit) as DOUBLE columns named d1, d2, ... (one per number), and `lacking`: how many of the
--- list's items have no vector (no embedding, or not in features). Each list's sum of unit
--- vectors is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each list's
--- vectors with list() (about 3x the time). The join that fetches the vectors counts the
+-- ndcg_beyond_ild_vectors(tops, features, vectors, cutoff): ild by embeddings as
+-- ndcg_beyond_ild_cosine computes it, of the lists of tops at the one cutoff `cutoff` (its k;
+-- NULL: no cutoff): user_id, k, ild and `lacking`: how many of the list's items have no vector
+-- (no embedding, or not in features). vectors: item_id and the numbers of each item's unit
+-- vector (features' unit) as DOUBLE columns named d1, d2, ... (one per number). Each list's sum
+-- of unit vectors is then one plain sum() per column, where ndcg_beyond_ild_cosine gathers each
+-- list's vectors with list() (about 3x the time). One cutoff a call, so the sums are grouped
+-- by user alone (one key, not user and cutoff: benchmarks/reports/2026-11-26-ild32f.md). The join that fetches the vectors counts the
 -- lacking ones too, so the check is not a second join of every shown item: a list with
 -- lacking > 0 has no ild, and the caller stops with ndcg_beyond_shown's message (which names
 -- how many items and one of them) when any list has one. The LEFT JOIN: with an inner one
 -- DuckDB 2.0 sums the vectors per item below the join first (its partial aggregate
 -- pushdown), 2-3x slower.
-CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_vectors(tops, features, vectors) AS TABLE
-    WITH sums_ AS (SELECT s.user_id, s.k, count(*) AS n, count(*) - count(v.item_id) AS lacking,
-                          sum(COLUMNS(v.* EXCLUDE (item_id)))
-                   FROM ndcg_beyond_at(tops, features, true) AS s
-                   LEFT JOIN query_table(vectors) AS v ON v.item_id = s.item_id
-                   GROUP BY s.user_id, s.k)
-    SELECT user_id, k,
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_ild_vectors(tops, features, vectors, cutoff) AS TABLE
+    WITH at_ AS (FROM query_table(tops) WHERE k IS NOT DISTINCT FROM cutoff),
+    sums_ AS (SELECT s.user_id, count(*) AS n, count(*) - count(v.item_id) AS lacking,
+                     sum(COLUMNS(v.* EXCLUDE (item_id)))
+              FROM ndcg_beyond_at('at_', features, true) AS s
+              LEFT JOIN query_table(vectors) AS v ON v.item_id = s.item_id
+              GROUP BY s.user_id)
+    SELECT user_id, CAST(cutoff AS BIGINT) AS k,
            CASE WHEN lacking = 0 THEN ndcg_beyond_cosine_ild(n, [*COLUMNS('^d[0-9]+$')]) END
                AS ild,
            lacking

@@ -185,7 +185,7 @@ def compute(con, options: Options, measures: tuple, given: Inputs, evaluated: st
     a value go to the summary."""
     evaluated_tops(con, evaluated, measures)
     try:
-        prepare(con, options, measures, given)
+        prepare(con, options, measures, given, vectors=True)
         if any(m.metric in PER_RUN for m in wanted(measures)):
             con.execute("CREATE OR REPLACE TEMP TABLE ndcg_exposure_ AS "
                         "FROM ndcg_beyond_exposure_in('ndcg_shown_')")
@@ -262,10 +262,12 @@ def shown_items(con, measures: tuple) -> None:
                     f"FROM ndcg_beyond_shown_of('ndcg_entries_', '{depths}')")
 
 
-def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
+def prepare(con, options: Options, measures: tuple, given: Inputs, vectors: bool = False
+            ) -> None:
     """The per-item tables the measures read, from ndcg_train and ndcg_items (load's views),
     with their checks: ndcg_catalogue_ (item_id), and as the measures need them
-    ndcg_popularity_ (ndcg_beyond_popularity) and ndcg_features_ (ndcg_beyond_features); and the
+    ndcg_popularity_ (ndcg_beyond_popularity) and ndcg_features_ (ndcg_beyond_features; with
+    `vectors`, for this engine's ild, also the unit vectors as columns: _features); and the
     macro ndcg_beyond_run_as_(exposure, keys), ndcg_beyond_run_at over ndcg_catalogue_ with the
     run's options (--beyond-as and the rest), which every per-run step of the run reads."""
     metrics = {m.metric for m in wanted(measures)}
@@ -285,8 +287,35 @@ def prepare(con, options: Options, measures: tuple, given: Inputs) -> None:
                 f"FROM ndcg_beyond_run_at(exposure, keys, 'ndcg_catalogue_', "
                 f"{sql_args(options, RUN_OPTIONS)})")
     if "ild" in metrics:
-        con.execute("CREATE OR REPLACE TEMP TABLE ndcg_features_ AS "
-                    "FROM ndcg_beyond_features('ndcg_items')")
+        _features(con, vectors)
+
+
+def _features(con, vectors: bool) -> None:
+    """ndcg_features_ (item_id, unit, category: ndcg_beyond_features' rows, with its checks).
+    With `vectors` and embeddings, the checked items are stored once with each unit vector as
+    columns d1, d2, ... (ndcg_checked_: ndcg_beyond_checked, ndcg_beyond_unit_at; no list of
+    every number is made or stored), the view ndcg_vectors_ holds the items that have one (what
+    ndcg_beyond_ild_vectors reads) and ndcg_features_ is a view over the same table (its unit
+    made only where read: the cosine mode's first item, the lacking items' check)."""
+    for name in ("ndcg_features_", "ndcg_vectors_", "ndcg_checked_"):
+        _drop(con, name)
+    width = 0
+    if vectors:  # the length of one embedding: ndcg_beyond_checked stops on any other
+        found = con.sql("SELECT len(embedding::DOUBLE[]) FROM ndcg_items "
+                        "WHERE embedding IS NOT NULL LIMIT 1").fetchall()
+        width = found[0][0] if found else 0
+    if not width:
+        con.execute("CREATE TEMP TABLE ndcg_features_ AS FROM ndcg_beyond_features('ndcg_items')")
+        return
+    numbers = [f"d{d}" for d in range(1, width + 1)]
+    units = ", ".join(f"ndcg_beyond_unit_at(embedding, scale, length, {d}) AS d{d}"
+                      for d in range(1, width + 1))
+    con.execute(f"CREATE TEMP TABLE ndcg_checked_ AS SELECT item_id, category, {units} "
+                f"FROM ndcg_beyond_checked('ndcg_items')")
+    con.execute(f"CREATE TEMP VIEW ndcg_vectors_ AS SELECT item_id, {', '.join(numbers)} "
+                f"FROM ndcg_checked_ WHERE d1 IS NOT NULL")
+    con.execute(f"CREATE TEMP VIEW ndcg_features_ AS SELECT item_id, CASE WHEN d1 IS NOT NULL "
+                f"THEN [{', '.join(numbers)}] END AS unit, category FROM ndcg_checked_")
 
 
 def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_",
@@ -335,39 +364,53 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 
 
 # ild sums each list's unit vectors, one sum() per number: DuckDB holds about this many bytes per
-# number summed per user and cutoff (with the embeddings' hash table), so it runs on chunks of
-# users that fill at most a quarter of the memory limit
+# number summed per user (with the embeddings' hash table), so it runs on chunks of users that
+# fill at most a quarter of the memory limit, one cutoff at a time
 BYTES_PER_NUMBER = 25
 
 
 def _ild(con) -> None:
     """ndcg_beyond_ild_pairs: ild per user and cutoff (the mean over pairs), chunk by chunk of
-    users (ndcg_tops_). With
-    embeddings, ndcg_vectors_ holds each item's unit vector as columns d1, d2, ... (the one
-    statement written per embedding length; a view when one chunk reads it, else a table) for
+    users (ndcg_tops_), one statement per chunk and cutoff. With embeddings, ndcg_vectors_
+    holds each item's unit vector as columns d1, d2, ... (a view over ndcg_checked_ when
+    prepare made it (_features); else made here from ndcg_features_' unit, the one statement
+    written per embedding length, a view when one statement reads it, else a table) for
     ndcg_beyond_ild_vectors, whose rows count the
     items without a vector: when any has one, ndcg_beyond_shown's check over every list stops
     with its message (how many items, and one); else categories."""
-    (width, cutoffs), = con.sql("SELECT (SELECT max(len(unit)) FROM ndcg_features_), "
-                                "(SELECT count(*) FROM ndcg_cutoffs_)").fetchall()
-    per_user = max(1.0, BYTES_PER_NUMBER * (width or 1) * cutoffs)
+    (width,), = con.sql("SELECT count(*) FROM duckdb_columns() WHERE database_name = 'temp' AND "
+                        "table_name = 'ndcg_checked_' AND "
+                        "column_name NOT IN ('item_id', 'category')").fetchall()
+    ks = [k for k, in con.sql("SELECT k FROM ndcg_cutoffs_").fetchall()]
+    made = bool(width)
+    if not made:  # from the unit lists, if any
+        (width,), = con.sql("SELECT max(len(unit)) FROM ndcg_features_").fetchall()
+        width = width or 0
+    per_user = max(1.0, BYTES_PER_NUMBER * (width or 1))
     size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
                                          / 4 / per_user))
     ranges = batches.user_ranges(con, "ndcg_deepest_", size)
-    if width:  # a view when one chunk reads it (the columns taken once, not stored), else stored
+    if width and not made:  # a view when one statement reads it (the columns taken once)
         columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
-        kind = "VIEW" if len(ranges) == 1 else "TABLE"
-        con.execute(f"CREATE OR REPLACE TEMP {kind} ndcg_vectors_ AS SELECT item_id, {columns} "
+        _drop(con, "ndcg_vectors_")
+        kind = "VIEW" if len(ranges) * len(ks) == 1 else "TABLE"
+        con.execute(f"CREATE TEMP {kind} ndcg_vectors_ AS SELECT item_id, {columns} "
                     f"FROM ndcg_features_ WHERE unit IS NOT NULL")
-    for number, users in enumerate(ranges):
+    number = 0
+    for users in ranges:
         interrupts.check()
-        into = ("INSERT INTO ndcg_beyond_ild_pairs" if number else
-                "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_pairs AS")
         con.execute(f"CREATE OR REPLACE TEMP VIEW ndcg_tops_chunk AS FROM ndcg_tops_ "
                     f"WHERE {users}")
-        con.execute(f"{into} " + (
-            "FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', 'ndcg_vectors_')"
-            if width else "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
+        for k in (ks if width else [None]):
+            into = ("INSERT INTO ndcg_beyond_ild_pairs" if number else
+                    "CREATE OR REPLACE TEMP TABLE ndcg_beyond_ild_pairs AS")
+            number += 1
+            cutoff = "NULL" if k is None else str(int(k))
+            con.execute(f"{into} " + (
+                f"FROM ndcg_beyond_ild_vectors('ndcg_tops_chunk', 'ndcg_features_', "
+                f"'ndcg_vectors_', {cutoff})"
+                if width else
+                "FROM ndcg_beyond_ild_jaccard('ndcg_tops_chunk', 'ndcg_features_')"))
     if width:  # a shown item without a vector: ndcg_beyond_shown's check over every list stops
         (lacking,), = con.sql("SELECT coalesce(bool_or(lacking > 0), false) "
                               "FROM ndcg_beyond_ild_pairs").fetchall()
@@ -375,6 +418,17 @@ def _ild(con) -> None:
             con.sql("SELECT count(*) FROM ndcg_beyond_shown('ndcg_tops_', 'ndcg_features_', "
                     "true)").fetchall()
             raise AssertionError("ndcg_beyond_shown found no item without a vector")
+
+
+def _drop(con, name: str) -> None:
+    """Drop the temporary table or view `name`, whichever it is, if there is one (a view cannot
+    replace a table, nor a table a view)."""
+    for kind, catalogue in (("VIEW", "duckdb_views()"), ("TABLE", "duckdb_tables()")):
+        (found,), = con.sql(f"SELECT count(*) FROM {catalogue} WHERE temporary AND "
+                            f"{'view_name' if kind == 'VIEW' else 'table_name'} = "
+                            f"'{name}'").fetchall()
+        if found:
+            con.execute(f"DROP {kind} {name}")
 
 
 def _per_user_table(con, columns: list) -> None:

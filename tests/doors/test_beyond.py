@@ -417,6 +417,25 @@ def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
     assert len(calls[-1]) > 3  # it did run in chunks
 
 
+def test_ild_at_several_cutoffs_each_against_the_reference():
+    """ild is summed one cutoff at a time (a statement per cutoff, grouped by user): at 2, 3 and
+    all, each user's value is the plain-Python mean over the pairs of that cutoff's list."""
+    import random
+    rng = random.Random(11)
+    users = [f"u{n:02d}" for n in range(12)]
+    lists = [rng.sample(range(15), rng.randint(1, 5)) for _ in users]
+    vectors = {i: [rng.uniform(-1, 1) for _ in range(3)] for i in range(15)}
+    recs = pa.table({"user_id": users, "items": lists})
+    rels = pa.table({"user_id": users, "item_id": [0] * len(users), "relevance": [1] * len(users)})
+    items = pa.table({"item_id": list(vectors), "embedding": list(vectors.values())})
+    got = {r["user_id"]: r for r in
+           evaluate(recs, rels, [2, 3, "all"], metrics="ild", items=items).per_user.to_pylist()}
+    for user, top in zip(users, lists):
+        for k, name in ((2, "ild@2"), (3, "ild@3"), (None, "ild@all")):
+            want = ref.ild(top[:k], embedding=vectors)
+            assert got[user][name] == (None if want is None else pytest.approx(want)), (user, k)
+
+
 @pytest.mark.parametrize("memory, during", [("4GB", 20), ("100MB", 12)])
 def test_item_aggregates_by_array_then_the_threshold_is_put_back(monkeypatch, memory, during):
     """beyond.by_array raises DuckDB's perfect_ht_threshold to 20 for the two aggregates by item
