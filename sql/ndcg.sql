@@ -893,13 +893,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_once(user_id, found, judged) AS
 CREATE OR REPLACE TEMP MACRO ndcg_placed(judged, ranked) AS
     list_transform(judged, lambda item: list_position(ranked, item));
 
--- ndcg_placed_once(user_id, placed_ranks, ranked, judged): ndcg_ranked_once from the judged side
--- (placed_ranks: ndcg_placed_ranks, the judged items' first positions): true when no item at
--- one of them is ranked again below it; otherwise stops with ndcg_ranked_once's message (the
--- item whose second position comes first).
-CREATE OR REPLACE TEMP MACRO ndcg_placed_once(user_id, placed_ranks, ranked, rev, judged) AS
-    ndcg_require(len(list_filter(placed_ranks,
-                                 lambda r: list_position(rev, ranked[r]) <> len(ranked) + 1 - r)) = 0,
+-- ndcg_placed_once(user_id, placed_ranks, ranked, reversed, judged): ndcg_ranked_once from the
+-- judged side (placed_ranks: ndcg_placed_ranks, the judged items' first positions; reversed: the
+-- ranking last item first, a column): true when the item at each of them is at that position
+-- counted from the end too, its last; otherwise stops with ndcg_ranked_once's message (the item
+-- whose second position comes first). (Cheaper than looking for each one below it in a slice
+-- of the ranking: reports/2026-11-26-found31l.md.)
+CREATE OR REPLACE TEMP MACRO ndcg_placed_once(user_id, placed_ranks, ranked, reversed, judged) AS
+    ndcg_require(len(list_filter(placed_ranks, lambda r: list_position(reversed, ranked[r])
+                                                         <> len(ranked) + 1 - r)) = 0,
                  ndcg_twice(user_id, judged[list_filter(ndcg_judged_at(ranked, judged),
                      lambda p, i: p IS NOT NULL
                                   AND list_position(ndcg_judged_at(ranked, judged), p) < i)[1]]));
@@ -1011,10 +1013,11 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
     FROM (SELECT *, CASE WHEN judged_only
                          THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
                     END AS kept
-          -- (placed_ranks a column below the check, which then reads it rather than making it)
+          -- (placed_ranks and reversed columns below the check, which reads rather than makes them)
           FROM (SELECT *, CASE WHEN NOT (positions OR judged_only)
                                THEN ndcg_placed_ranks(placed) END AS placed_ranks,
-                          CASE WHEN NOT (positions OR judged_only) THEN list_reverse(ranked) END AS rev
+                          CASE WHEN NOT (positions OR judged_only) THEN list_reverse(ranked) END
+                              AS reversed
           FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id,
                        j.user_id IS NOT NULL AS has_judgments, r.user_id IS NOT NULL AS has_ranking,
                        r.items AS ranked, r.ranks,
@@ -1027,7 +1030,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
                 FROM query_table(judgments) AS j
                 FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id))
           WHERE CASE WHEN positions OR judged_only THEN ndcg_ranked_once(user_id, found, judged)
-                     ELSE ndcg_placed_once(user_id, placed_ranks, ranked, rev, judged) END);
+                     ELSE ndcg_placed_once(user_id, placed_ranks, ranked, reversed, judged) END);
 
 -- ndcg_by_position(width, judged_only, ties, position_gains): whether ndcg_user_gains finds the
 -- judged items position by position down each ranking (ndcg_judged_at), as the gain at each
