@@ -53,6 +53,26 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_once(user_id, found, judged) AS
                  ndcg_twice(user_id, judged[list_filter(found, lambda p, i: p IS NOT NULL
                                                         AND list_position(found, p) < i)[1]]));
 
+-- ndcg_placed(judged, ranked): for each item of the list judged (the user's judged items), its
+-- first position in the list ranked (NULL: not ranked). An INTEGER list as long as judged: what
+-- ndcg_judged_at finds, read from the judged side (a few judged items each looked for down the
+-- ranking cost about half of every ranked item looked for among the judged ones).
+CREATE OR REPLACE TEMP MACRO ndcg_placed(judged, ranked) AS
+    list_transform(judged, lambda item: list_position(ranked, item));
+
+-- ndcg_placed_once(user_id, placed_ranks, ranked, reversed, judged): ndcg_ranked_once from the
+-- judged side (placed_ranks: ndcg_placed_ranks, the judged items' first positions; reversed: the
+-- ranking last item first, a column): true when the item at each of them is at that position
+-- counted from the end too, its last; otherwise stops with ndcg_ranked_once's message (the item
+-- whose second position comes first). (Cheaper than looking for each one below it in a slice
+-- of the ranking: reports/2026-11-26-found31l.md.)
+CREATE OR REPLACE TEMP MACRO ndcg_placed_once(user_id, placed_ranks, ranked, reversed, judged) AS
+    ndcg_require(len(list_filter(placed_ranks, lambda r: list_position(reversed, ranked[r])
+                                                         <> len(ranked) + 1 - r)) = 0,
+                 ndcg_twice(user_id, judged[list_filter(ndcg_judged_at(ranked, judged),
+                     lambda p, i: p IS NOT NULL
+                                  AND list_position(ndcg_judged_at(ranked, judged), p) < i)[1]]));
+
 -- ndcg_gains_at(found, gains): the gain at each position of a ranking: the judged item's gain
 -- (gains, in the order of the judged items), 0 for an item that is not judged.
 CREATE OR REPLACE TEMP MACRO ndcg_gains_at(found, gains) AS
@@ -102,6 +122,17 @@ CREATE OR REPLACE TEMP MACRO ndcg_judged_ranks(found) AS
 CREATE OR REPLACE TEMP MACRO ndcg_judged_indexes(found) AS
     coalesce(list_filter(found, lambda p: p IS NOT NULL), []);
 
+-- ndcg_placed_ranks(placed): ndcg_judged_ranks from the judged side (placed: ndcg_placed): the
+-- positions of the ranked items that have a judgment, ascending (each judged item's first
+-- position: ndcg_placed_once makes sure it has no other). A BIGINT list.
+CREATE OR REPLACE TEMP MACRO ndcg_placed_ranks(placed) AS
+    coalesce(list_sort(list_filter(placed, lambda p: p IS NOT NULL)), [])::BIGINT[];
+
+-- ndcg_placed_indexes(placed, judged_ranks): ndcg_judged_indexes from the judged side: for each
+-- of judged_ranks (ndcg_placed_ranks), the index of the judged item placed there.
+CREATE OR REPLACE TEMP MACRO ndcg_placed_indexes(placed, judged_ranks) AS
+    list_transform(judged_ranks, lambda r: list_position(placed, r));
+
 -- ndcg_ranks_where(judged_ranks, flags): the positions of judged_ranks whose flag (a BOOLEAN list
 -- as long, in the same order) is true.
 CREATE OR REPLACE TEMP MACRO ndcg_ranks_where(judged_ranks, flags) AS list_where(judged_ranks, flags);
@@ -133,31 +164,55 @@ CREATE OR REPLACE TEMP MACRO ndcg_fit(numbers, width) AS
 -- edge's items (as judged), relevances, gains, relevant, num_relevant, ideal, ideal_depth. Stops
 -- on a judged item ranked twice. With
 -- judged_only, the items that are not judged or have a negative relevance are taken out of
--- each ranking first (the items below them move up; ranks are numbered again).
-CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false) AS TABLE
+-- each ranking first (the items below them move up; ranks are numbered again). With positions
+-- false (not with judged_only, which reads found), found is NULL and placed (ndcg_placed) and
+-- placed_ranks (ndcg_placed_ranks) say where the judged items are instead, the cheaper over long
+-- rankings (with positions true, these two are NULL).
+CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only := false,
+        positions := true) AS TABLE
     SELECT user_id, has_judgments, has_ranking,
            CASE WHEN judged_only THEN list_where(ranked, kept) ELSE ranked END AS ranked,
            CASE WHEN judged_only THEN ndcg_first_positions(list_where(ranks, kept)) ELSE ranks END
                AS ranks,
-           CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found,
+           CASE WHEN judged_only THEN list_where(found, kept) ELSE found END AS found, placed,
+           placed_ranks,
            judged, relevances, gains, relevant, num_relevant, ideal, ideal_depth
     FROM (SELECT *, CASE WHEN judged_only
                          THEN list_transform(found, lambda p: coalesce(relevances[p] >= 0, false))
                     END AS kept
+          -- (placed_ranks and reversed columns below the check, which reads rather than makes them)
+          FROM (SELECT *, CASE WHEN NOT (positions OR judged_only)
+                               THEN ndcg_placed_ranks(placed) END AS placed_ranks,
+                          CASE WHEN NOT (positions OR judged_only) THEN list_reverse(ranked) END
+                              AS reversed
           FROM (SELECT coalesce(j.user_id, r.user_id) AS user_id,
                        j.user_id IS NOT NULL AS has_judgments, r.user_id IS NOT NULL AS has_ranking,
-                       r.items AS ranked, r.ranks, ndcg_judged_at(r.items, j.items) AS found,
+                       r.items AS ranked, r.ranks,
+                       CASE WHEN positions OR judged_only THEN ndcg_judged_at(r.items, j.items) END
+                           AS found,
+                       CASE WHEN NOT (positions OR judged_only)
+                            THEN ndcg_placed(j.items, r.items) END AS placed,
                        j.items AS judged, j.relevances, j.gains, j.relevant, j.num_relevant, j.ideal,
                        j.ideal_depth
                 FROM query_table(judgments) AS j
-                FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id)
-          WHERE ndcg_ranked_once(user_id, found, judged));
+                FULL OUTER JOIN query_table(rankings) AS r ON r.user_id = j.user_id))
+          WHERE CASE WHEN positions OR judged_only THEN ndcg_ranked_once(user_id, found, judged)
+                     ELSE ndcg_placed_once(user_id, placed_ranks, ranked, reversed, judged) END);
 
--- ndcg_user_gains(rankings, judgments, width, judged_only, ties): one row per user of either
--- side, with what the metrics read. Returns user_id, has_judgments, has_ranking, length (the
--- ranking's length, as judged_only counts it; 0 without one), gains (the gain at each position,
--- ties averaged with ties 'average', cut or padded with zeros to width positions; NULL width:
--- every position), num_relevant (R: how many of the user's judgments are relevant),
+-- ndcg_by_position(width, judged_only, ties, position_gains): whether ndcg_user_gains finds the
+-- judged items position by position down each ranking (ndcg_judged_at), as the gain at each
+-- position (position_gains), the fixed-width lists, judged_only and ties 'average' read them;
+-- else from the judged side (ndcg_placed): whole rankings whose readers read only the few
+-- judged items (BENCHMARKS.md, "trec_eval's measure set").
+CREATE OR REPLACE TEMP MACRO ndcg_by_position(width, judged_only, ties, position_gains) AS
+    position_gains OR width IS NOT NULL OR judged_only OR ties = 'average';
+
+-- ndcg_user_gains(rankings, judgments, width, judged_only, ties, position_gains): one row per
+-- user of either side, with what the metrics read. Returns user_id, has_judgments, has_ranking,
+-- length (the ranking's length, as judged_only counts it; 0 without one), gains (the gain at
+-- each position, ties averaged with ties 'average', cut or padded with zeros to width
+-- positions; NULL width: every position; NULL when position_gains is false: a caller that reads
+-- none), num_relevant (R: how many of the user's judgments are relevant),
 -- num_nonrelevant (N: how many are >= 0 and not relevant), ideal (the user's positive gains,
 -- best first, cut or padded to width), the edge's ideal_depth, judged and relevances (the
 -- user's judged items and their relevances, for the checks of a metric that reads them) and
@@ -167,7 +222,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_ranked_judged(rankings, judgments, judged_only
 -- and nonrelevant_ranks (the positions of the relevant ones, and of those judged not relevant
 -- with a relevance >= 0).
 CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
-        judged_only := false, ties := 'trec') AS TABLE
+        judged_only := false, ties := 'trec', position_gains := true) AS TABLE
     SELECT user_id, has_judgments, has_ranking, length, gains, num_relevant, num_nonrelevant,
            ideal, ideal_depth, judged, relevances, every_ideal, judged_ranks, judged_gains,
            judged_relevances, judged_relevant,
@@ -179,9 +234,10 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                  coalesce(list_select(relevances, judged_at), []) AS judged_relevances,
                  coalesce(list_select(relevant, judged_at), []::BOOLEAN[]) AS judged_relevant
           FROM (SELECT user_id, has_judgments, has_ranking, coalesce(len(ranked), 0) AS length,
-                       ndcg_fit(CASE WHEN tie_means IS NOT NULL
-                                     THEN ndcg_tied_gains(ranks, tie_starts, tie_means)
-                                     ELSE gains_at END, width) AS gains,
+                       CASE WHEN position_gains
+                            THEN ndcg_fit(CASE WHEN tie_means IS NOT NULL
+                                               THEN ndcg_tied_gains(ranks, tie_starts, tie_means)
+                                               ELSE gains_at END, width) END AS gains,
                        coalesce(num_relevant, 0) AS num_relevant,
                        coalesce(list_count(list_filter(ndcg_judged_nonrelevant(relevances,
                                                                                relevant),
@@ -189,17 +245,25 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_gains(rankings, judgments, width := NULL,
                            AS num_nonrelevant,
                        ndcg_fit(ideal, width) AS ideal, ideal_depth, judged, relevances,
                        ndcg_every_ideal(ideal, ideal_depth, gains) AS every_ideal,
-                       ndcg_judged_ranks(found) AS judged_ranks,
-                       ndcg_judged_indexes(found) AS judged_at, gains AS judgment_gains, relevant
+                       judged_ranks, judged_at, gains AS judgment_gains, relevant
                 -- with ties 'average', the tie groups of a ranking that has one (without, each
                 -- position is a group of one: the gains as they are)
                 FROM (SELECT *, CASE WHEN tie_starts IS NOT NULL
                                      THEN ndcg_tie_means(gains_at, tie_starts) END AS tie_means
-                      FROM (SELECT *, ndcg_gains_at(found, gains) AS gains_at,
+                      FROM (SELECT *,
+                                   ndcg_gains_at(found, gains) AS gains_at,
                                    CASE WHEN ties = 'average'
                                              AND list_unique(ranks) < len(ranks)
                                         THEN ndcg_tie_starts(ranks) END AS tie_starts
-                            FROM ndcg_ranked_judged(rankings, judgments, judged_only)))
+                            -- the judged ranked items, from found, or from placed where made
+                            FROM (SELECT *, CASE WHEN placed IS NULL THEN ndcg_judged_ranks(found)
+                                                 ELSE placed_ranks END AS judged_ranks,
+                                         CASE WHEN placed IS NULL THEN ndcg_judged_indexes(found)
+                                              ELSE ndcg_placed_indexes(placed, placed_ranks) END
+                                             AS judged_at
+                                  FROM ndcg_ranked_judged(rankings, judgments, judged_only,
+                                      ndcg_by_position(width, judged_only, ties,
+                                                       position_gains)))))
                 WHERE ndcg_option('ties', ties, ['trec', 'average'])));
 
 -- ndcg_dcg_all(gains): DCG of a whole list of gains (no cutoff), each at its position: the dot

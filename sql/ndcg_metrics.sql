@@ -690,7 +690,9 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                           AS discounted,
                                    ndcg_ideal_discounted(every_ideal) AS ideal_discounted
                             FROM ndcg_user_gains(rankings, judgments, width := ndcg_width(ks),
-                                                 judged_only := judged_only, ties := ties))))) AS u
+                                                 judged_only := judged_only, ties := ties,
+                                                 position_gains := edge_gains
+                                                                   OR ties = 'average'))))) AS u
           CROSS JOIN ndcg_cutoffs(ks) AS c
           WHERE ndcg_option('idcg_cutoff', idcg_cutoff, ['k', 'list'])
             AND ndcg_ideal_covers(u.ideal_depth, ks)

@@ -269,6 +269,33 @@ def test_item_twice_in_a_list_is_an_error(tmp_path, rels):
                              f"--duplicates first\n")
 
 
+# Whole rankings read by the trec measures find the judged items from the judged side (each
+# judged item's first position), NDCG at a cutoff position by position down the ranking: both
+# stop on a judged item ranked twice, naming the item whose second position comes first; an
+# unjudged item twice passes (it gains nothing).
+@pytest.mark.parametrize("metric, k", [("map", "all"), ("ndcg", "10")])
+@pytest.mark.parametrize("items, problem", [
+    (["a", "x", "a", "b"], "user u1 ranks item a twice"),
+    (["a", "b", "b", "a"], "user u1 ranks item b twice"),    # b's repeat (3) before a's (4)
+    (["x", "b", "a", "x", "x", "b"], "user u1 ranks item b twice"),
+    (["a", "x", "x", "b"], None),
+])
+def test_judged_item_twice_in_a_whole_ranking(tmp_path, rels, metric, k, items, problem):
+    path = nested(tmp_path, ["u1", "u2"], [items, ["c"]])
+    result = run("eval", path, rels, "-m", metric, "-k", k, "--format", "json")
+    if problem:
+        assert result.exit_code == 1, result.output
+        assert result.output == (f"Error: recommendations file {path}: {problem}: remove the "
+                                 f"repeat, or keep the first occurrence with --duplicates first\n")
+    else:
+        assert result.exit_code == 0, result.output
+        # u1 ranks a (1) at 1 and b (2) at 4; u2 ranks c (1) at 1
+        u1 = {"map": (1 / 1 + 2 / 4) / 2,
+              "ndcg": (1 + 2 / math.log2(5)) / (2 + 1 / math.log2(3))}[metric]
+        assert json.loads(result.output)[f"{metric}@{k}" if metric == "ndcg" else metric] \
+            == pytest.approx((u1 + 1) / 2, rel=1e-12)
+
+
 def test_duplicates_first_keeps_the_first_and_closes_up(tmp_path, rels):
     path = nested(tmp_path, ["u1", "u2"], [["a", "x", "a", "b"], ["c"]])
     result = run("eval", path, rels, "--duplicates", "first", "-k", "3", "--format", "json")

@@ -174,3 +174,33 @@ def test_judged_ncg_err_worked_example_from_python():
     for (_, k), values in HAND.items():
         for name, value in values.items():  # the mean over u and v (0)
             assert result.summary[f"{name}@{k}"] == pytest.approx(value / 2, rel=1e-12)
+
+
+
+@pytest.mark.parametrize("position_gains", [True, False])
+def test_judged_ranked_items_by_position_or_from_the_judged_side(con, position_gains):
+    # ndcg_user_gains over whole rankings finds the judged ranked items position by position,
+    # or (position_gains false) from the judged side: the same lists, worked out by hand. u1
+    # ranks the unjudged x twice (it gains nothing: no error) and leaves its judged z unranked;
+    # u2 has no judgments, u3 no ranking, u4 an empty one.
+    con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u1', ['a', 'x', 'b', 'x', 'c']), "
+                "('u2', ['y']), ('u4', []::VARCHAR[])) t(user_id, items)")
+    con.execute("CREATE TABLE rels AS SELECT * FROM (VALUES ('u1', 'c', 2), ('u1', 'z', 3), "
+                "('u1', 'b', 0), ('u1', 'a', 1), ('u3', 'd', 1), ('u4', 'e', 1)) "
+                "t(user_id, item_id, relevance)")
+    con.execute("CREATE TABLE ranked AS FROM ndcg_ranked_lists('recs')")
+    con.execute("CREATE TABLE judged AS FROM ndcg_judgments('rels')")
+    rows = con.sql(f"""
+        SELECT user_id, length, judged_ranks, judged_gains, judged_relevances, relevant_ranks,
+               nonrelevant_ranks, typeof(judged_ranks), gains
+        FROM ndcg_user_gains('ranked', 'judged', position_gains := {position_gains})
+        ORDER BY user_id""").fetchall()
+    gains = {"u1": [1.0, 0.0, 0.0, 0.0, 2.0], "u2": [0.0], "u3": [], "u4": []}
+    assert rows == [
+        (user, length, ranks, judged_gains, levels, relevant, nonrelevant, "BIGINT[]",
+         gains[user] if position_gains else None)
+        for user, length, ranks, judged_gains, levels, relevant, nonrelevant in [
+            ("u1", 5, [1, 3, 5], [1.0, 0.0, 2.0], [1, 0, 2], [1, 5], [3]),
+            ("u2", 1, [], [], [], [], []),
+            ("u3", 0, [], [], [], [], []),
+            ("u4", 0, [], [], [], [], [])]]
