@@ -3089,7 +3089,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
            CASE WHEN first THEN utility END AS utility,
            ndcg_unj(judged_ranks, negative_ranks, length, k) AS unj,
            CASE WHEN first THEN g END AS g, CASE WHEN first THEN bing END AS bing,
-           CASE WHEN first THEN gm_map END AS gm_map, CASE WHEN first THEN gm_bpref END AS gm_bpref,
+           CASE WHEN first THEN ndcg_log_floored(whole_map) END AS gm_map,
+           CASE WHEN first THEN ndcg_log_floored(bpref) END AS gm_bpref,
            ndcg_relative_precision(found, k, num_rel) AS relative_precision,
            ndcg_judged_share(judged_ranks, depth, length) AS judged, ndcg_ratio(cg, icg) AS ncg,
            CASE WHEN ndcg_err_graded(user_id, judged_items, relevances)
@@ -3129,10 +3130,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_user_metrics(rankings, judgments, ks := [10],
                                       NULL::BIGINT, length, idcg_cutoff) AS whole_idcg,
                        ndcg_ideal_cg(edge_ideal, 9223372036854775807, length, idcg_cutoff)
                            AS whole_icg,
-                       ndcg_average_precision(precisions, len(ranks), num_rel) AS whole_map,
-                       ndcg_log_floored(ndcg_average_precision(precisions, len(ranks), num_rel))
-                           AS gm_map,
-                       ndcg_log_floored(bpref) AS gm_bpref  -- (bpref: once, below)
+                       ndcg_average_precision(precisions, len(ranks), num_rel) AS whole_map
           -- the measures without a cutoff, once per user
           FROM (SELECT *, ndcg_over_r(found_r, num_rel) AS r_precision,
                        len(ranks) AS num_rel_ret,
