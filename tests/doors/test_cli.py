@@ -193,10 +193,11 @@ TIE_RULE = {"trec": "ordered by item id, descending as text (trec_eval's rule; -
 def test_trec_files_and_ties(tmp_path, ties, expected):
     # TV1: d1, d2, d3 all score 1.0, d3 relevant. trec_eval: 1.0 (d3 first, by doc id
     # descending); scikit-learn's tie average: 0.7103. The rank column is ignored, blank lines
-    # and words after the tag too, and fields may be separated by tabs and runs of spaces. The
-    # three tied items are counted (issue 33) and the warning names the rule that orders them.
-    run, qrels = trec_files(tmp_path, ["q1 Q0 d1 1 1.0 tag some words", "",
-                                       "q1\tQ0   d2 2  1.0\ttag", "q1 Q0 d3 3 1.0 tag"],
+    # (white space only too) and words after the tag too, and fields may be separated by tabs
+    # and runs of spaces, a line may start with them. The three tied items are counted (issue
+    # 33) and the warning names the rule that orders them.
+    run, qrels = trec_files(tmp_path, ["q1 Q0 d1 1 1.0 tag some words", "", "  \t ",
+                                       "q1\tQ0   d2 2  1.0\ttag", "\t q1 Q0 d3 3 1.0 tag"],
                             ["q1 0 d3 1", "q1 0 d9 0"])
     output = run_cli_ok(["eval", run, qrels, *TREC_FLAGS, "-k", "all", "--ties", ties])
     assert output == f"{TIED}{TIE_RULE[ties]}\nndcg@all  {expected}\nusers     1\n"
