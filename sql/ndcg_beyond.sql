@@ -505,16 +505,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_checked(items) AS TABLE
     read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding,
                      list_distinct(category::VARCHAR[]) AS category
               FROM query_table(items)),
-    whole_ AS (FROM read_
-               WHERE ndcg_require(embedding IS NULL OR list_count(embedding) = len(embedding),
-                                  'items: item ' || ndcg_show(item_id)
-                                  || ' has a NULL number in its embedding: fill it in')),
     -- list_dot_product stops on a NULL number anywhere in its input's vector, in its own words,
-    -- and DuckDB 1.5 may compute it before whole_'s check: its input has none (0 for NULL)
-    filled_ AS (SELECT *, list_transform(embedding, lambda x: coalesce(x, 0.0)) AS filled
-                FROM whole_),
-    plain_ AS (SELECT * EXCLUDE (filled), list_dot_product(filled, filled) AS squares
-               FROM filled_),
+    -- and DuckDB 1.5 may compute it before a filter's check: the check is the CASE's condition,
+    -- which DuckDB evaluates before the branch
+    plain_ AS (SELECT *,
+                      CASE WHEN ndcg_require(embedding IS NULL
+                                             OR list_count(embedding) = len(embedding),
+                                             'items: item ' || ndcg_show(item_id)
+                                             || ' has a NULL number in its embedding: fill it in')
+                           THEN list_dot_product(embedding, embedding) END AS squares
+               FROM read_),
     scaled_ AS (SELECT *, CASE WHEN NOT ndcg_beyond_plain(squares)
                                THEN list_max(list_transform(embedding, lambda x: abs(x))) END
                               AS scale
