@@ -175,18 +175,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_cg(gains, depth) AS coalesce(list_sum(gains[1:
 -- ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_rel, num_nonrel): bpref from the positions
 -- of the relevant and of the judged nonrelevant ranked items (ndcg_user_gains), R and N: for each
 -- relevant item, 1 - min(n, R) / min(N, R) with n the nonrelevant ones above it (1 when n is 0),
--- summed in rank order, over R. With no judged nonrelevant ranked item every term is 1 and the
--- sum is the count of relevant ranked items (a sum of ones is exact: the same number), read off
--- without the lambda, which copies nonrelevant_ranks for each relevant item (0.9 of 3.0 CPU s at
--- 300k users with no nonrelevant judgment, reports/2026-11-26-alltrec31m.md). A DOUBLE.
+-- summed in rank order, over R. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_bpref(relevant_ranks, nonrelevant_ranks, num_rel, num_nonrel) AS
-    ndcg_over_r(CASE WHEN len(nonrelevant_ranks) = 0 THEN len(relevant_ranks)::DOUBLE
-                ELSE coalesce(list_sum(list_transform(relevant_ranks,
+    ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
         -- (not p: ndcg_found's own lambda names its variable p)
         lambda rel_at: CASE WHEN ndcg_found(nonrelevant_ranks, rel_at) > 0
                         THEN 1.0 - least(ndcg_found(nonrelevant_ranks, rel_at), num_rel)
                                    / least(num_nonrel, num_rel)
-                        ELSE 1.0 END)), 0.0) END, num_rel);
+                        ELSE 1.0 END)), 0.0), num_rel);
 
 -- ndcg_rbp_weights(judged_ranks, p): the weight of each judged rank i, p^(i - 1). A DOUBLE list.
 CREATE OR REPLACE TEMP MACRO ndcg_rbp_weights(judged_ranks, p) AS
@@ -367,23 +363,14 @@ CREATE OR REPLACE TEMP MACRO ndcg_infap_epsilon() AS 0.00001;
 -- (J - 1 of them, m judged nonrelevant), 1 / p + ((p - 1) / p) (J - 1) / (p - 1) (j - 1 + e) /
 -- (j - 1 + m + 2e), summed in rank order, over R. J, the judged items down to p, is p's place
 -- among the judged ranks (ascending, and p is one of them): list_position, not a count per
--- relevant item. When every judged ranked item is relevant, J is j and m is 0: the same terms
--- from a lambda that reads no list but its own (a list a lambda reads is copied for each
--- element: 0.75 of 3.0 CPU s at 300k users with no nonrelevant judgment,
--- reports/2026-11-26-alltrec31m.md). A DOUBLE.
+-- relevant item. A DOUBLE.
 CREATE OR REPLACE TEMP MACRO ndcg_infap(relevant_ranks, nonrelevant_ranks, judged_ranks,
         num_rel) AS
-    ndcg_over_r(coalesce(list_sum(
-        CASE WHEN len(nonrelevant_ranks) = 0 AND len(judged_ranks) = len(relevant_ranks)
-             THEN list_transform(relevant_ranks,
-                      lambda rel_at, j: (1.0 + (j - 1) * (j - 1 + ndcg_infap_epsilon())
-                                               / (j - 1 + 2 * ndcg_infap_epsilon())) / rel_at)
-             ELSE list_transform(relevant_ranks,
-                      lambda rel_at, j: (1.0 + (list_position(judged_ranks, rel_at) - 1)
-                                               * (j - 1 + ndcg_infap_epsilon())
-                                               / (j - 1 + ndcg_found(nonrelevant_ranks, rel_at - 1)
-                                                  + 2 * ndcg_infap_epsilon())) / rel_at) END),
-        0.0), num_rel);
+    ndcg_over_r(coalesce(list_sum(list_transform(relevant_ranks,
+        lambda rel_at, j: (1.0 + (list_position(judged_ranks, rel_at) - 1)
+                                 * (j - 1 + ndcg_infap_epsilon())
+                                 / (j - 1 + ndcg_found(nonrelevant_ranks, rel_at - 1)
+                                    + 2 * ndcg_infap_epsilon())) / rel_at)), 0.0), num_rel);
 
 -- ndcg_judged_discounted(judged_ranks, judged_gains): what each judged ranked item adds to DCG,
 -- g / log2(i + 1) at its rank i (ndcg_dcg; the items not judged add 0). A DOUBLE list.
