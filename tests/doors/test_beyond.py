@@ -436,6 +436,31 @@ def test_ild_at_several_cutoffs_each_against_the_reference():
             assert got[user][name] == (None if want is None else pytest.approx(want)), (user, k)
 
 
+def test_user_means_at_several_cutoffs_each_against_the_reference():
+    """novelty, popularity and tail of every cutoff come from one group per user, a column per
+    cutoff: at 1, 3 and all, each user's values are the plain-Python means of that cutoff's list
+    (lists of 1 to 6 items, so some are shorter than a cutoff)."""
+    import random
+    rng = random.Random(7)
+    users = [f"u{n:02d}" for n in range(12)]
+    lists = [rng.sample(range(15), rng.randint(1, 6)) for _ in users]
+    train = [(f"t{rng.randrange(8)}", rng.randrange(15)) for _ in range(40)]
+    recs = pa.table({"user_id": users, "items": lists})
+    rels = pa.table({"user_id": users, "item_id": [0] * len(users), "relevance": [1] * len(users)})
+    items = pa.table({"item_id": list(range(15))})
+    train_table = pa.table({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
+    got = {r["user_id"]: r for r in evaluate(
+        recs, rels, [1, 3, "all"], metrics="novelty,popularity,tail", train=train_table,
+        items=items).per_user.to_pylist()}
+    pop, n = ref.popularity(train)
+    heads = ref.head(pop, set(range(15)))
+    for user, top in zip(users, lists):
+        for k, at in ((1, "1"), (3, "3"), (None, "all")):
+            want = ref.user_metrics(top[:k], pop, n, heads)
+            assert tuple(got[user][f"{m}@{at}"] for m in ("novelty", "popularity", "tail")) == \
+                pytest.approx(want), (user, k)
+
+
 @pytest.mark.parametrize("memory, during", [("4GB", 20), ("100MB", 12)])
 def test_item_aggregates_by_array_then_the_threshold_is_put_back(monkeypatch, memory, during):
     """beyond.by_array raises DuckDB's perfect_ht_threshold to 20 for the two aggregates by item
