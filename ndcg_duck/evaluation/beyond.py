@@ -367,6 +367,11 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 # number summed per user (with the embeddings' hash table), so it runs on chunks of users that
 # fill at most a quarter of the memory limit, one cutoff at a time
 BYTES_PER_NUMBER = 25
+# ... and at most this many users a chunk, however much the memory limit allows: each thread's
+# hash table holds its groups' sums (1M users x 64 numbers, 4.1 GB peak in one chunk), and the
+# kernel's time to hand it fresh pages outweighs reading the vectors once more a chunk
+# (benchmarks/reports/2026-11-26-ild32h.md)
+ILD_MOST_USERS = 250_000
 
 
 def _ild(con) -> None:
@@ -387,8 +392,8 @@ def _ild(con) -> None:
         (width,), = con.sql("SELECT max(len(unit)) FROM ndcg_features_").fetchall()
         width = width or 0
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1))
-    size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
-                                         / 4 / per_user))
+    size = max(batches.FEWEST_USERS, min(ILD_MOST_USERS, int(
+        batches.users_per_batch(con) * batches.BYTES_PER_USER / 4 / per_user)))
     ranges = batches.user_ranges(con, "ndcg_deepest_", size)
     if width and not made:  # a view when one statement reads it (the columns taken once)
         columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
