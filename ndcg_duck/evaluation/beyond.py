@@ -367,10 +367,11 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 # number summed per user (with the embeddings' hash table), so it runs on chunks of users that
 # fill at most a quarter of the memory limit, one cutoff at a time
 BYTES_PER_NUMBER = 25
-# ... and at most this many users a chunk, however much the memory limit allows: each thread's
-# hash table holds its groups' sums (1M users x 64 numbers, 4.1 GB peak in one chunk), and the
-# kernel's time to hand it fresh pages outweighs reading the vectors once more a chunk
-# (benchmarks/reports/2026-11-26-ild32h.md)
+# With embeddings, at most this many users a chunk however much the memory limit allows: each
+# thread's hash table holds its users' sums, and fresh pages for 1M users x 64 sums cost the
+# kernel more than reading the vectors again a chunk: 1M users x 100, 64 numbers, -k 10: 19.4-
+# 19.8 CPU s and 2.3-2.4 GB peak in 4 chunks against 22.4-23.1 and 4.0-4.2 GB in one (two
+# loaded rounds of three; benchmarks/reports/2026-11-26-ild32h.md)
 ILD_MOST_USERS = 250_000
 
 
@@ -392,7 +393,7 @@ def _ild(con) -> None:
         (width,), = con.sql("SELECT max(len(unit)) FROM ndcg_features_").fetchall()
         width = width or 0
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1))
-    size = max(batches.FEWEST_USERS, min(ILD_MOST_USERS, int(
+    size = max(batches.FEWEST_USERS, min(ILD_MOST_USERS if width else 10**15, int(
         batches.users_per_batch(con) * batches.BYTES_PER_USER / 4 / per_user)))
     ranges = batches.user_ranges(con, "ndcg_deepest_", size)
     if width and not made:  # a view when one statement reads it (the columns taken once)
