@@ -369,9 +369,9 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 BYTES_PER_NUMBER = 25
 # With embeddings, at most this many users a chunk however much the memory limit allows: each
 # thread's hash table holds its users' sums, and fresh pages for 1M users x 64 sums cost the
-# kernel more than reading the vectors again a chunk: 1M users x 100, 64 numbers, -k 10: 19.4-
-# 19.8 CPU s and 2.3-2.4 GB peak in 4 chunks against 22.4-23.1 and 4.0-4.2 GB in one (two
-# loaded rounds of three; benchmarks/reports/2026-11-26-ild32h.md)
+# kernel more than reading the vectors again a chunk: 1M users x 100, 64 numbers, -k 10, five
+# alternated loaded rounds: median 19.4 CPU s (18.8-20.2), 2.2-2.4 GB peak in 4 chunks against
+# 22.0 (19.3-23.1), 4.0-4.2 GB in one (benchmarks/reports/2026-11-26-ild32h.md)
 ILD_MOST_USERS = 250_000
 
 
