@@ -367,6 +367,12 @@ def per_user(con, options: Options, measures: tuple) -> tuple:
 # number summed per user (with the embeddings' hash table), so it runs on chunks of users that
 # fill at most a quarter of the memory limit, one cutoff at a time
 BYTES_PER_NUMBER = 25
+# With embeddings, at most this many users a chunk however much the memory limit allows: each
+# thread's hash table holds its users' sums, and fresh pages for 1M users x 64 sums cost the
+# kernel more than reading the vectors again a chunk: 1M users x 100, 64 numbers, -k 10, five
+# alternated loaded rounds: median 19.4 CPU s (18.8-20.2), 2.2-2.4 GB peak in 4 chunks against
+# 22.0 (19.3-23.1), 4.0-4.2 GB in one (benchmarks/reports/2026-11-26-ild32h.md)
+ILD_MOST_USERS = 250_000
 
 
 def _ild(con) -> None:
@@ -387,8 +393,8 @@ def _ild(con) -> None:
         (width,), = con.sql("SELECT max(len(unit)) FROM ndcg_features_").fetchall()
         width = width or 0
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1))
-    size = max(batches.FEWEST_USERS, int(batches.users_per_batch(con) * batches.BYTES_PER_USER
-                                         / 4 / per_user))
+    size = max(batches.FEWEST_USERS, min(ILD_MOST_USERS if width else 10**15, int(
+        batches.users_per_batch(con) * batches.BYTES_PER_USER / 4 / per_user)))
     ranges = batches.user_ranges(con, "ndcg_deepest_", size)
     if width and not made:  # a view when one statement reads it (the columns taken once)
         columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))

@@ -393,8 +393,10 @@ def test_compare_cli_takes_train_and_items(tmp_path):
     assert lines[2].startswith("coverage,2,(all),b,a,3,0.8,")
 
 
-def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
-    """ild runs on chunks of users (memory): many small chunks give every user's value as one."""
+@pytest.mark.parametrize("knob, value", [("BYTES_PER_NUMBER", 10**12), ("ILD_MOST_USERS", 10)])
+def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch, knob, value):
+    """ild runs on chunks of users, as few as the memory limit allows (BYTES_PER_NUMBER) and
+    at most ILD_MOST_USERS a chunk: many small chunks give every user's value as one."""
     from ndcg_duck.evaluation import batches, beyond
     import random
     rng = random.Random(5)
@@ -406,7 +408,7 @@ def test_ild_in_chunks_of_users_equals_one_chunk(monkeypatch):
                       "embedding": [[rng.uniform(0.1, 1) for _ in range(4)] for _ in range(30)]})
     whole = evaluate(recs, rels, 3, metrics="ild", items=items).per_user
     monkeypatch.setattr(batches, "FEWEST_USERS", 7)
-    monkeypatch.setattr(beyond, "BYTES_PER_NUMBER", 10**12)
+    monkeypatch.setattr(beyond, knob, value)
     chunked = evaluate(recs, rels, 3, metrics="ild", items=items).per_user
     assert chunked.column("ild@3").to_pylist() == pytest.approx(
         whole.column("ild@3").to_pylist(), nan_ok=True)
