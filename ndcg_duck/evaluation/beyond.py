@@ -393,8 +393,8 @@ def _ild(con) -> None:
         (width,), = con.sql("SELECT max(len(unit)) FROM ndcg_features_").fetchall()
         width = width or 0
     per_user = max(1.0, BYTES_PER_NUMBER * (width or 1))
-    size = max(batches.FEWEST_USERS, min(ILD_MOST_USERS if width else 10**15, int(
-        batches.users_per_batch(con) * batches.BYTES_PER_USER / 4 / per_user)))
+    size = int(batches.users_per_batch(con) * batches.BYTES_PER_USER / 4 / per_user)
+    size = max(batches.FEWEST_USERS, min(size, ILD_MOST_USERS) if width else size)
     ranges = batches.user_ranges(con, "ndcg_deepest_", size)
     if width and not made:  # a view when one statement reads it (the columns taken once)
         columns = ", ".join(f"unit[{d}] AS d{d}" for d in range(1, width + 1))
