@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 import duckdb
-import pyarrow as pa
 
 from .. import objectstore
 from ..errors import InputError, duckdb_message
@@ -326,6 +325,7 @@ def attach_source(con, source, name: str, fmt: str | None, role: str,
         except Exception:  # a pandas column DuckDB cannot scan (numpy arrays in object cells)
             if type(source).__module__.split(".")[0] != "pandas":
                 raise
+            import pyarrow as pa  # here: a run of files imports it not at all (0.08 s)
             con.register(name, pa.Table.from_pandas(source, preserve_index=False))
     except Exception:  # duckdb raises several types for objects it cannot scan
         raise InputError(f"cannot use {role} of type {type(source).__name__}: pass a path, a "
@@ -441,6 +441,7 @@ def _attach_url(con, url: str, name: str, fmt, role: str, cols: Columns) -> Sour
         by_file = ""
         if len(urls) > 1 and role == "recommendations" and cols.user in data.schema.names:
             # each file's users, for _one_file_per_user (a stream read once, when it checks)
+            import pyarrow as pa
             scanner = data.scanner(columns=[cols.user, "__filename"])
             schema = pa.schema([scanner.projected_schema.field(0),
                                 pa.field(FILE_COLUMN, pa.string())])
