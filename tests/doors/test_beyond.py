@@ -439,9 +439,9 @@ def test_ild_at_several_cutoffs_each_against_the_reference():
 
 
 def test_user_means_at_several_cutoffs_each_against_the_reference():
-    """novelty, popularity and tail of every cutoff come from one group per user, a column per
-    cutoff: at 1, 3 and all, each user's values are the plain-Python means of that cutoff's list
-    (lists of 1 to 6 items, so some are shorter than a cutoff)."""
+    """novelty, popularity and tail at several cutoffs at once: at 1, 3 and all, each user's
+    values are the plain-Python means of that cutoff's list (lists of 1 to 6 items, so some are
+    shorter than a cutoff), none taken from another cutoff's."""
     import random
     rng = random.Random(7)
     users = [f"u{n:02d}" for n in range(12)]
