@@ -13,15 +13,13 @@ from __future__ import annotations
 import signal
 from typing import TYPE_CHECKING, Optional
 
-import duckdb
-
 from .. import interrupts, means, objectstore, options as registry, outcome
 from ..report import segments as segmenting
 from ..report.clashes import Input, Output, refuse_clashes
 from . import common, stats
 from .common import ALL, Comparison, paired_key, spread_key
 from ..evaluation import beyond
-from ..evaluation.evaluate import running
+from ..evaluation.evaluate import own_connection, running
 from ..sqltext import ident, literal
 from ..sqlfiles import register
 
@@ -81,7 +79,7 @@ def compare_runs(rels, runs, k=registry.BY_NAME["k"].default, *, baseline=None, 
     own = dict(baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                n_resamples=n_resamples, seed=seed, alpha=alpha, ci=ci, min_users=min_users)
     runs, names, pairs = common.checked(runs, own, segments, by, plot)
-    con = duckdb.connect()
+    con = own_connection()
     with interrupts.watching(con):
         register(con)
         user_col = registry.user_col(options)

@@ -20,7 +20,7 @@ import duckdb
 from .. import interrupts, objectstore, options as registry
 from ..errors import InputError, duckdb_message
 from ..evaluation import inputs
-from ..evaluation.evaluate import borrowed
+from ..evaluation.evaluate import borrowed, own_connection
 from ..report import output
 from ..sqlfiles import sources
 from ..sqltext import ident, literal
@@ -229,7 +229,7 @@ def splitting(source, given: dict, cli: bool, con=None):
     options `given` (the registry's names); yields (cursor, what, settings) with the view
     ndcg_split (the rows with ndcg_part) made in the cursor (_run)."""
     settings = check(given, cli)
-    owner = con if con is not None else duckdb.connect()
+    owner = con if con is not None else own_connection()
     try:
         with borrowed(owner, settings.limits) as work, interrupts.watching(work):
             work.execute("".join(path.read_text(encoding="utf-8") for path in sources()

@@ -26,7 +26,8 @@ def test_limits_hold_during_the_run_and_the_callers_connection_is_left_as_it_was
     con.execute("CREATE TEMP VIEW ndcg_recs AS SELECT 'mine' AS owner")  # named like one of ours
     con.execute("CREATE TABLE ndcg_all AS SELECT 42 AS answer")
     con.execute("CREATE TEMP MACRO ndcg_gain(relevance, gain) AS 'mine'")
-    settings = ("threads", "memory_limit", "temp_directory", "enable_progress_bar")
+    settings = ("threads", "memory_limit", "temp_directory", "enable_progress_bar",
+                "block_allocator_memory")
     before = [row(con, f"SELECT current_setting('{name}')") for name in settings]
     objects = ("SELECT count(*) FROM (SELECT view_name FROM duckdb_views() WHERE NOT internal "
                "UNION ALL SELECT table_name FROM duckdb_tables() UNION ALL SELECT function_name "
@@ -53,6 +54,22 @@ def test_limits_hold_during_the_run_and_the_callers_connection_is_left_as_it_was
     ndcg_duck.evaluate(RECS, RELS, con=con)  # and with nothing set, nothing changes either
     assert [row(con, f"SELECT current_setting('{name}')") for name in settings] == before
     assert row(con, objects) == (count_before,)
+
+
+def test_a_run_of_its_own_keeps_freed_blocks_up_to_its_memory_limit(monkeypatch):
+    seen = []
+    real_run = evaluate_module._run
+
+    def spy(work, *args, **kwargs):
+        seen.append(row(work, "SELECT current_setting('block_allocator_memory'), "
+                              "current_setting('memory_limit')"))
+        return real_run(work, *args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "_run", spy)
+    assert ndcg_duck.evaluate(RECS, RELS).summary["users"] == 5
+    (blocks, limit), = seen  # as DuckDB shows them ('18.7 GiB'): the last decimal may differ
+    (blocks, unit), (limit, limit_unit) = blocks.split(), limit.split()
+    assert unit == limit_unit and float(blocks) > 0 and abs(float(limit) - float(blocks)) < 0.11
 
 
 def test_a_failed_run_leaves_the_connection_as_it_was_too():
