@@ -170,8 +170,8 @@ def own_connection():
     blocks a statement has freed, up to the memory limit, for the next statement, instead of
     giving them back to the system and taking fresh pages again: fewer page faults, the same
     peak (ild@10 at 1M users: about 0.8 fewer CPU s, median of three alternated rounds, all of
-    them system time; benchmarks/reports/2026-11-26-blocks.md). The memory goes back when the connection closes,
-    which is why a caller's connection is never set so."""
+    them system time; benchmarks/reports/2026-11-26-blocks.md). The memory goes back when the
+    connection closes, which is why a caller's connection is never set so."""
     con = duckdb.connect()
     con.execute(f"SET block_allocator_memory = "
                 f"{sqltext.literal(_setting(con, 'memory_limit'))}")
