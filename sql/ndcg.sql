@@ -2000,11 +2000,12 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
     1.0 - (list_dot_product(total, total) - n) / (n * (n - 1));
 
 -- ndcg_beyond_checked(items): the items table as item_id, embedding (DOUBLE[] or NULL), scale and
--- length (what ndcg_beyond_unit and ndcg_beyond_unit_at divide by) and category (a distinct
--- VARCHAR list or NULL), with the checks: an item
--- twice, embeddings of different lengths (each against one item's length), a NULL, NaN or
--- infinite number in an embedding, an embedding of zeros (it has no direction), an empty
--- category list.
+-- length (what ndcg_beyond_unit and ndcg_beyond_unit_at divide by) and category (a VARCHAR list
+-- as given, or NULL: its repeats are dropped where it is read, ndcg_beyond_features, so a run
+-- whose ild reads embeddings never pays for it), with the checks: an item twice, embeddings of
+-- different lengths (each against one item's length), a NULL, NaN or infinite number in an
+-- embedding, an embedding of zeros (it has no direction), a category list without a category
+-- (empty, or only NULLs).
 -- items has item_id and the columns embedding and category (either may be all NULL). The
 -- repeat check reads the ids alone; the others are folded into the one pass over the rows:
 -- NULL numbers are counted (list_count skips them) first, NaN and infinite ones found in the
@@ -2018,8 +2019,7 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_checked(items) AS TABLE
                     GROUP BY item_id HAVING count(*) > 1 ORDER BY item_id::VARCHAR LIMIT 1),
     first_ AS (SELECT item_id, len(embedding::DOUBLE[]) AS width FROM query_table(items)
                WHERE embedding IS NOT NULL LIMIT 1),
-    read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding,
-                     list_distinct(category::VARCHAR[]) AS category
+    read_ AS (SELECT item_id, embedding::DOUBLE[] AS embedding, category::VARCHAR[] AS category
               FROM query_table(items)),
     -- list_dot_product stops on a NULL number anywhere in its input's vector, in its own words,
     -- and DuckDB 1.5 may compute it before a filter's check: the check is the CASE's condition,
@@ -2057,14 +2057,15 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_checked(items) AS TABLE
       AND ndcg_require(r.embedding IS NULL OR r.scale IS NULL OR r.scale > 0,
                        'items: item ' || ndcg_show(r.item_id) || ' has an embedding of zeros, '
                        || 'which has no direction for a cosine')
-      AND ndcg_require(r.category IS NULL OR len(r.category) > 0,
+      AND ndcg_require(r.category IS NULL OR list_count(r.category) > 0,
                        'items: item ' || ndcg_show(r.item_id) || ' has an empty category list');
 
 -- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
 -- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with ndcg_beyond_checked's
 -- checks.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
-    SELECT item_id, ndcg_beyond_unit(embedding, scale, length) AS unit, category
+    SELECT item_id, ndcg_beyond_unit(embedding, scale, length) AS unit,
+           list_distinct(category) AS category
     FROM ndcg_beyond_checked(items);
 
 -- ndcg_beyond_cosine_mode(features): true when any item of features has an embedding: ild then

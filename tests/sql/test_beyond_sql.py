@@ -182,6 +182,23 @@ def test_bad_items(con, items, message):
         con.sql("FROM ndcg_beyond_features('items')").fetchall()
 
 
+def test_categories_are_sets_and_need_one_category(con):
+    """A category list is read as a set: a ['s', 's', NULL] and b ['s'] share everything (ild
+    0), and a list holding no category, only NULLs, is refused as an empty one would be."""
+    setup(con, [("u1", ["a", "b"])], [("u1", "a", 1)], TRAIN, ITEMS)
+    con.execute("CREATE OR REPLACE TABLE items AS SELECT * FROM (VALUES "
+                "('a', ['s', 's', NULL]::VARCHAR[], NULL::DOUBLE[]), "
+                "('b', ['s']::VARCHAR[], NULL::DOUBLE[])) t(item_id, category, embedding)")
+    con.execute("CREATE TABLE feat AS FROM ndcg_beyond_features('items')")
+    assert con.sql("SELECT item_id, category FROM feat ORDER BY item_id").fetchall() == [
+        ("a", ["s"]), ("b", ["s"])]
+    assert con.sql("SELECT user_id, ild FROM ndcg_beyond_ild('tops', 'feat') WHERE k = 2"
+                   ).fetchall() == [("u1", 0.0)]
+    con.execute("UPDATE items SET category = [NULL, NULL]::VARCHAR[] WHERE item_id = 'b'")
+    with pytest.raises(duckdb.Error, match="item b has an empty category list"):
+        con.sql("FROM ndcg_beyond_features('items')").fetchall()
+
+
 def _item_sql(value):
     if isinstance(value, list) and not value:
         return "[]::VARCHAR[]"
