@@ -50,6 +50,18 @@ def test_cli_worked_example():
         "and never in tail's head\n")
 
 
+def test_ild_alone_still_names_items_outside_the_catalogue():
+    """A run of ild alone still says, as the whole run does, that item x (u3's only item: no
+    ild for u3) is outside the catalogue."""
+    result = run("eval", *EXAMPLE, "-k", "2", "-m", "ild")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("ild@2  0.5000\nusers  3\n")
+    assert result.stderr == (
+        "Warning: 1 recommended item is not in the catalogue (items file "
+        "examples/beyond/items.json), e.g. item 'x': counted in no coverage, gini or entropy, "
+        "and never in tail's head\n")
+
+
 def test_cli_says_whose_lists_empty_skip_leaves_out(tmp_path):
     """--empty skip leaves out u3 (its one judgment has relevance 0, so its ideal DCG is 0) and
     with it u3's list: novelty@2 per user is u1 0.5, u2 1, u3 2 (test_cli_worked_example's
