@@ -1,4 +1,5 @@
 import os
+import sys
 import shutil
 from pathlib import Path
 
@@ -38,6 +39,10 @@ def spark():
         pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")
     from pyspark.sql import SparkSession
 
+    # the workers run this interpreter (whose packages hold ndcg_duck), not the python on PATH:
+    # a venv need not be activated, as for a session ndcg_duck/spark/launch.py starts
+    before = os.environ.get("PYSPARK_PYTHON")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (SparkSession.builder.master("local[2]").appName("ndcg-duck tests")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.default.parallelism", "2")
@@ -47,6 +52,8 @@ def spark():
     session.sparkContext.setLogLevel("OFF")
     yield session
     session.stop()
+    if before is None:
+        os.environ.pop("PYSPARK_PYTHON", None)
 
 
 def pytest_collection_modifyitems(items):
