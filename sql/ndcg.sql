@@ -2001,8 +2001,8 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_cosine_ild(n, total) AS
 
 -- ndcg_beyond_checked(items): the items table as item_id, embedding (DOUBLE[] or NULL), scale and
 -- length (what ndcg_beyond_unit and ndcg_beyond_unit_at divide by) and category (a VARCHAR list
--- as given, or NULL: its repeats are dropped where it is read, ndcg_beyond_features, so a run
--- whose ild reads embeddings never pays for it), with the checks: an item twice, embeddings of
+-- as given, or NULL: made a set where it is read, ndcg_beyond_categories, so a run whose ild
+-- reads embeddings never pays for it), with the checks: an item twice, embeddings of
 -- different lengths (each against one item's length), a NULL, NaN or infinite number in an
 -- embedding, an embedding of zeros (it has no direction), a category list without a category
 -- (empty, or only NULLs).
@@ -2060,12 +2060,16 @@ CREATE OR REPLACE TEMP MACRO ndcg_beyond_checked(items) AS TABLE
       AND ndcg_require(r.category IS NULL OR list_count(r.category) > 0,
                        'items: item ' || ndcg_show(r.item_id) || ' has an empty category list');
 
+-- ndcg_beyond_categories(category): an item's category list as the set jaccard reads (each
+-- category once, NULLs dropped), from the list as given (ndcg_beyond_checked's category).
+CREATE OR REPLACE TEMP MACRO ndcg_beyond_categories(category) AS list_distinct(category);
+
 -- ndcg_beyond_features(items): the items table as item_id, unit (the embedding as a unit vector,
--- DOUBLE[], or NULL) and category (a distinct VARCHAR list or NULL), with ndcg_beyond_checked's
--- checks.
+-- DOUBLE[], or NULL) and category (ndcg_beyond_categories: a distinct VARCHAR list, or NULL),
+-- with ndcg_beyond_checked's checks.
 CREATE OR REPLACE TEMP MACRO ndcg_beyond_features(items) AS TABLE
     SELECT item_id, ndcg_beyond_unit(embedding, scale, length) AS unit,
-           list_distinct(category) AS category
+           ndcg_beyond_categories(category) AS category
     FROM ndcg_beyond_checked(items);
 
 -- ndcg_beyond_cosine_mode(features): true when any item of features has an embedding: ild then

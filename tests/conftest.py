@@ -1,6 +1,6 @@
 import os
-import sys
 import shutil
+import sys
 from pathlib import Path
 
 import duckdb

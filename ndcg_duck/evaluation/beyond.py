@@ -315,8 +315,8 @@ def _features(con, vectors: bool) -> None:
     con.execute(f"CREATE TEMP VIEW ndcg_vectors_ AS SELECT item_id, {', '.join(numbers)} "
                 f"FROM ndcg_checked_ WHERE d1 IS NOT NULL")
     con.execute(f"CREATE TEMP VIEW ndcg_features_ AS SELECT item_id, CASE WHEN d1 IS NOT NULL "
-                f"THEN [{', '.join(numbers)}] END AS unit, list_distinct(category) AS category "
-                f"FROM ndcg_checked_")
+                f"THEN [{', '.join(numbers)}] END AS unit, "
+                f"ndcg_beyond_categories(category) AS category FROM ndcg_checked_")
 
 
 def per_run(con, measures: tuple, given: Inputs, exposure: str = "ndcg_exposure_",
