@@ -39,21 +39,24 @@ def spark():
         pytest.skip("no Java runtime (java on PATH or JAVA_HOME): Spark cannot start here")
     from pyspark.sql import SparkSession
 
-    # the workers run this interpreter (whose packages hold ndcg_duck), not the python on PATH:
-    # a venv need not be activated, as for a session ndcg_duck/spark/launch.py starts
+    # the workers run this interpreter (whose packages hold ndcg_duck), not the python on PATH,
+    # so a venv need not be activated; pyspark reads it as the session starts, and it is put
+    # back then, as ndcg_duck/spark/launch.py does (the tests' subprocesses keep their own)
     before = os.environ.get("PYSPARK_PYTHON")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (SparkSession.builder.master("local[2]").appName("ndcg-duck tests")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.default.parallelism", "2")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .getOrCreate())
+    try:
+        session = (SparkSession.builder.master("local[2]").appName("ndcg-duck tests")
+                   .config("spark.sql.shuffle.partitions", "2")
+                   .config("spark.default.parallelism", "2")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .getOrCreate())
+    finally:
+        if before is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
     session.sparkContext.setLogLevel("OFF")
     yield session
     session.stop()
-    if before is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
 
 
 def pytest_collection_modifyitems(items):
