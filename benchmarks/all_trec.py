@@ -27,7 +27,6 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -152,25 +151,14 @@ def main(argv=None) -> None:
         print(json.dumps(hand(args.hand, args.trec if args.hand == "trec" else args.nested)))
         return
     todo = cases(args)
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
-    got: dict = {}
-    for i in range(args.runs):
-        for name, cmd in todo.items():
-            res = run.run_once(cmd, args.timeout, env)
-            if not res["ok"]:
-                raise SystemExit(f"{name} failed on run {i + 1}: {res.get('error')}")
-            print(f"run {i + 1}/{args.runs} {name}: {res['wall']:.2f} s", file=sys.stderr,
-                  flush=True)
-            got.setdefault(name, []).append(res)
+    got = run.round_robin(todo, args.runs, args.timeout,
+                          dict(os.environ, PYTHONPATH=str(HERE.parent)))
     check(got)
 
     def median(name, key):
-        return statistics.median(r[key] for r in got[name])
+        return run.median_of(got, name, key)
 
-    print("| case | wall s | CPU s | peak RSS MB |\n|---|---:|---:|---:|")
-    for name in todo:
-        print(f"| {name} | {median(name, 'wall'):.2f} | {median(name, 'cpu'):.2f} | "
-              f"{median(name, 'rss_mb'):.0f} |")
+    print(run.medians_table(got))
     if "trec_eval" in got:
         print(f"\ntrec_eval's wall time over ndcg-duck's: "
               f"{median('trec_eval', 'wall') / median('ndcg-duck trec', 'wall'):.1f}x "
@@ -181,9 +169,6 @@ def main(argv=None) -> None:
             base = median("ndcg@5,10,20", key)
             print(f"{unit}: all_trec {median('all_trec', key) / base:.2f}x ndcg@5,10,20 "
                   f"(target at most 3x); hand {median('hand', key) / base:.2f}x")
-    loads = [r[k] for rs in got.values() for r in rs for k in ("load_before", "load_after")]
-    print(f"\n1-minute load around the runs {min(loads):.1f}-{max(loads):.1f} on "
-          f"{os.cpu_count()} cores.")
 
 
 if __name__ == "__main__":

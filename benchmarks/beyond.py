@@ -27,7 +27,6 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -148,16 +147,8 @@ def main(argv=None) -> None:
         return
     write_inputs(data)
     todo = cases(data)
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
-    got: dict = {}
-    for i in range(args.runs):
-        for name, cmd in todo.items():
-            res = run.run_once(cmd, args.timeout, env)
-            if not res["ok"]:
-                raise SystemExit(f"{name} failed on run {i + 1}: {res.get('error')}")
-            print(f"run {i + 1}/{args.runs} {name}: {res['wall']:.2f} s", file=sys.stderr,
-                  flush=True)
-            got.setdefault(name, []).append(res)
+    got = run.round_robin(todo, args.runs, args.timeout,
+                          dict(os.environ, PYTHONPATH=str(HERE.parent)))
     ours = json.loads(got["beyond@10,20"][0]["stdout"])
     for res in got["hand six"]:
         for name, value in json.loads(res["stdout"]).items():
@@ -165,12 +156,9 @@ def main(argv=None) -> None:
                 raise SystemExit(f"hand six: {name} = {value!r}, ndcg-duck's {ours[name]!r}")
 
     def median(name, key):
-        return statistics.median(r[key] for r in got[name])
+        return run.median_of(got, name, key)
 
-    print("| case | wall s | CPU s | peak RSS MB |\n|---|---:|---:|---:|")
-    for name in todo:
-        print(f"| {name} | {median(name, 'wall'):.2f} | {median(name, 'cpu'):.1f} | "
-              f"{median(name, 'rss_mb'):.0f} |")
+    print(run.medians_table(got))
     for key, unit in (("wall", "wall"), ("cpu", "CPU")):
         budget = 1.5 * median("ndcg@10,20", key) + median("train read", key)
         print(f"\n{unit}: beyond {median('beyond@10,20', key):.2f} against the target "
@@ -180,9 +168,6 @@ def main(argv=None) -> None:
               f"the six add {median('beyond@10,20', key) - median('ndcg@10,20', key):.2f} to "
               f"ndcg, the hand-written six alone cost {median('hand six', key):.2f} "
               f"({median('hand six', key) / median('ndcg@10,20', key):.2f} x ndcg)")
-    loads = [r[k] for rs in got.values() for r in rs for k in ("load_before", "load_after")]
-    print(f"\n1-minute load around the runs {min(loads):.1f}-{max(loads):.1f} on "
-          f"{os.cpu_count()} cores.")
 
 
 if __name__ == "__main__":

@@ -201,6 +201,36 @@ def run_once(cmd: list, timeout: float, env: dict | None = None,
     return res
 
 
+def round_robin(cases: dict, runs: int, timeout: float, env: dict | None = None) -> dict:
+    """Each case (name: command) as `runs` fresh processes (run_once), round-robin: run 1 of every
+    case, then run 2, ...; stops at a failed run. {name: [run_once's result, ...]}."""
+    got: dict = {}
+    for i in range(runs):
+        for name, cmd in cases.items():
+            res = run_once(cmd, timeout, env)
+            if not res["ok"]:
+                raise SystemExit(f"{name} failed on run {i + 1}: {res.get('error')}")
+            print(f"run {i + 1}/{runs} {name}: {res['wall']:.2f} s", file=sys.stderr, flush=True)
+            got.setdefault(name, []).append(res)
+    return got
+
+
+def median_of(got: dict, name: str, key: str) -> float:
+    """The median of `key` (wall, cpu, rss_mb) over round_robin's runs of the case `name`."""
+    return statistics.median(r[key] for r in got[name])
+
+
+def medians_table(got: dict) -> str:
+    """A Markdown table of round_robin's cases: median wall s, CPU s and peak RSS MB, and below
+    it the 1-minute load around the runs."""
+    rows = [f"| {name} | {median_of(got, name, 'wall'):.2f} | {median_of(got, name, 'cpu'):.2f} | "
+            f"{median_of(got, name, 'rss_mb'):.0f} |" for name in got]
+    loads = [r[k] for rs in got.values() for r in rs for k in ("load_before", "load_after")]
+    return "\n".join(["| case | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|", *rows,
+                      f"\n1-minute load around the runs {min(loads):.1f}-{max(loads):.1f} on "
+                      f"{os.cpu_count()} cores."])
+
+
 def loadavg():
     """The 1-minute load average: other work on the machine shows up here."""
     try:
