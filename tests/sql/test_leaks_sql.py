@@ -140,6 +140,15 @@ def test_the_whole_ranking_of_long_lists_against_python(con, edge):
     assert sum(row[3] for row in expected) > 0 and expected[0][3] == 0
 
 
+@pytest.mark.parametrize("scores, descending", [
+    ("[3.0, 2.0, 2.0, 1.0]", True), ("[1.0, 2.0]", False), ("[2.0, 1.0, 1.5]", False),
+    ("[5.0]", True), ("[]::DOUBLE[]", True), ("['inf'::DOUBLE, 0.0, -0.0, 0.0, '-inf']", True)])
+def test_descending_tells_a_list_already_best_first(con, scores, descending):
+    """ndcg_descending, which lets ndcg_scores_ordered keep a list gathered in order: no value
+    greater than the one before it (equal ones, -0.0 and 0.0 among them, may follow each other)."""
+    assert con.sql(f"SELECT ndcg_descending({scores})").fetchall() == [(descending,)]
+
+
 @pytest.mark.parametrize("users, short", [
     ([1] * 100 + [2] * 3 + [3], True),          # grouped, the longest 100
     ([1] * 3 + [2] * 101 + [3], False),         # a user of 101 rows
