@@ -1,5 +1,5 @@
 """`-m all_trec`'s cost (issue 31): whole processes, round-robin, beside trec_eval and a
-hand-written DuckDB query of one of its measures.
+hand-written DuckDB query of two of its measures.
 
     python benchmarks/all_trec.py --trec DIR --nested DIR --trec-eval PATH --runs 3
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import run  # noqa: E402  (benchmarks/run.py: run_once, loadavg)
+import run  # noqa: E402  (benchmarks/run.py: round_robin, median_of, medians_table)
 
 MAIN = "import sys; from ndcg_duck.cli import main; sys.argv[0] = 'ndcg-duck'; main()"
 
@@ -124,8 +124,9 @@ def check(got: dict) -> None:
             raise SystemExit("ndcg-duck's all lines differ from trec_eval's")
         printed = {line.split()[0]: line.split()[2] for line in ours}
         for res in got["hand trec"]:
+            means = json.loads(res["stdout"])
             for name, trec_name in zip(NAMES, TREC_NAMES):
-                mean = json.loads(res["stdout"])[name]
+                mean = means[name]
                 if f"{mean:.4f}" != printed[trec_name]:
                     raise SystemExit(f"hand trec {name} {mean!r}, ndcg-duck's {printed[trec_name]}")
     if "all_trec" in got:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import run  # noqa: E402  (benchmarks/run.py: run_once, loadavg)
+import run  # noqa: E402  (benchmarks/run.py: round_robin, median_of, medians_table)
 
 MAIN = "import sys; from ndcg_duck.cli import main; sys.argv[0] = 'ndcg-duck'; main()"
 BEYOND = "ndcg,coverage,gini,entropy,novelty,popularity,tail"
